@@ -1,0 +1,30 @@
+# Two commands on a fresh machine: `make report` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: report test lint typecheck demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/python -m toolkit.report --corpus data --out reports
+
+test: $(STAMP)
+	$(BIN)/ruff check toolkit tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+demo: $(STAMP)
+	$(BIN)/python -m toolkit.demo data
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) reports

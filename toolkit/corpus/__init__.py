@@ -1,0 +1,171 @@
+"""Load session corpora from real formats into the record, and reopen saved corpora fast."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.corpus.formats import by_name, detect, importers
+from toolkit.corpus.source import ImportContext, Importer
+from toolkit.record import Problem, RecordError, Session
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["Corpus", "ImportContext", "Importer", "by_name", "detect", "importers", "load"]
+
+SKIP_SUFFIXES = frozenset({
+    ".md", ".rst", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".parquet", ".py", ".pyc",
+    ".ipynb", ".html", ".css", ".js", ".lock", ".toml", ".cfg", ".ini", ".sh",
+})
+"""Files a directory load does not try to read (documents, images, code). A file named
+directly is always tried."""
+
+MANIFEST = "corpus.json"
+"""The file that marks a directory as a saved corpus (see ``Corpus.save``)."""
+
+
+@dataclass
+class Corpus:
+    """Sessions loaded from one or more files, the image bytes they name, and every problem met."""
+
+    sessions: list[Session]
+    images: dict[str, bytes] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    """Every file the load read (or tried to), relative to the loaded root where possible."""
+    formats: dict[str, str] = field(default_factory=dict)
+    """File → importer name for each file that was recognised."""
+
+    def __len__(self) -> int:
+        return len(self.sessions)
+
+    def __iter__(self) -> Iterator[Session]:
+        return iter(self.sessions)
+
+    def session(self, session_id: str) -> Session:
+        for session in self.sessions:
+            if session.id == session_id:
+                return session
+        raise KeyError(f"no session {session_id!r} in this corpus")
+
+    def longest(self) -> Session:
+        """The session whose path is longest (ties: the first loaded)."""
+        if not self.sessions:
+            raise ValueError("the corpus holds no session")
+        return max(self.sessions, key=lambda s: len(s.path()))
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """The corpus as polars DataFrames: sessions, messages, blocks, tool_calls, events, problems
+        (columns documented in ``toolkit.corpus.frames``)."""
+        from toolkit.corpus.frames import corpus_frames
+
+        return corpus_frames(self)
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the corpus as Parquet so ``toolkit.load(directory)`` reopens it without the sources."""
+        from toolkit.corpus.parquet import save
+
+        return save(self, Path(directory))
+
+
+def _candidates(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    files: list[Path] = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if path.suffix.lower() in SKIP_SUFFIXES:
+            continue
+        files.append(path)
+    return files
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root if root.is_dir() else root.parent))
+    except ValueError:
+        return str(path)
+
+
+def load(
+    path: str | Path | Iterable[str | Path],
+    *,
+    strict: bool = False,
+    progress: bool | None = None,
+    format: str | None = None,
+) -> Corpus:
+    """Load a file, a directory (recursively) or several paths into one corpus.
+
+    The format of each file is detected from its content (``format`` forces one importer). A
+    saved corpus directory (one holding ``corpus.json``) is reopened from Parquet. Problems are
+    collected with file, line and reason, and the rest loads; ``strict=True`` raises
+    ``RecordError`` on the first problem instead."""
+    roots = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
+    ctx = ImportContext(strict=strict)
+    corpus = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
+    todo: list[tuple[Path, Path]] = []
+    for root in roots:
+        if not root.exists():
+            ctx.problem(root, None, "no such file or directory")
+            continue
+        if root.is_dir() and (root / MANIFEST).is_file():
+            from toolkit.corpus.parquet import load_saved
+
+            saved = load_saved(root)
+            corpus.sessions.extend(saved.sessions)
+            corpus.images.update(saved.images)
+            corpus.problems.extend(saved.problems)
+            corpus.files.extend(saved.files)
+            corpus.formats.update(saved.formats)
+            continue
+        todo.extend((file, root) for file in _candidates(root))
+    forced = by_name(format) if format is not None else None
+    used: dict[str, Importer] = {}
+    for file, root in _progress(todo, progress):
+        name = _display(file, root)
+        corpus.files.append(name)
+        ctx.names[str(file)] = name
+        importer = forced or detect(file)
+        if importer is None:
+            ctx.problem(name, None, _unknown_reason(file))
+            continue
+        corpus.formats[name] = importer.name
+        used[importer.name] = importer
+        try:
+            sessions = importer.read(file, ctx)
+        except RecordError:
+            raise
+        except Exception as exc:  # an importer bug must not lose the rest of the corpus
+            ctx.problem(name, None, f"{importer.name} importer failed: {type(exc).__name__}: {exc}")
+            continue
+        corpus.sessions.extend(sessions)
+    for importer in used.values():
+        if importer.link is not None:
+            corpus.sessions = importer.link(corpus.sessions, ctx)
+    return corpus
+
+
+def _unknown_reason(file: Path) -> str:
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        return f"cannot read: {exc}"
+    if size == 0:
+        return "empty file"
+    return "unknown format: no importer recognises this content"
+
+
+def _progress(items: list[tuple[Path, Path]], progress: bool | None) -> Iterable[tuple[Path, Path]]:
+    show = progress if progress is not None else len(items) > 20
+    if not show:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc="loading", unit="file")

@@ -1,0 +1,229 @@
+"""What every importer shares: reading files line by line without losing a byte, collecting
+problems by file and line, and keeping image bytes once by content hash."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
+
+
+@dataclass
+class ImportContext:
+    """Shared state of one load: the problems found and the image store.
+
+    With ``strict=True`` the first problem raises ``RecordError`` instead of being collected."""
+
+    strict: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    images: dict[str, bytes] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    """Path → the name it is reported under (relative to the loaded root)."""
+
+    def name(self, file: str | Path) -> str:
+        """How ``file`` is named in problems, sources and frames: relative to the loaded root, so
+        nothing depends on where the corpus sits on disk."""
+        return self.names.get(str(file), str(file))
+
+    def problem(self, file: str | Path, line: int | None, reason: str) -> None:
+        found = Problem(self.name(file), line, reason)
+        if self.strict:
+            raise RecordError(found)
+        self.problems.append(found)
+
+    def image(self, data: bytes, media_type: str | None = None, url: str | None = None) -> Image:
+        """Store ``data`` once by its sha256 and return the block that names it. The media type
+        and size are read from the bytes themselves when Pillow recognises them."""
+        digest = hashlib.sha256(data).hexdigest()
+        self.images.setdefault(digest, data)
+        width, height, sniffed = image_header(data)
+        return Image(
+            media_type=sniffed or media_type or "application/octet-stream",
+            sha256=digest,
+            size=len(data),
+            width=width,
+            height=height,
+            url=url,
+        )
+
+    def image_base64(
+        self, payload: str, media_type: str | None, file: str | Path, line: int | None
+    ) -> Image | Opaque:
+        """Decode a base64 image; a payload that does not decode is kept as opaque and reported."""
+        try:
+            data = base64.b64decode(payload, validate=False)
+        except (binascii.Error, ValueError) as exc:
+            self.problem(file, line, f"image payload is not valid base64: {exc}")
+            return Opaque("image", {"media_type": media_type, "data_excerpt": payload[:200]}, "bad base64")
+        return self.image(data, media_type)
+
+    def image_data_url(self, url: str, file: str | Path, line: int | None) -> Image | Opaque:
+        """A ``data:<type>;base64,<payload>`` URL becomes stored bytes; any other URL is kept as a
+        reference without bytes."""
+        if url.startswith("data:"):
+            header, _, payload = url.partition(",")
+            media_type = header[5:].split(";", 1)[0] or None
+            if ";base64" not in header:
+                self.problem(file, line, "data URL image is not base64-encoded")
+                return Opaque("image", {"url_excerpt": url[:200]}, "data URL not base64")
+            return self.image_base64(payload, media_type, file, line)
+        return Image(media_type=guess_media_type(url), sha256=None, url=url)
+
+
+def image_header(data: bytes) -> tuple[int | None, int | None, str | None]:
+    """Width, height and media type from an image's header (Pillow reads no pixels for this)."""
+    from PIL import Image as PILImage
+    from PIL import UnidentifiedImageError
+
+    try:
+        with PILImage.open(io.BytesIO(data)) as img:
+            mime = PILImage.MIME.get(img.format or "")
+            return img.width, img.height, mime
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None, None, None
+
+
+def guess_media_type(url: str) -> str:
+    lower = url.lower().split("?", 1)[0]
+    for ext, mime in ((".png", "image/png"), (".jpg", "image/jpeg"), (".jpeg", "image/jpeg"),
+                      (".gif", "image/gif"), (".webp", "image/webp")):
+        if lower.endswith(ext):
+            return mime
+    return "image/*"
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse JSON (orjson: the same values as the standard library, several times faster)."""
+    return orjson.loads(data)
+
+
+def iter_json_lines(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each JSON object of a JSONL file with its 1-based line number.
+
+    Blank lines are skipped; a line that is not UTF-8, not JSON, or not an object is reported with
+    its number and reason; a last line without its newline that fails to parse is reported as
+    truncated. Nothing is raised unless the context is strict."""
+    with path.open("rb") as handle:
+        data = handle.read()
+    yield from iter_json_lines_bytes(data, path, ctx)
+
+
+def iter_json_lines_bytes(
+    data: bytes, path: str | Path, ctx: ImportContext
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    lines = data.split(b"\n")
+    last = len(lines)
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as uexc:
+                ctx.problem(path, number, f"line is not valid UTF-8 ({uexc.reason} at byte {uexc.start})")
+                continue
+            if number == last and not data.endswith(b"\n"):
+                ctx.problem(path, number, f"truncated last line (no newline, not complete JSON: {exc})")
+            else:
+                ctx.problem(path, number, f"line is not valid JSON: {exc}")
+            continue
+        if not isinstance(value, dict):
+            ctx.problem(path, number, f"line holds a JSON {type(value).__name__}, not an object")
+            continue
+        yield number, value
+
+
+def read_json(path: Path, ctx: ImportContext) -> Any:
+    """A whole-file JSON document, or ``None`` (with a problem) when it cannot be read."""
+    data = path.read_bytes()
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as uexc:
+            ctx.problem(path, line_of(data, uexc.start), f"file is not valid UTF-8 ({uexc.reason})")
+            return None
+        ctx.problem(path, line_of(data, exc.pos), f"file is not valid JSON: {exc.msg}")
+        return None
+
+
+def line_of(data: bytes | str, offset: int) -> int:
+    """1-based line number of a byte/character offset."""
+    if isinstance(data, bytes):
+        return data.count(b"\n", 0, offset) + 1
+    return data.count("\n", 0, offset) + 1
+
+
+def parse_time(value: object) -> datetime | None:
+    """ISO 8601 text (``Z`` accepted) or epoch seconds/milliseconds; anything else is ``None``."""
+    if isinstance(value, str) and value:
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        from datetime import UTC
+
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
+
+
+def parse_arguments(text: str) -> tuple[JsonValue, str | None]:
+    """Tool-call arguments given as a JSON string: ``(parsed, None)``, or ``(None, text)`` when the
+    text is not valid JSON, so the caller keeps the raw text in ``ToolUse.raw_input``."""
+    if text == "":
+        return {}, None
+    try:
+        return orjson.loads(text), None
+    except orjson.JSONDecodeError:
+        return None, text
+
+
+def json_text(value: JsonValue) -> str:
+    """Compact JSON text of a value, non-ASCII kept as is."""
+    return orjson.dumps(value).decode("utf-8")
+
+
+def stringify(value: object) -> str:
+    """Tool output as text: strings as themselves, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, default=str).decode("utf-8")
+    except TypeError:
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Importer:
+    """One source format: how to recognise it from content and how to read it into sessions.
+
+    ``sniff`` sees the path and the file's first bytes (decoded with replacement) and must not
+    rely on the file name alone. ``link`` runs once over every session of a load, for formats
+    whose sessions refer to each other across files (Claude Code subagents)."""
+
+    name: str
+    sniff: Callable[[Path, str], bool]
+    read: Callable[[Path, ImportContext], list[Session]]
+    link: Callable[[list[Session], ImportContext], list[Session]] | None = None
+    description: str = ""

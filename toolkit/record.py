@@ -1,0 +1,318 @@
+"""The record: one provider-neutral stored history that every consumer replays.
+
+The kinds here are closed. Every consumer matches ``Block`` exhaustively and ends with
+``typing.assert_never``, so a new kind fails the type check instead of silently going
+missing from a replay, a cost or a frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, TypeAlias
+
+JsonValue: TypeAlias = "None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]"
+"""Any value a JSON document can hold, as `json.loads` returns it."""
+
+Role = Literal["system", "user", "assistant", "tool"]
+"""Who a message is from. ``tool`` is a message that carries only tool results (OpenAI and
+Gemini keep those in their own turn; Anthropic-shaped sources put them in ``user``)."""
+
+ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
+
+BlockKind = Literal["text", "tool_use", "tool_result", "reasoning", "image", "opaque"]
+BLOCK_KINDS: tuple[BlockKind, ...] = ("text", "tool_use", "tool_result", "reasoning", "image", "opaque")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Where a record came from, so every problem and every row can be traced to a line."""
+
+    file: str
+    line: int | None = None
+    """1-based line (JSONL) or record index + 1 (JSON arrays); ``None`` for whole-file formats."""
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """Words a participant said."""
+
+    text: str
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """A call the model made. ``input`` is the parsed arguments; when the source held
+    arguments that are not valid JSON, ``input`` is ``None`` and ``raw_input`` keeps the text."""
+
+    id: str
+    name: str
+    input: JsonValue
+    raw_input: str | None = None
+    """The arguments exactly as the source held them when they did not parse as JSON."""
+    freeform: bool = False
+    """A free-text (grammar) tool such as Codex's ``apply_patch``: ``input`` is the text itself."""
+    kind: Literal["tool_use"] = "tool_use"
+
+    @property
+    def input_valid(self) -> bool:
+        return self.raw_input is None
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image. Its bytes live once in the corpus image store, keyed by ``sha256``; a block
+    only names them, so frames and copies never duplicate pixels."""
+
+    media_type: str
+    sha256: str | None
+    """Content hash of the bytes in the image store; ``None`` when only a URL was recorded."""
+    size: int = 0
+    """Byte length of the stored image (0 when only a URL is known)."""
+    width: int | None = None
+    height: int | None = None
+    url: str | None = None
+    """A remote location, kept when the source referenced the image instead of embedding it."""
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What came back for a call. ``name`` is filled when the source names the tool beside the
+    result (Gemini, OpenHands); otherwise consumers find it through ``tool_use_id``."""
+
+    tool_use_id: str
+    output: str
+    is_error: bool = False
+    images: tuple[Image, ...] = ()
+    """Images returned by the tool (Anthropic tool_result content, Gemini functionResponse parts)."""
+    name: str | None = None
+    kind: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """Thinking the model did. ``signature`` is the provider's opaque proof (Anthropic thinking
+    signature, Gemini thoughtSignature, OpenAI encrypted_content); only the provider that made it
+    can accept it back, so ``provider`` and ``model`` record who signed."""
+
+    text: str
+    signature: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    redacted: bool = False
+    """The text is not readable (Anthropic redacted_thinking, encrypted-only OpenAI reasoning)."""
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """Something an importer did not understand, kept with its raw JSON rather than dropped."""
+
+    type: str
+    """The source's own name for the thing (its ``type`` field or a description)."""
+    raw: JsonValue
+    reason: str = ""
+    kind: Literal["opaque"] = "opaque"
+
+
+Block: TypeAlias = Text | ToolUse | ToolResult | Reasoning | Image | Opaque
+"""The closed set of block kinds. Match it exhaustively and end with ``assert_never``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts as the provider reported them for the request that produced a message."""
+
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+
+    @property
+    def context(self) -> int | None:
+        """Every input token the request carried: fresh, cached and cache-written."""
+        if self.input is None:
+            return None
+        return self.input + (self.cache_read or 0) + (self.cache_write or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One stored message: a node of the session tree."""
+
+    id: str
+    parent_id: str | None
+    role: Role
+    blocks: tuple[Block, ...]
+    time: datetime | None = None
+    model: str | None = None
+    provider: str | None = None
+    usage: Usage | None = None
+    source: SourceRef | None = None
+    sidechain: bool = False
+    """Recorded on a side branch (a Claude Code subagent running inside the main file)."""
+
+    @property
+    def text(self) -> str:
+        """The words of the message, blocks of other kinds left out."""
+        return "\n".join(b.text for b in self.blocks if isinstance(b, Text))
+
+
+EventKind = Literal["compaction", "summary", "error", "meta", "attachment", "progress", "token_count", "other"]
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "compaction", "summary", "error", "meta", "attachment", "progress", "token_count", "other",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in a session but is not a message a model saw as such:
+    compactions, summaries, API errors, client bookkeeping. Kept with its raw JSON."""
+
+    kind: EventKind
+    type: str
+    """The source's own name for the record (``compact_boundary``, ``token_count``...)."""
+    time: datetime | None = None
+    message_id: str | None = None
+    """The message the event is attached to, when the source says."""
+    text: str = ""
+    """A short human-readable description (a summary's text, an error message)."""
+    raw: JsonValue = None
+    source: SourceRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """What a run (or a turn) was sent besides the messages. ``surface_hash`` is optional on
+    purpose: absent means unknown, never equal."""
+
+    model: str | None = None
+    provider: str | None = None
+    system: str | None = None
+    """The full system prompt, when the source recorded it."""
+    tool_names: tuple[str, ...] = ()
+    surface_hash: str | None = None
+    tools: tuple[JsonValue, ...] | None = None
+    """The tool specs exactly as sent, when the source recorded them."""
+    message_id: str | None = None
+    """The first message this configuration applies to (``None``: the whole session)."""
+    time: datetime | None = None
+    source: SourceRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something the importer could not read as it expected: named by file, line and reason."""
+
+    file: str
+    line: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.reason}"
+
+
+class RecordError(ValueError):
+    """A problem raised rather than collected (``strict=True``)."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(str(problem))
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A tree of messages with a named tip. Its path (root to tip) is what a model saw."""
+
+    id: str
+    format: str
+    """The importer that produced it (``claude_code``, ``codex``, ``openai_chat``...)."""
+    messages: tuple[Message, ...]
+    """Every node of the tree in source order (parents before children where the source allows)."""
+    tip: str | None = None
+    """The id of the current tip; ``None`` only for a session without messages."""
+    file: str = ""
+    run_configs: tuple[RunConfig, ...] = ()
+    events: tuple[Event, ...] = ()
+    parent_session_id: str | None = None
+    """For a subagent or sidechain session: the session that spawned it."""
+    spawn_call_id: str | None = None
+    """The tool call in the parent session that spawned this one, when known."""
+    title: str | None = None
+    _index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        index = self._index
+        for i, message in enumerate(self.messages):
+            index.setdefault(message.id, i)
+
+    def get(self, message_id: str) -> Message | None:
+        i = self._index.get(message_id)
+        return None if i is None else self.messages[i]
+
+    def __contains__(self, message_id: object) -> bool:
+        return message_id in self._index
+
+    def path(self, tip: str | None = None) -> list[Message]:
+        """Root to ``tip`` (default: the session's tip), following parent ids. Stops at a missing
+        parent or a cycle rather than looping: importers report those as problems."""
+        node_id = self.tip if tip is None else tip
+        out: list[Message] = []
+        seen: set[str] = set()
+        while node_id is not None and node_id not in seen:
+            message = self.get(node_id)
+            if message is None:
+                break
+            seen.add(node_id)
+            out.append(message)
+            node_id = message.parent_id
+        out.reverse()
+        return out
+
+    def children(self) -> dict[str | None, list[Message]]:
+        """Parent id → child messages, in source order (``None`` holds the roots)."""
+        kids: dict[str | None, list[Message]] = {}
+        for message in self.messages:
+            parent = message.parent_id if message.parent_id in self._index else None
+            kids.setdefault(parent, []).append(message)
+        return kids
+
+    def leaves(self) -> list[Message]:
+        """Messages no other message names as parent: the ends of branches."""
+        parents = {m.parent_id for m in self.messages}
+        return [m for m in self.messages if m.id not in parents]
+
+    def blocks(self) -> Iterator[tuple[Message, Block]]:
+        for message in self.messages:
+            for block in message.blocks:
+                yield message, block
+
+    def run_config(self, message_id: str | None = None) -> RunConfig | None:
+        """The configuration in force at ``message_id`` (the last one recorded at or before it on
+        the path), or the session's last configuration when no message is named."""
+        if not self.run_configs:
+            return None
+        if message_id is None:
+            return self.run_configs[-1]
+        on_path = {m.id: i for i, m in enumerate(self.path(message_id))}
+        best: RunConfig | None = None
+        best_at = -1
+        for config in self.run_configs:
+            at = 0 if config.message_id is None else on_path.get(config.message_id, -1)
+            if at >= best_at and at >= 0:
+                best, best_at = config, at
+        return best
+
+
+def bare_tool_name(name: str) -> str:
+    """One vocabulary: ``mcp__server__tool`` is ``tool`` whichever client recorded it."""
+    if name.startswith("mcp__"):
+        rest = name[len("mcp__"):]
+        server, sep, tool = rest.partition("__")
+        if sep and server and tool:
+            return tool
+    return name
