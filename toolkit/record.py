@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, TypeAlias
 
-JsonValue: TypeAlias = "None | bool | int | float | str | list[JsonValue] | dict[str, JsonValue]"
+JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """Any value a JSON document can hold, as `json.loads` returns it."""
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -89,6 +89,9 @@ class ToolResult:
     images: tuple[Image, ...] = ()
     """Images returned by the tool (Anthropic tool_result content, Gemini functionResponse parts)."""
     name: str | None = None
+    detail: JsonValue = None
+    """Structured result the client recorded beside the output (Claude Code ``toolUseResult``,
+    Gemini CLI ``resultDisplay``), kept as the source held it."""
     kind: Literal["tool_result"] = "tool_result"
 
 
@@ -154,6 +157,9 @@ class Message:
     source: SourceRef | None = None
     sidechain: bool = False
     """Recorded on a side branch (a Claude Code subagent running inside the main file)."""
+    tags: tuple[str, ...] = ()
+    """Source flags worth keeping: ``meta`` (client-injected), ``compact_summary``, ``synthetic``
+    (a client-side stub, not a model reply), ``demo`` (a few-shot example), ``interrupted``."""
 
     @property
     def text(self) -> str:

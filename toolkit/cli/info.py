@@ -1,0 +1,81 @@
+"""``toolkit info PATH`` and ``toolkit import PATH -o DIR``: load a corpus, summarise or save it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+from toolkit.corpus import Corpus, load
+from toolkit.record import BLOCK_KINDS, ToolUse
+
+
+def summary(corpus: Corpus) -> dict[str, Any]:
+    """The numbers ``toolkit info --json`` prints: one object, stable keys."""
+    kinds: Counter[str] = Counter({kind: 0 for kind in BLOCK_KINDS})
+    calls = 0
+    for session in corpus.sessions:
+        for _, block in session.blocks():
+            kinds[block.kind] += 1
+            if isinstance(block, ToolUse):
+                calls += 1
+    return {
+        "files": len(corpus.files),
+        "formats": dict(Counter(corpus.formats.values())),
+        "sessions": len(corpus.sessions),
+        "messages": sum(len(s.messages) for s in corpus.sessions),
+        "blocks": dict(kinds),
+        "tool_calls": calls,
+        "events": sum(len(s.events) for s in corpus.sessions),
+        "images_stored": len(corpus.images),
+        "problems": [{"file": p.file, "line": p.line, "reason": p.reason} for p in corpus.problems],
+    }
+
+
+def readable(corpus: Corpus) -> bool:
+    """Whether anything at all loaded (the exit status of ``info`` and ``import``)."""
+    return bool(corpus.sessions) or (bool(corpus.files) and len(corpus.problems) < len(corpus.files))
+
+
+def run_info(args: argparse.Namespace) -> int:
+    corpus = load(args.path, progress=not args.json and None)
+    data = summary(corpus)
+    if args.json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+    else:
+        print(f"files     {data['files']}  ({', '.join(f'{k}: {v}' for k, v in data['formats'].items())})")
+        print(f"sessions  {data['sessions']}")
+        print(f"messages  {data['messages']}")
+        print("blocks    " + ", ".join(f"{k} {v}" for k, v in data["blocks"].items()))
+        print(f"tool calls {data['tool_calls']}   events {data['events']}   images {data['images_stored']}")
+        print(f"problems  {len(data['problems'])}")
+        for problem in corpus.problems[: args.show]:
+            print(f"  {problem}")
+        if len(corpus.problems) > args.show:
+            print(f"  ... {len(corpus.problems) - args.show} more (--json lists all)")
+    return 0 if readable(corpus) else 1
+
+
+def run_import(args: argparse.Namespace) -> int:
+    corpus = load(args.path, progress=True)
+    if not readable(corpus):
+        print(f"nothing could be read from {args.path}", file=sys.stderr)
+        return 1
+    out = corpus.save(args.output)
+    print(f"wrote {len(corpus.sessions)} sessions, {len(corpus.images)} images, "
+          f"{len(corpus.problems)} problems to {out}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    info = sub.add_parser("info", help="load a corpus and summarise it")
+    info.add_argument("path", help="a transcript file or a directory (searched recursively)")
+    info.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    info.add_argument("--show", type=int, default=20, help="problems to list (text output)")
+    info.set_defaults(func=run_info)
+    imp = sub.add_parser("import", help="load a corpus and save it as Parquet")
+    imp.add_argument("path")
+    imp.add_argument("-o", "--output", required=True, help="directory to write")
+    imp.set_defaults(func=run_import)

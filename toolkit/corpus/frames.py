@@ -1,0 +1,204 @@
+"""A corpus as polars DataFrames with stable, documented columns: the interface notebooks use.
+
+``sessions``
+    session_id, format, file, title, parent_session_id, spawn_call_id, tip_id, messages (nodes in
+    the tree), path_messages (root to tip), leaves (branch ends), started, ended, model, events,
+    run_configs, surface_recorded (any run config with a surface hash)
+``messages``
+    session_id, message_id, parent_id, role, index (source order), on_path, path_index, time, model,
+    provider, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, blocks, text_chars,
+    sidechain, tags, file, line
+``blocks``
+    session_id, message_id, index, kind, chars (text, output, reasoning or JSON size), tool_name,
+    tool_use_id, is_error, image_sha256, media_type, image_bytes, width, height, opaque_type
+``tool_calls``
+    session_id, message_id, call_id, name, bare_name, input_bytes, input_valid, freeform,
+    has_result, result_bytes, is_error, result_message_id
+``events``
+    session_id, kind, type, time, message_id, text, file, line
+``problems``
+    file, line, reason
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, assert_never
+
+import polars as pl
+
+from toolkit.corpus.source import json_text
+from toolkit.record import Block, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, bare_tool_name
+
+if TYPE_CHECKING:
+    from toolkit.corpus import Corpus
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "sessions": {
+        "session_id": pl.String, "format": pl.String, "file": pl.String, "title": pl.String,
+        "parent_session_id": pl.String, "spawn_call_id": pl.String, "tip_id": pl.String,
+        "messages": pl.Int64, "path_messages": pl.Int64, "leaves": pl.Int64,
+        "started": pl.Datetime("us", "UTC"), "ended": pl.Datetime("us", "UTC"), "model": pl.String,
+        "events": pl.Int64, "run_configs": pl.Int64, "surface_recorded": pl.Boolean,
+    },
+    "messages": {
+        "session_id": pl.String, "message_id": pl.String, "parent_id": pl.String, "role": pl.String,
+        "index": pl.Int64, "on_path": pl.Boolean, "path_index": pl.Int64,
+        "time": pl.Datetime("us", "UTC"), "model": pl.String, "provider": pl.String,
+        "input_tokens": pl.Int64, "output_tokens": pl.Int64, "cache_read_tokens": pl.Int64,
+        "cache_write_tokens": pl.Int64, "blocks": pl.Int64, "text_chars": pl.Int64,
+        "sidechain": pl.Boolean, "tags": pl.List(pl.String), "file": pl.String, "line": pl.Int64,
+    },
+    "blocks": {
+        "session_id": pl.String, "message_id": pl.String, "index": pl.Int64, "kind": pl.String,
+        "chars": pl.Int64, "tool_name": pl.String, "tool_use_id": pl.String, "is_error": pl.Boolean,
+        "image_sha256": pl.String, "media_type": pl.String, "image_bytes": pl.Int64,
+        "width": pl.Int64, "height": pl.Int64, "opaque_type": pl.String,
+    },
+    "tool_calls": {
+        "session_id": pl.String, "message_id": pl.String, "call_id": pl.String, "name": pl.String,
+        "bare_name": pl.String, "input_bytes": pl.Int64, "input_valid": pl.Boolean,
+        "freeform": pl.Boolean, "has_result": pl.Boolean, "result_bytes": pl.Int64,
+        "is_error": pl.Boolean, "result_message_id": pl.String,
+    },
+    "events": {
+        "session_id": pl.String, "kind": pl.String, "type": pl.String,
+        "time": pl.Datetime("us", "UTC"), "message_id": pl.String, "text": pl.String,
+        "file": pl.String, "line": pl.Int64,
+    },
+    "problems": {"file": pl.String, "line": pl.Int64, "reason": pl.String},
+}
+
+
+def input_size(block: ToolUse) -> int:
+    """Bytes of a call's input as the model wrote it."""
+    if block.raw_input is not None:
+        return len(block.raw_input.encode("utf-8"))
+    if block.freeform and isinstance(block.input, str):
+        return len(block.input.encode("utf-8"))
+    return len(json_text(block.input).encode("utf-8"))
+
+
+def block_row(session_id: str, message_id: str, index: int, block: Block) -> dict[str, Any]:
+    row: dict[str, Any] = {"session_id": session_id, "message_id": message_id, "index": index,
+                           "kind": block.kind}
+    match block:
+        case Text(text=text):
+            row["chars"] = len(text)
+        case ToolUse():
+            row.update(chars=input_size(block), tool_name=block.name, tool_use_id=block.id)
+        case ToolResult():
+            row.update(chars=len(block.output), tool_name=block.name, tool_use_id=block.tool_use_id,
+                       is_error=block.is_error)
+        case Reasoning(text=text):
+            row["chars"] = len(text)
+        case Image():
+            row.update(chars=0, image_sha256=block.sha256, media_type=block.media_type,
+                       image_bytes=block.size, width=block.width, height=block.height)
+        case Opaque():
+            row.update(chars=len(json_text(block.raw)), opaque_type=block.type)
+        case _:
+            assert_never(block)
+    return row
+
+
+def _utc(value: Any) -> Any:
+    if value is not None and value.tzinfo is None:
+        from datetime import UTC
+
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def session_rows(
+    session: Session,
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]],
+           list[dict[str, Any]]]:
+    sid = session.id
+    path_index = {m.id: i for i, m in enumerate(session.path())}
+    messages: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    call_rows: list[dict[str, Any]] = []
+    for index, message in enumerate(session.messages):
+        usage = message.usage
+        text_chars = 0
+        for b_index, block in enumerate(message.blocks):
+            row = block_row(sid, message.id, b_index, block)
+            blocks.append(row)
+            if isinstance(block, Text):
+                text_chars += row["chars"]
+            elif isinstance(block, ToolUse):
+                call = {"session_id": sid, "message_id": message.id, "call_id": block.id,
+                        "name": block.name, "bare_name": bare_tool_name(block.name),
+                        "input_bytes": row["chars"], "input_valid": block.input_valid,
+                        "freeform": block.freeform, "has_result": False, "result_bytes": None,
+                        "is_error": None, "result_message_id": None}
+                calls.setdefault(block.id, call)
+                call_rows.append(call)
+            elif isinstance(block, ToolResult):
+                answered = calls.get(block.tool_use_id)
+                if answered is not None and not answered["has_result"]:
+                    answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
+                                    is_error=block.is_error, result_message_id=message.id)
+        messages.append({
+            "session_id": sid, "message_id": message.id, "parent_id": message.parent_id,
+            "role": message.role, "index": index, "on_path": message.id in path_index,
+            "path_index": path_index.get(message.id), "time": _utc(message.time),
+            "model": message.model, "provider": message.provider,
+            "input_tokens": usage.input if usage else None,
+            "output_tokens": usage.output if usage else None,
+            "cache_read_tokens": usage.cache_read if usage else None,
+            "cache_write_tokens": usage.cache_write if usage else None,
+            "blocks": len(message.blocks), "text_chars": text_chars, "sidechain": message.sidechain,
+            "tags": list(message.tags),
+            "file": message.source.file if message.source else session.file,
+            "line": message.source.line if message.source else None,
+        })
+    events = [{
+        "session_id": sid, "kind": e.kind, "type": e.type, "time": _utc(e.time),
+        "message_id": e.message_id, "text": e.text,
+        "file": e.source.file if e.source else session.file,
+        "line": e.source.line if e.source else None,
+    } for e in session.events]
+    times = [m.time for m in session.messages if m.time is not None]
+    models = [m.model for m in session.messages if m.model]
+    summary = {
+        "session_id": sid, "format": session.format, "file": session.file, "title": session.title,
+        "parent_session_id": session.parent_session_id, "spawn_call_id": session.spawn_call_id,
+        "tip_id": session.tip, "messages": len(session.messages), "path_messages": len(path_index),
+        "leaves": len(session.leaves()),
+        "started": _utc(min(times)) if times else None, "ended": _utc(max(times)) if times else None,
+        "model": max(set(models), key=models.count) if models else None,
+        "events": len(session.events), "run_configs": len(session.run_configs),
+        "surface_recorded": any(c.surface_hash for c in session.run_configs),
+    }
+    return summary, messages, blocks, call_rows, events
+
+
+def _frame(name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
+    schema = SCHEMAS[name]
+    return pl.DataFrame(rows, schema=schema, strict=False)
+
+
+def corpus_frames(corpus: Corpus) -> dict[str, pl.DataFrame]:
+    sessions: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    for session in corpus.sessions:
+        s, m, b, c, e = session_rows(session)
+        sessions.append(s)
+        messages.extend(m)
+        blocks.extend(b)
+        calls.extend(c)
+        events.extend(e)
+    problems = [{"file": p.file, "line": p.line, "reason": p.reason} for p in corpus.problems]
+    return {
+        "sessions": _frame("sessions", sessions),
+        "messages": _frame("messages", messages),
+        "blocks": _frame("blocks", blocks),
+        "tool_calls": _frame("tool_calls", calls),
+        "events": _frame("events", events),
+        "problems": _frame("problems", problems),
+    }

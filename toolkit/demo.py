@@ -1,0 +1,319 @@
+"""The demo corpus: small, deterministic sessions in real formats (Claude Code JSONL and OpenAI
+Chat Completions request bodies) that exercise everything downstream.
+
+``python -m toolkit.demo data`` writes it; ``--scale N`` writes N varied copies of the Claude Code
+sessions for the import benchmark. The same arguments always give the same bytes."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+NAMESPACE = uuid.UUID("6f1c7e0a-3d2b-4c5e-9a8f-0b1c2d3e4f50")
+START = datetime(2026, 10, 18, 9, 0, 0, tzinfo=UTC)
+MODEL = "claude-sonnet-4-5-20250929"
+CC_VERSION = "2.0.22"
+
+
+def screenshot(title: str, lines: list[str], size: tuple[int, int] = (640, 400)) -> bytes:
+    """A generated application screenshot (PNG): a title bar and a few lines of text."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", size, (246, 247, 249))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, size[0], 28), fill=(52, 73, 94))
+    draw.text((10, 8), title, fill=(255, 255, 255))
+    for i, line in enumerate(lines):
+        draw.text((16, 44 + 18 * i), line, fill=(33, 33, 33))
+    draw.rectangle((16, size[1] - 60, 160, size[1] - 24), outline=(200, 40, 40), width=2)
+    draw.text((26, size[1] - 48), "FAILED: 1 test", fill=(200, 40, 40))
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False)
+    return out.getvalue()
+
+
+def long_log(lines: int, seed: str) -> str:
+    """A long, realistic-looking tool output (a test run log)."""
+    rows = []
+    for i in range(lines):
+        digest = hashlib.sha256(f"{seed}:{i}".encode()).hexdigest()[:8]
+        status = "FAILED" if i == lines // 2 else "PASSED"
+        rows.append(f"tests/test_module_{i % 17:02d}.py::test_case_{digest} {status} [{100 * (i + 1) // lines:3d}%]")
+    rows.append(f"=========== 1 failed, {lines - 1} passed in 3.14s ===========")
+    return "\n".join(rows)
+
+
+@dataclass
+class ClaudeCodeWriter:
+    """Builds Claude Code JSONL records the way Claude Code 2.x writes them: one record per
+    content block of an assistant reply (same ``message.id``), tool results in user records with
+    ``toolUseResult`` beside them."""
+
+    session_id: str
+    seed: str
+    cwd: str = "/home/demo/project"
+    records: list[dict[str, Any]] = field(default_factory=list)
+    clock: datetime = START
+    counter: int = 0
+    last_uuid: str | None = None
+
+    def _uuid(self) -> str:
+        self.counter += 1
+        return str(uuid.uuid5(NAMESPACE, f"{self.seed}:{self.counter}"))
+
+    def _tick(self, seconds: int = 7) -> str:
+        self.clock += timedelta(seconds=seconds)
+        return self.clock.isoformat().replace("+00:00", "Z")
+
+    def _base(self, kind: str, parent: str | None, sidechain: bool = False) -> dict[str, Any]:
+        return {"parentUuid": parent, "isSidechain": sidechain, "userType": "external", "cwd": self.cwd,
+                "sessionId": self.session_id, "version": CC_VERSION, "gitBranch": "main", "type": kind}
+
+    def user(self, content: str | list[dict[str, Any]], parent: str | bool | None = True,
+             tool_use_result: Any = None) -> str:
+        par = self.last_uuid if parent is True else (parent or None)
+        record = self._base("user", par if isinstance(par, str) else None)
+        record["message"] = {"role": "user", "content": content}
+        if tool_use_result is not None:
+            record["toolUseResult"] = tool_use_result
+        uid = self._uuid()
+        record.update(uuid=uid, timestamp=self._tick())
+        self.records.append(record)
+        self.last_uuid = uid
+        return uid
+
+    def assistant(self, blocks: list[dict[str, Any]], parent: str | bool | None = True,
+                  usage: dict[str, int] | None = None) -> str:
+        """One API reply, split into one record per block as Claude Code writes it."""
+        par = self.last_uuid if parent is True else (parent or None)
+        self.counter += 1
+        msg_id = "msg_01" + hashlib.sha256(f"{self.seed}:m{self.counter}".encode()).hexdigest()[:22]
+        req_id = "req_01" + hashlib.sha256(f"{self.seed}:r{self.counter}".encode()).hexdigest()[:22]
+        use = usage or {"input_tokens": 4, "cache_creation_input_tokens": 512,
+                        "cache_read_input_tokens": 14000 + 900 * self.counter, "output_tokens": 180}
+        for block in blocks:
+            record = self._base("assistant", par if isinstance(par, str) else None)
+            record["message"] = {"id": msg_id, "type": "message", "role": "assistant", "model": MODEL,
+                                 "content": [block], "stop_reason": None, "stop_sequence": None,
+                                 "usage": use}
+            uid = self._uuid()
+            record.update(requestId=req_id, uuid=uid, timestamp=self._tick(2))
+            self.records.append(record)
+            par = uid
+        self.last_uuid = par if isinstance(par, str) else None
+        return self.last_uuid or ""
+
+    def tool_use(self, name: str, tool_input: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        self.counter += 1
+        call_id = "toolu_01" + hashlib.sha256(f"{self.seed}:t{self.counter}".encode()).hexdigest()[:22]
+        return {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}, call_id
+
+    def result(self, call_id: str, output: str, is_error: bool = False, detail: Any = None) -> str:
+        block: dict[str, Any] = {"tool_use_id": call_id, "type": "tool_result", "content": output}
+        if is_error:
+            block["is_error"] = True
+        return self.user([block], tool_use_result=detail if detail is not None else output)
+
+    def raw(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+
+    def lines(self) -> Iterator[str]:
+        for record in self.records:
+            yield json.dumps(record, ensure_ascii=False)
+
+
+def thinking(text: str, seed: str) -> dict[str, Any]:
+    signature = base64.b64encode(hashlib.sha512(f"sig:{seed}:{text}".encode()).digest() * 3).decode()
+    return {"type": "thinking", "thinking": text, "signature": signature}
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def claude_session_fix_test(seed: str, log_lines: int = 120) -> ClaudeCodeWriter:
+    """A session that calls tools (one errors, one is an MCP tool), has a reply that only talks
+    about acting, a screenshot, non-ASCII text and a branch (two prompts answering one reply)."""
+    sid = str(uuid.uuid5(NAMESPACE, f"session:{seed}"))
+    w = ClaudeCodeWriter(session_id=sid, seed=seed)
+    w.user("Привет! The test suite fails on CI — please fix it and close todo #12 when it is green. "
+           "Notes: naïve café tests use “smart quotes”; 日本語 is in one fixture.", parent=None)
+    call, cid = w.tool_use("Bash", {"command": "pytest -q", "description": "Run the test suite"})
+    w.assistant([thinking("The user wants the failing test fixed. Run the suite first to see which "
+                          "test fails, then read the file.", seed + "a"),
+                 text("Let me run the test suite first."), call])
+    w.result(cid, long_log(log_lines, seed), detail={"stdout": long_log(log_lines, seed), "stderr": "",
+                                                     "interrupted": False, "isImage": False})
+    call, cid = w.tool_use("Read", {"file_path": "/home/demo/project/tests/test_modul.py"})
+    w.assistant([text("One test fails. Reading it."), call])
+    w.result(cid, "<tool_use_error>File does not exist.</tool_use_error>", is_error=True)
+    call, cid = w.tool_use("Read", {"file_path": "/home/demo/project/tests/test_module_08.py"})
+    w.assistant([text("Wrong path, trying again."), call])
+    w.result(cid, "def test_cafe():\n    assert normalise('café') == 'cafe'\n")
+    call, cid = w.tool_use("Edit", {"file_path": "/home/demo/project/src/normalise.py",
+                                    "old_string": "return s", "new_string": "return strip_accents(s)"})
+    w.assistant([thinking("normalise() does not strip accents; fix it there.", seed + "b"), call])
+    w.result(cid, "The file /home/demo/project/src/normalise.py has been updated.")
+    call, cid = w.tool_use("mcp__tracker__close_todo", {"id": 12, "note": "suite green ✓"})
+    w.assistant([text("Tests pass now. Closing the todo."), call])
+    w.result(cid, '{"id": 12, "status": "closed"}')
+    w.assistant([text("Closed #12. The fix strips accents in `normalise()`.")])
+    w.user("Thanks. And #13?")
+    fork_parent = w.assistant([text("I'll close #13 now.")])
+    png = screenshot("CI dashboard", ["build #481  main  3m12s", "tests: 1 failed, 119 passed",
+                                      "flaky: test_cafe"])
+    w.user([{"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": base64.b64encode(png).decode()}},
+            text("You said you would close #13 but nothing happened. Here is the dashboard.")],
+           parent=fork_parent)
+    call, cid = w.tool_use("mcp__tracker__close_todo", {"id": 13})
+    w.assistant([text("You are right, I only said it. Closing #13 now."), call])
+    w.result(cid, '{"id": 13, "status": "closed"}')
+    w.assistant([text("Closed #13.")])
+    w.user("Actually, leave #13 open — summarise what changed instead.", parent=fork_parent)
+    w.assistant([text("Summary: `normalise()` now strips accents, so `test_cafe` passes; #12 is "
+                      "closed and #13 stays open.")])
+    w.raw({"type": "summary", "summary": "Fix accent normalisation and close todo #12",
+           "leafUuid": w.last_uuid})
+    return w
+
+
+def claude_session_killed(seed: str) -> ClaudeCodeWriter:
+    """A session with a compaction boundary and a last turn killed mid-round: a call whose result
+    never landed."""
+    sid = str(uuid.uuid5(NAMESPACE, f"session:{seed}"))
+    w = ClaudeCodeWriter(session_id=sid, seed=seed)
+    w.user("Refactor the parser module into smaller functions.", parent=None)
+    call, cid = w.tool_use("Grep", {"pattern": "def parse", "path": "src/"})
+    w.assistant([text("Searching for the parser functions."), call])
+    w.result(cid, "src/parser.py:12:def parse(text):\nsrc/parser.py:88:def parse_line(line):")
+    w.assistant([text("Found two entry points.")])
+    boundary = w._uuid()
+    w.raw({**w._base("system", None), "subtype": "compact_boundary", "content": "Conversation compacted",
+           "isMeta": False, "level": "info", "logicalParentUuid": w.last_uuid,
+           "compactMetadata": {"trigger": "auto", "preTokens": 155000},
+           "uuid": boundary, "timestamp": w._tick()})
+    w.last_uuid = boundary
+    summary = w.user("This session is being continued from a previous conversation. Summary: the user "
+                     "asked to refactor src/parser.py; two entry points were found.")
+    w.records[-1]["isCompactSummary"] = True
+    w.last_uuid = summary
+    call, cid = w.tool_use("Bash", {"command": "python -m pytest tests/test_parser.py -x"})
+    w.assistant([thinking("Run the parser tests before splitting functions.", seed + "k"), call])
+    return w
+
+
+def chat_tools(version: int) -> list[dict[str, Any]]:
+    """Tool specs as sent, changing between sessions: v2 re-describes ``search``, v3 adds ``fetch``."""
+    search_description = ("Search the knowledge base." if version == 1
+                          else "Search the knowledge base. Returns at most 5 hits, newest first.")
+    tools: list[dict[str, Any]] = [
+        {"type": "function", "function": {
+            "name": "search", "description": search_description,
+            "parameters": {"type": "object", "properties": {"query": {"type": "string"}},
+                           "required": ["query"]}}},
+        {"type": "function", "function": {
+            "name": "close_todo", "description": "Close a todo by id.",
+            "parameters": {"type": "object", "properties": {"id": {"type": "integer"}},
+                           "required": ["id"]}}},
+    ]
+    if version >= 3:
+        tools.append({"type": "function", "function": {
+            "name": "fetch", "description": "Fetch a URL and return its text.",
+            "parameters": {"type": "object", "properties": {"url": {"type": "string"}},
+                           "required": ["url"]}}})
+    return tools
+
+
+def chat_session(version: int) -> dict[str, Any]:
+    """An OpenAI Chat Completions request body with tool calls, an error result and an image."""
+    png = screenshot(f"Report v{version}", ["weekly tickets", "open: 7  closed: 12", "Ünïcödé ✓"],
+                     size=(320, 200))
+    data_url = "data:image/png;base64," + base64.b64encode(png).decode()
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are a careful support agent. Use tools to act; never claim "
+                                      "an action you did not take."},
+        {"role": "user", "content": f"Find the ticket about the login bug (run {version}) and close it."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_demo{version}a", "type": "function",
+             "function": {"name": "search", "arguments": json.dumps({"query": "login bug"})}}]},
+        {"role": "tool", "tool_call_id": f"call_demo{version}a",
+         "content": json.dumps([{"id": 41, "title": "Login fails with ümlaut passwords"}],
+                               ensure_ascii=False)},
+        {"role": "assistant", "content": "Found #41. Closing it.", "tool_calls": [
+            {"id": f"call_demo{version}b", "type": "function",
+             "function": {"name": "close_todo", "arguments": json.dumps({"id": 41})}}]},
+        {"role": "tool", "tool_call_id": f"call_demo{version}b",
+         "content": "Error: todo 41 is locked by another agent"},
+        {"role": "assistant", "content": "Closing #41 failed: it is locked by another agent."},
+        {"role": "user", "content": [
+            {"type": "text", "text": "Here is the report page; is #41 still listed?"},
+            {"type": "image_url", "image_url": {"url": data_url}}]},
+        {"role": "assistant", "content": "Yes, the report still lists it among the open tickets."},
+    ]
+    if version >= 3:
+        messages += [
+            {"role": "user", "content": "Fetch the status page."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_demo{version}c", "type": "function",
+                 "function": {"name": "fetch", "arguments": json.dumps({"url": "https://status.example"})}}]},
+            {"role": "tool", "tool_call_id": f"call_demo{version}c", "content": "All systems operational."},
+            {"role": "assistant", "content": "The status page says all systems are operational."},
+        ]
+    return {"model": "gpt-4o-2024-08-06", "tools": chat_tools(version), "messages": messages}
+
+
+def write(out: Path, scale: int = 0, log_lines: int = 120) -> list[Path]:
+    """Write the demo corpus (or, with ``scale``, that many varied Claude Code sessions)."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def put(name: str, lines: Iterator[str] | list[str]) -> None:
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="\n") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+        written.append(path)
+
+    if scale:
+        for i in range(scale):
+            session = claude_session_fix_test(f"scale-{i}", log_lines=log_lines)
+            put(f"claude_code/scale-{i:05d}.jsonl", session.lines())
+        return written
+    put("claude_code/fix-tests.jsonl", claude_session_fix_test("demo-fix").lines())
+    put("claude_code/refactor-killed.jsonl", claude_session_killed("demo-refactor").lines())
+    for version in (1, 2, 3):
+        path = out / "openai_chat" / f"support-run-{version}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(chat_session(version), ensure_ascii=False, indent=1) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m toolkit.demo", description=__doc__)
+    parser.add_argument("out", nargs="?", default="data", help="directory to write (default: data)")
+    parser.add_argument("--scale", type=int, default=0,
+                        help="write this many varied Claude Code sessions instead (benchmarks)")
+    parser.add_argument("--log-lines", type=int, default=120, help="lines of each long tool output")
+    args = parser.parse_args(argv)
+    paths = write(Path(args.out), scale=args.scale, log_lines=args.log_lines)
+    total = sum(p.stat().st_size for p in paths)
+    print(f"wrote {len(paths)} files, {total / 1e6:.2f} MB to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
