@@ -1,0 +1,141 @@
+"""Loading a corpus as a whole: detection, mixed directories, problems, strict mode, frames,
+Parquet save/reopen, the command line, and the demo corpus."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.conftest import DATA, REPO
+from toolkit.cli import main as cli
+from toolkit.corpus import load
+from toolkit.corpus.frames import SCHEMAS
+from toolkit.demo import write as write_demo
+from toolkit.record import RecordError, Text, ToolResult, ToolUse
+
+
+@pytest.fixture(scope="module")
+def demo() -> object:
+    return load(DATA)
+
+
+def test_unknown_and_empty_files_are_problems_and_the_rest_loads(tmp_path: Path) -> None:
+    write_demo(tmp_path / "demo")
+    (tmp_path / "demo" / "notes.log").write_text("just some text\nnot a transcript\n", encoding="utf-8")
+    (tmp_path / "demo" / "empty.jsonl").write_bytes(b"")
+    corpus = load(tmp_path / "demo")
+    reasons = {p.file: p.reason for p in corpus.problems}
+    assert reasons["notes.log"].startswith("unknown format")
+    assert reasons["empty.jsonl"] == "empty file"
+    assert len(corpus.sessions) == len(load(DATA).sessions)
+    assert set(corpus.formats.values()) == {"claude_code", "openai_chat"}
+
+
+def test_strict_raises_on_the_first_problem(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("hello", encoding="utf-8")
+    with pytest.raises(RecordError, match="unknown format"):
+        load(tmp_path, strict=True)
+
+
+def test_missing_path_is_a_problem(tmp_path: Path) -> None:
+    corpus = load(tmp_path / "nope")
+    assert corpus.problems and "no such file" in corpus.problems[0].reason
+
+
+def test_demo_corpus_exercises_everything_downstream(demo: object) -> None:
+    corpus = demo
+    frames = corpus.frames()  # type: ignore[attr-defined]
+    calls = frames["tool_calls"]
+    assert calls.filter(pl.col("is_error")).height >= 2, "error results"
+    assert calls.filter(~pl.col("has_result")).height >= 1, "a turn killed mid-round"
+    assert calls.filter(pl.col("name").str.starts_with("mcp__")).height >= 1
+    assert "close_todo" in calls.filter(pl.col("name").str.starts_with("mcp__"))["bare_name"].to_list()
+    assert calls["result_bytes"].max() > 5000, "long tool outputs"
+    kinds = Counter(frames["blocks"]["kind"].to_list())
+    assert kinds["image"] >= 4 and kinds["reasoning"] >= 3
+    assert frames["sessions"]["leaves"].max() >= 2, "a branch"
+    assert frames["events"].filter(pl.col("kind") == "compaction").height >= 1
+    texts = [b.text for s in corpus.sessions for _, b in s.blocks() if isinstance(b, Text)]  # type: ignore[attr-defined]
+    assert any(t == "I'll close #13 now." for t in texts), "a reply that only talked about acting"
+    assert any(any(ord(ch) > 0x2000 for ch in t) for t in texts), "non-ASCII text"
+    hashes = {c.surface_hash for s in corpus.sessions for c in s.run_configs if c.surface_hash}  # type: ignore[attr-defined]
+    assert len(hashes) == 3, "tool specs change between sessions"
+
+
+def test_demo_generator_is_deterministic(tmp_path: Path) -> None:
+    write_demo(tmp_path / "a")
+    write_demo(tmp_path / "b")
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert files
+    for rel in files:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+        assert (tmp_path / "a" / rel).read_bytes() == (DATA / rel).read_bytes(), f"data/{rel} is stale"
+
+
+def test_frames_have_the_documented_columns(demo: object) -> None:
+    frames = demo.frames()  # type: ignore[attr-defined]
+    assert set(frames) == set(SCHEMAS)
+    for name, schema in SCHEMAS.items():
+        assert frames[name].columns == list(schema), name
+
+
+def test_saved_corpus_reopens_identically(demo: object, tmp_path: Path) -> None:
+    corpus = demo
+    corpus.save(tmp_path / "saved")  # type: ignore[attr-defined]
+    again = load(tmp_path / "saved")
+    assert again.sessions == corpus.sessions  # type: ignore[attr-defined]
+    assert again.images == corpus.images  # type: ignore[attr-defined]
+    assert again.problems == corpus.problems  # type: ignore[attr-defined]
+    for name, frame in corpus.frames().items():  # type: ignore[attr-defined]
+        assert again.frames()[name].equals(frame), name
+        assert pl.read_parquet(tmp_path / "saved" / f"{name}.parquet").equals(frame), name
+
+
+def test_tool_results_pair_with_calls(demo: object) -> None:
+    for session in demo.sessions:  # type: ignore[attr-defined]
+        calls = {b.id for _, b in session.blocks() if isinstance(b, ToolUse)}
+        results = {b.tool_use_id for _, b in session.blocks() if isinstance(b, ToolResult)}
+        assert results <= calls
+
+
+def test_info_json_is_one_object_with_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["info", str(DATA), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("files", "sessions", "messages", "blocks", "tool_calls", "events", "problems"):
+        assert key in data
+    assert set(data["blocks"]) == {"text", "tool_use", "tool_result", "reasoning", "image", "opaque"}
+    assert data["files"] == 5 and data["sessions"] == 5
+    assert data["tool_calls"] == sum(1 for s in load(DATA).sessions for _, b in s.blocks()
+                                     if isinstance(b, ToolUse))
+
+
+def test_info_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    assert cli(["info", str(tmp_path / "bad.json"), "--json"]) != 0
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert problems and {"file", "line", "reason"} <= set(problems[0])
+    mixed = tmp_path / "mixed"
+    write_demo(mixed)
+    (mixed / "bad.json").write_text("{not json", encoding="utf-8")
+    assert cli(["info", str(mixed), "--json"]) == 0
+
+
+def test_import_command_writes_parquet(tmp_path: Path) -> None:
+    out = tmp_path / "pq"
+    result = subprocess.run([sys.executable, "-m", "toolkit.cli", "import", str(DATA), "-o", str(out)],
+                            capture_output=True, text=True, cwd=REPO, check=False)
+    assert result.returncode == 0, result.stderr
+    assert (out / "corpus.json").is_file() and (out / "messages.parquet").is_file()
+    assert len(load(out).sessions) == len(load(DATA).sessions)
+
+
+def test_shared_corpora_load_with_no_unreadable_lines(corpora: Path) -> None:
+    corpus = load(corpora)
+    assert not corpus.problems, [str(p) for p in corpus.problems[:10]]
+    assert len(corpus.formats) == len(corpus.files), "every shared file is recognised"
