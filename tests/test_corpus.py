@@ -137,5 +137,9 @@ def test_import_command_writes_parquet(tmp_path: Path) -> None:
 
 def test_shared_corpora_load_with_no_unreadable_lines(corpora: Path) -> None:
     corpus = load(corpora)
-    assert not corpus.problems, [str(p) for p in corpus.problems[:10]]
     assert len(corpus.formats) == len(corpus.files), "every shared file is recognised"
+    # The one file with problems is the repo author's sanitized Codex rollout, whose redaction
+    # replaced tool arguments with text that is not JSON: reported, kept as raw text.
+    for problem in corpus.problems:
+        assert problem.file == "codex/localpush_desktop0.104_sanitized_a.jsonl", str(problem)
+        assert "not valid JSON; kept as text" in problem.reason, str(problem)

@@ -17,11 +17,14 @@ from toolkit.record import (
     ToolUse,
     Usage,
 )
+from toolkit.surface import Fidelity, SurfaceStore, fidelity, fingerprint
+from toolkit.transcripts import TranscriptStore
 
 __all__ = [
     "Block",
     "Corpus",
     "Event",
+    "Fidelity",
     "Image",
     "Message",
     "Opaque",
@@ -30,9 +33,13 @@ __all__ = [
     "RecordError",
     "RunConfig",
     "Session",
+    "SurfaceStore",
     "Text",
     "ToolResult",
     "ToolUse",
+    "TranscriptStore",
     "Usage",
+    "fidelity",
+    "fingerprint",
     "load",
 ]

@@ -194,8 +194,12 @@ def claude_session_killed(seed: str) -> ClaudeCodeWriter:
     sid = str(uuid.uuid5(NAMESPACE, f"session:{seed}"))
     w = ClaudeCodeWriter(session_id=sid, seed=seed)
     w.user("Refactor the parser module into smaller functions.", parent=None)
-    call, cid = w.tool_use("Grep", {"pattern": "def parse", "path": "src/"})
+    call, cid = w.tool_use("Bash", {"command": "rg 'def parse' src/"})
     w.assistant([text("Searching for the parser functions."), call])
+    w.result(cid, "/bin/bash: line 1: rg: command not found", is_error=True,
+             detail="Error: /bin/bash: line 1: rg: command not found")
+    call, cid = w.tool_use("Grep", {"pattern": "def parse", "path": "src/"})
+    w.assistant([text("ripgrep is not installed; using the Grep tool instead."), call])
     w.result(cid, "src/parser.py:12:def parse(text):\nsrc/parser.py:88:def parse_line(line):")
     w.assistant([text("Found two entry points.")])
     boundary = w._uuid()

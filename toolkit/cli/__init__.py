@@ -13,6 +13,11 @@ from collections.abc import Sequence
 
 COMMANDS: tuple[str, ...] = (
     "info",
+    "fingerprint",
+    "surfaces",
+    "store",
+    "tree",
+    "costs",
 )
 """Subcommand modules of ``toolkit.cli``, in the order ``--help`` lists them."""
 

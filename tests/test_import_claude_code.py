@@ -1,0 +1,624 @@
+"""The Claude Code importer against the real transcripts in the shared corpora (1.0.98, 2.0.22,
+2.1.15, 2.1.143, 2.1.145) and against hand-made bad input. Expected values are computed here from
+the raw JSON with the standard library, never from the importer."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, assert_never
+
+import pytest
+from PIL import Image as PILImage
+
+from tests.conftest import CORPORA
+from toolkit.corpus import Corpus, load
+from toolkit.corpus.claude_code import AGENT_MARK, IMPORTER, SIDECHAIN_MARK
+from toolkit.corpus.formats import SNIFF_BYTES
+from toolkit.record import (
+    Image,
+    Message,
+    Opaque,
+    Reasoning,
+    RecordError,
+    Session,
+    Text,
+    ToolResult,
+    ToolUse,
+)
+
+CC = CORPORA / "claude_code"
+CC_FILES = sorted(p for p in CC.rglob("*") if p.is_file()) if CC.is_dir() else []
+GOLFGOD = CC / "golfgod_v2.0.22_compaction_forks_images.chat.json"
+VIEWER = CC / "viewer_v1.0.98_orchestrator_sidechains.jsonl"
+TEAMWORK = CC / "teamwork_v2.1.15_progress_queue.chat.json"
+TINY = CC / "mimo_v2.1.143_synthetic_error_tiny.jsonl"
+MIMO = CC / "mimo_v2.1.145_session_with_subagents"
+MIMO_MAIN = MIMO / "9a6e9f2f-17d2-46d1-b68a-cea0a7a21158.jsonl"
+
+
+# ---------------------------------------------------------------- raw JSON, read independently
+
+def raw_records(path: Path) -> list[dict[str, Any]]:
+    """Every record of a file, repeated copies of one uuid counted once (Claude Code rewrites the
+    same record when a session is resumed; the copies are identical)."""
+    text = path.read_text(encoding="utf-8")
+    loaded = json.loads(text) if text.lstrip().startswith("[") else [
+        json.loads(line) for line in text.splitlines() if line.strip()]
+    seen: set[str] = set()
+    out = []
+    for rec in loaded:
+        uid = rec.get("uuid")
+        if uid is not None:
+            if uid in seen:
+                continue
+            seen.add(uid)
+        out.append(rec)
+    return out
+
+
+def raw_counts(records: list[dict[str, Any]]) -> Counter[str]:
+    """Blocks of user and assistant records; images count both top-level image blocks and the
+    images inside tool_result content."""
+    counts: Counter[str] = Counter()
+    for rec in records:
+        if rec.get("type") not in ("user", "assistant"):
+            continue
+        content = rec["message"].get("content")
+        if isinstance(content, str):
+            counts["text"] += 1
+            continue
+        for block in content:
+            kind = block["type"]
+            if kind in ("thinking", "redacted_thinking"):
+                counts["reasoning"] += 1
+            else:
+                counts[kind] += 1
+            if kind == "tool_result" and isinstance(block.get("content"), list):
+                counts["image"] += sum(1 for part in block["content"] if part.get("type") == "image")
+    return counts
+
+
+def loaded_counts(sessions: list[Session]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for session in sessions:
+        for _, block in session.blocks():
+            match block:
+                case Text():
+                    counts["text"] += 1
+                case ToolUse():
+                    counts["tool_use"] += 1
+                case ToolResult():
+                    counts["tool_result"] += 1
+                    counts["image"] += len(block.images)
+                case Reasoning():
+                    counts["reasoning"] += 1
+                case Image():
+                    counts["image"] += 1
+                case Opaque():
+                    counts["opaque"] += 1
+                case _:
+                    assert_never(block)
+    return counts
+
+
+def reply_head(by_uuid: dict[str, dict[str, Any]], uid: str) -> str:
+    """The first record of the API reply ``uid`` belongs to: walk up while the parent is an assistant
+    record with the same ``message.id``."""
+    rec = by_uuid[uid]
+    while rec["type"] == "assistant":
+        parent = by_uuid.get(rec.get("parentUuid") or "")
+        if parent is None or parent["type"] != "assistant" or parent["message"]["id"] != rec["message"]["id"]:
+            break
+        rec = parent
+    return str(rec["uuid"])
+
+
+def main_session(corpus: Corpus, path: Path) -> Session:
+    name = path.name
+    found = [s for s in corpus.sessions if s.file.endswith(name) and SIDECHAIN_MARK not in s.id
+             and AGENT_MARK not in s.id]
+    assert len(found) == 1
+    return found[0]
+
+
+# ---------------------------------------------------------------- the real corpora
+
+@pytest.mark.parametrize("path", CC_FILES, ids=[p.name for p in CC_FILES])
+def test_every_file_loads_whole_with_the_block_counts_of_its_raw_json(path: Path) -> None:
+    corpus = load(path)
+    assert corpus.problems == []
+    assert corpus.formats == {path.name: "claude_code"}
+    expected = raw_counts(raw_records(path))
+    got = loaded_counts(corpus.sessions)
+    for kind in ("tool_use", "tool_result", "image", "reasoning", "text"):
+        assert got[kind] == expected[kind], kind
+    assert got["opaque"] == 0
+
+
+def test_the_whole_folder_loads_and_every_call_on_a_path_has_its_answer_on_it(corpora: Path) -> None:
+    corpus = load(corpora / "claude_code")
+    assert corpus.problems == []
+    assert len(corpus.files) == len(CC_FILES)
+    for session in corpus.sessions:
+        path = session.path()
+        assert path and path[-1].id == session.tip
+        calls = {b.id for m in path[:-1] for b in m.blocks if isinstance(b, ToolUse)}
+        answered = {b.tool_use_id for m in path for b in m.blocks if isinstance(b, ToolResult)}
+        assert calls <= answered, session.id
+        assert answered <= calls | {b.id for b in path[-1].blocks if isinstance(b, ToolUse)}
+        for message in session.messages:
+            assert message.parent_id is None or message.parent_id in session, message.id
+
+
+def test_golfgod_forks_tip_and_compaction(corpora: Path) -> None:
+    records = raw_records(GOLFGOD)
+    by_uuid = {r["uuid"]: r for r in records if "uuid" in r}
+    prompts: defaultdict[str, list[str]] = defaultdict(list)
+    for rec in records:
+        parent = by_uuid.get(rec.get("parentUuid") or "")
+        content = rec.get("message", {}).get("content")
+        typed = isinstance(content, str) or any(b["type"] == "text" for b in content or [])
+        if rec["type"] == "user" and typed and parent is not None and parent["type"] == "assistant":
+            prompts[reply_head(by_uuid, parent["uuid"])].append(rec["uuid"])
+    forks = {head: kids for head, kids in prompts.items() if len(kids) >= 2}
+    assert len(forks) == 2
+
+    session = main_session(load(GOLFGOD), GOLFGOD)
+    children = session.children()
+    for head, kids in forks.items():
+        assert {m.id for m in children[head]} >= set(kids)
+
+    last = [r for r in records if r["type"] in ("user", "assistant") and not r["isSidechain"]][-1]
+    assert session.tip == reply_head(by_uuid, last["uuid"])
+
+    boundary = next(r for r in records if r.get("subtype") == "compact_boundary")
+    (event,) = [e for e in session.events if e.kind == "compaction"]
+    assert isinstance(event.raw, dict)
+    assert event.raw["compactMetadata"] == boundary["compactMetadata"]
+    path = session.path()
+    (summary,) = [m for m in path if "compact_summary" in m.tags]
+    assert summary.parent_id == event.message_id
+    assert path[0].parent_id is None and path.index(summary) > 100
+    first_main = next(r for r in records if r["type"] == "user" and not r["isSidechain"])
+    assert path[0].id == first_main["uuid"]
+    assert [c.model for c in session.run_configs] == ["claude-sonnet-4-5-20250929"]
+    assert all(c.surface_hash is None and c.tools is None for c in session.run_configs)
+
+
+def test_split_replies_merge_into_one_message(corpora: Path) -> None:
+    records = raw_records(GOLFGOD)
+    groups: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in records:
+        if rec["type"] == "assistant":
+            groups[rec["message"]["id"]].append(rec)
+    biggest = max(groups.values(), key=len)
+    assert len(biggest) == 9
+    names = {"thinking": "reasoning"}
+    expected = [names.get(b["type"], b["type"]) for rec in biggest for b in rec["message"]["content"]]
+
+    session = main_session(load(GOLFGOD), GOLFGOD)
+    merged = session.get(biggest[0]["uuid"])
+    assert merged is not None
+    assert [b.kind for b in merged.blocks] == expected
+    assert all(session.get(rec["uuid"]) is None for rec in biggest[1:])
+    assert merged.usage is not None
+    assert merged.usage.output == biggest[-1]["message"]["usage"]["output_tokens"]
+    assert merged.usage.cache_read == biggest[-1]["message"]["usage"]["cache_read_input_tokens"]
+    later = {rec["uuid"] for rec in biggest[1:]}
+    answers = [r for r in records if r["type"] == "user" and r.get("parentUuid") in later]
+    assert answers
+    for rec in answers:
+        ids = {b["tool_use_id"] for b in rec["message"]["content"] if b["type"] == "tool_result"}
+        (holder,) = [m for m in session.messages
+                     if ids & {b.tool_use_id for b in m.blocks if isinstance(b, ToolResult)}]
+        assert holder.parent_id == merged.id
+
+
+def test_parallel_results_written_as_sibling_records_are_one_user_message(corpora: Path) -> None:
+    records = raw_records(MIMO_MAIN)
+    by_uuid = {r["uuid"]: r for r in records if "uuid" in r}
+    answered: defaultdict[str, set[str]] = defaultdict(set)
+    for rec in records:
+        if rec["type"] == "user" and isinstance(rec["message"]["content"], list):
+            ids = {b["tool_use_id"] for b in rec["message"]["content"] if b["type"] == "tool_result"}
+            parent = by_uuid.get(rec["parentUuid"] or "")
+            if ids and parent is not None and parent["type"] == "assistant":
+                answered[reply_head(by_uuid, parent["uuid"])] |= ids
+    session = main_session(load(MIMO_MAIN), MIMO_MAIN)
+    for head, ids in answered.items():
+        holders = [m for m in session.messages
+                   if {b.tool_use_id for b in m.blocks if isinstance(b, ToolResult)} & ids]
+        assert len(holders) == 1, head
+        assert {b.tool_use_id for b in holders[0].blocks if isinstance(b, ToolResult)} == ids
+        assert holders[0].parent_id == head
+    assert max(len(ids) for ids in answered.values()) > 1
+
+
+def test_inlined_sidechains_are_sessions_linked_to_their_task_call(corpora: Path) -> None:
+    records = raw_records(VIEWER)
+    tasks = {b["input"]["prompt"]: b["id"] for r in records if r["type"] == "assistant" and not r["isSidechain"]
+             for b in r["message"]["content"] if b["type"] == "tool_use" and b["name"] == "Task"}
+    roots = {r["uuid"]: r["message"]["content"] for r in records
+             if r.get("isSidechain") and r.get("parentUuid") is None}
+    assert len(roots) == 5
+    sid = records[1]["sessionId"]
+
+    corpus = load(VIEWER)
+    sides = {s.id: s for s in corpus.sessions if SIDECHAIN_MARK in s.id}
+    assert set(sides) == {f"{sid}{SIDECHAIN_MARK}{root}" for root in roots}
+    for root, prompt in roots.items():
+        side = sides[f"{sid}{SIDECHAIN_MARK}{root}"]
+        assert side.parent_session_id == sid
+        assert side.spawn_call_id == tasks[prompt]
+        assert side.path()[0].id == root
+        assert all(m.sidechain for m in side.messages)
+    assert not any(m.sidechain for m in corpus.session(sid).messages)
+    assert corpus.session(sid).title == records[0]["summary"]
+
+    warmup = [s for s in load(GOLFGOD).sessions if SIDECHAIN_MARK in s.id]
+    assert len(warmup) == 1 and warmup[0].spawn_call_id is None
+    assert [c.model for c in warmup[0].run_configs] == ["claude-haiku-4-5-20251001"]
+
+
+def test_subagent_files_link_to_the_parent_session_and_the_spawning_call(corpora: Path) -> None:
+    spawned: dict[str, str] = {}
+    for rec in raw_records(MIMO_MAIN):
+        result = rec.get("toolUseResult")
+        if isinstance(result, dict) and "agentId" in result:
+            spawned[result["agentId"]] = rec["message"]["content"][0]["tool_use_id"]
+    sid = MIMO_MAIN.stem
+    corpus = load(MIMO)
+    assert corpus.problems == []
+    for agent_file in sorted((MIMO / "subagents").glob("agent-*.jsonl")):
+        agent = raw_records(agent_file)[0]["agentId"]
+        session = corpus.session(f"{sid}{AGENT_MARK}{agent}")
+        assert session.parent_session_id == sid
+        assert session.spawn_call_id == spawned[agent]
+        calls = [b for _, b in corpus.session(sid).blocks() if isinstance(b, ToolUse) and b.id == spawned[agent]]
+        assert len(calls) == 1 and calls[0].name == "Agent"
+        assert isinstance(calls[0].input, dict) and session.title == calls[0].input["description"]
+
+        alone = load(agent_file)
+        assert alone.problems == []
+        (only,) = alone.sessions
+        assert only.id == session.id and only.parent_session_id == sid and only.spawn_call_id is None
+
+
+def test_mimo_titles_reasoning_providers_and_last_prompt(corpora: Path) -> None:
+    records = raw_records(MIMO_MAIN)
+    session = main_session(load(MIMO_MAIN), MIMO_MAIN)
+    assert session.title == [r for r in records if r["type"] == "ai-title"][-1]["aiTitle"]
+    reasoning = [b for _, b in session.blocks() if isinstance(b, Reasoning)]
+    assert reasoning and {(b.provider, b.model) for b in reasoning} == {("xiaomi", "mimo-v2.5-pro")}
+    by_uuid = {r["uuid"]: r for r in records if "uuid" in r}
+    last_leaf = [r for r in records if r["type"] == "last-prompt"][-1]["leafUuid"]
+    assert reply_head(by_uuid, last_leaf) in {m.id for m in session.path()}
+    kinds = Counter(e.kind for e in session.events)
+    assert kinds["attachment"] == sum(1 for r in records if r["type"] == "attachment")
+    assert kinds["meta"] == sum(1 for r in records if r["type"] in (
+        "queue-operation", "ai-title", "last-prompt", "file-history-snapshot", "system"))
+
+
+def test_thinking_keeps_signature_provider_and_model(corpora: Path) -> None:
+    records = raw_records(GOLFGOD)
+    signatures = [b["signature"] for r in records if r["type"] == "assistant"
+                  for b in r["message"]["content"] if b["type"] == "thinking"]
+    session = main_session(load(GOLFGOD), GOLFGOD)
+    reasoning = [b for _, b in session.blocks() if isinstance(b, Reasoning)]
+    assert [b.signature for b in reasoning] == signatures
+    assert {(b.provider, b.model, b.redacted) for b in reasoning} == {
+        ("anthropic", "claude-sonnet-4-5-20250929", False)}
+
+
+def test_pasted_images_are_stored_once_by_content_hash(corpora: Path) -> None:
+    payloads = [base64.b64decode(b["source"]["data"]) for r in raw_records(GOLFGOD) if r["type"] == "user"
+                and isinstance(r["message"]["content"], list)
+                for b in r["message"]["content"] if b["type"] == "image"]
+    corpus = load(GOLFGOD)
+    images = [b for s in corpus.sessions for _, b in s.blocks() if isinstance(b, Image)]
+    assert [i.sha256 for i in images] == [hashlib.sha256(p).hexdigest() for p in payloads]
+    for image, payload in zip(images, payloads, strict=True):
+        assert corpus.images[image.sha256 or ""] == payload
+        with PILImage.open(io.BytesIO(payload)) as pixels:
+            assert (image.media_type, image.width, image.height, image.size) == (
+                "image/png", pixels.width, pixels.height, len(payload))
+
+
+def test_synthetic_error_stub_and_attachment_parent(corpora: Path) -> None:
+    records = raw_records(TINY)
+    by_type = {r["type"]: r for r in records}
+    session = load(TINY).sessions[0]
+    stub = session.get(by_type["assistant"]["uuid"])
+    assert stub is not None
+    assert {"synthetic", "api_error"} <= set(stub.tags) and stub.provider is None
+    assert stub.parent_id == by_type["user"]["uuid"]  # the raw parent is the attachment record
+    assert session.tip == by_type["last-prompt"]["leafUuid"]
+    assert session.run_configs == ()
+    (error,) = [e for e in session.events if e.kind == "error"]
+    assert error.message_id == stub.id and error.text == by_type["assistant"]["message"]["content"][0]["text"]
+    (attachment,) = [e for e in session.events if e.kind == "attachment"]
+    assert attachment.type == by_type["attachment"]["attachment"]["type"]
+    assert attachment.message_id == by_type["user"]["uuid"]
+
+
+def test_progress_queue_and_hook_records_are_events(corpora: Path) -> None:
+    records = raw_records(TEAMWORK)
+    session = main_session(load(TEAMWORK), TEAMWORK)
+    kinds = Counter(e.kind for e in session.events)
+    types = Counter(r["type"] for r in records)
+    assert kinds["progress"] == types["progress"]
+    assert kinds["meta"] == types["queue-operation"] + types["file-history-snapshot"] + types["system"]
+    assert len(session.events) == sum(n for t, n in types.items() if t not in ("user", "assistant"))
+    progress = [e for e in session.events if e.kind == "progress"]
+    assert {e.type for e in progress} == {r["data"]["type"] for r in records if r["type"] == "progress"}
+
+
+def test_sniff_claims_claude_code_and_nothing_else(corpora: Path) -> None:
+    for path in sorted(p for p in corpora.rglob("*") if p.is_file() and p.name != "SOURCES.md"):
+        head = path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")
+        assert IMPORTER.sniff(path, head) == (CC in path.parents), path.name
+
+
+# ---------------------------------------------------------------- hand-made input
+
+SID = "5e551011-0000-4000-8000-000000000001"
+
+
+class Transcript:
+    """Builds Claude Code records (2.x field layout) and writes them as JSONL or a JSON array."""
+
+    def __init__(self, session_id: str = SID) -> None:
+        self.session_id = session_id
+        self.lines: list[bytes] = []
+        self.clock = 0
+
+    def record(self, kind: str, uid: str | None, parent: str | None, **extra: Any) -> dict[str, Any]:
+        self.clock += 1
+        rec: dict[str, Any] = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": "/w",
+                               "sessionId": self.session_id, "version": "2.1.15", "type": kind,
+                               "timestamp": f"2026-01-01T00:00:{self.clock:02d}.000Z", **extra}
+        if uid is not None:
+            rec["uuid"] = uid
+        return rec
+
+    def user(self, uid: str, parent: str | None, content: Any, **extra: Any) -> Transcript:
+        return self.add(self.record("user", uid, parent, message={"role": "user", "content": content}, **extra))
+
+    def assistant(self, uid: str, parent: str | None, content: list[Any], msg: str | None = None,
+                  model: str = "claude-sonnet-4-5-20250929") -> Transcript:
+        message = {"id": msg or f"msg_{uid}", "type": "message", "role": "assistant", "model": model,
+                   "content": content, "usage": {"input_tokens": 3, "output_tokens": 7}}
+        return self.add(self.record("assistant", uid, parent, message=message))
+
+    def add(self, rec: dict[str, Any]) -> Transcript:
+        self.lines.append(json.dumps(rec, ensure_ascii=False).encode("utf-8"))
+        return self
+
+    def raw(self, line: bytes) -> Transcript:
+        self.lines.append(line)
+        return self
+
+    def base(self) -> Transcript:
+        """u1 asks, a1 calls Bash, u2 answers, a2 concludes: lines 1-4."""
+        return (self.user("u1", None, "hello")
+                .assistant("a1", "u1", [{"type": "text", "text": "listing"},
+                                        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}])
+                .user("u2", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": "file.txt"}])
+                .assistant("a2", "u2", [{"type": "text", "text": "done"}]))
+
+    def write(self, path: Path, newline_at_end: bool = True) -> Path:
+        path.write_bytes(b"\n".join(self.lines) + (b"\n" if newline_at_end else b""))
+        return path
+
+
+def png(width: int = 3, height: int = 2) -> bytes:
+    out = io.BytesIO()
+    PILImage.new("RGB", (width, height), (200, 10, 10)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def message(session: Session, message_id: str) -> Message:
+    found = session.get(message_id)
+    assert found is not None, message_id
+    return found
+
+
+def line_of_message(session: Session, message_id: str) -> int | None:
+    source = message(session, message_id).source
+    assert source is not None
+    return source.line
+
+
+def only_session(corpus: Corpus) -> Session:
+    (session,) = corpus.sessions
+    return session
+
+
+BAD_INPUTS: dict[str, tuple[Any, int | None, str, int]] = {
+    # name: (build, line, reason fragment, messages that still load)
+    "truncated last line": (lambda t: t.base().raw(b'{"parentUuid": "a2", "type": "user", "mess'), 5,
+                            "truncated last line", 4),
+    "non-JSON line": (lambda t: t.user("u1", None, "hello").raw(b"this is not json")
+                      .assistant("a1", "u1", [{"type": "text", "text": "hi"}]), 2, "not valid JSON", 2),
+    "invalid UTF-8": (lambda t: t.base().raw(b'{"type": "user", "uuid": "u9", "note": "\xff\xfe"}'), 5,
+                      "not valid UTF-8", 4),
+    "unknown record type": (lambda t: t.base().add(t.record("hologram", "x1", "a2", payload=[1, 2]))
+                            .user("u3", "x1", "after"), 5, "unknown record type 'hologram'", 5),
+    "unknown block type": (lambda t: t.user("u1", None, "hi").assistant(
+        "a1", "u1", [{"type": "text", "text": "look"}, {"type": "hologram", "payload": [1, 2]}]), 2,
+                           "unknown content block type 'hologram'", 2),
+    "missing parent": (lambda t: t.base().user("u3", "ghost", "orphaned prompt"), 5,
+                       "parent ghost of u3 is not in the file", 5),
+    "parent cycle": (lambda t: t.base().user("c1", "c2", "one").assistant("c2", "c1", [{"type": "text", "text": "two"}]),
+                     5, "parent cycle", 6),
+    "duplicate ids": (lambda t: t.base().user("u1", None, "hello, but different"), 5, "duplicate uuid u1", 4),
+    "orphan tool result": (lambda t: t.base().user(
+        "u3", "a2", [{"type": "tool_result", "tool_use_id": "t_gone", "content": "late"}]), 5,
+                           "tool_use 't_gone', which is not in the file", 5),
+    "tool input not JSON": (lambda t: t.user("u1", None, "go").assistant(
+        "a1", "u1", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": "{oops"}]), 2,
+                            "input is not a JSON object", 2),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_is_reported_with_file_line_and_reason_and_the_rest_loads(case: str, tmp_path: Path) -> None:
+    build, line, fragment, messages = BAD_INPUTS[case]
+    path = build(Transcript()).write(tmp_path / "bad.jsonl", newline_at_end=case != "truncated last line")
+    corpus = load(path)
+    assert corpus.formats == {"bad.jsonl": "claude_code"}
+    found = [p for p in corpus.problems if fragment in p.reason]
+    assert [(p.file, p.line) for p in found] == [("bad.jsonl", line)], corpus.problems
+    assert sum(len(s.messages) for s in corpus.sessions) == messages
+    with pytest.raises(RecordError) as raised:
+        load(path, strict=True)
+    assert raised.value.problem.file == "bad.jsonl"
+
+
+def test_bad_input_keeps_what_it_did_not_understand(tmp_path: Path) -> None:
+    unknown = only_session(load(BAD_INPUTS["unknown record type"][0](Transcript()).write(tmp_path / "a.jsonl")))
+    (other,) = [e for e in unknown.events if e.kind == "other"]
+    assert isinstance(other.raw, dict) and other.raw["payload"] == [1, 2] and other.type == "hologram"
+    assert other.message_id == "a2" and message(unknown, "u3").parent_id == "a2"
+
+    block = only_session(load(BAD_INPUTS["unknown block type"][0](Transcript()).write(tmp_path / "b.jsonl")))
+    opaque = [b for _, b in block.blocks() if isinstance(b, Opaque)]
+    assert [(o.type, o.raw) for o in opaque] == [("hologram", {"type": "hologram", "payload": [1, 2]})]
+
+    bad_input = only_session(load(BAD_INPUTS["tool input not JSON"][0](Transcript()).write(tmp_path / "c.jsonl")))
+    (call,) = [b for _, b in bad_input.blocks() if isinstance(b, ToolUse)]
+    assert (call.input, call.raw_input, call.input_valid) == (None, "{oops", False)
+
+    orphan = only_session(load(BAD_INPUTS["orphan tool result"][0](Transcript()).write(tmp_path / "d.jsonl")))
+    assert message(orphan, "u3").blocks == (ToolResult("t_gone", "late"),)
+
+    missing = only_session(load(BAD_INPUTS["missing parent"][0](Transcript()).write(tmp_path / "e.jsonl")))
+    assert message(missing, "u3").parent_id == "ghost"
+
+    cycle = only_session(load(BAD_INPUTS["parent cycle"][0](Transcript()).write(tmp_path / "f.jsonl")))
+    assert message(cycle, "c1").parent_id is None and message(cycle, "c2").parent_id == "c1"
+    assert cycle.tip is not None and len(cycle.path()) >= 2
+
+    duplicate = only_session(load(BAD_INPUTS["duplicate ids"][0](Transcript()).write(tmp_path / "g.jsonl")))
+    assert message(duplicate, "u1").text == "hello"
+
+
+def test_identical_repeated_records_load_once_without_a_problem(tmp_path: Path) -> None:
+    transcript = Transcript().base()
+    transcript.lines.extend(transcript.lines[1:3])
+    corpus = load(transcript.write(tmp_path / "resumed.jsonl"))
+    assert corpus.problems == []
+    assert [m.id for m in only_session(corpus).messages] == ["u1", "a1", "u2", "a2"]
+
+
+def test_empty_file_is_a_problem_and_strict_raises(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    for forced in (None, "claude_code"):
+        corpus = load(empty, format=forced)
+        assert corpus.sessions == []
+        assert [(p.file, p.line) for p in corpus.problems] == [("empty.jsonl", None)]
+        assert "empty" in corpus.problems[0].reason
+        with pytest.raises(RecordError):
+            load(empty, strict=True, format=forced)
+
+
+def test_json_array_dump_matches_jsonl_and_names_record_lines(corpora: Path, tmp_path: Path) -> None:
+    records = raw_records(TINY)
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(records, indent=2, ensure_ascii=False), encoding="utf-8")
+    compact = tmp_path / "compact.json"
+    compact.write_text(json.dumps(records), encoding="utf-8")
+    reference = load(TINY).sessions
+    for path in (pretty, compact):
+        sessions = load(path).sessions
+        assert [(s.id, s.tip, s.title) for s in sessions] == [(s.id, s.tip, s.title) for s in reference]
+        for mine, theirs in zip(sessions, reference, strict=True):
+            assert [(m.id, m.parent_id, m.role, m.blocks, m.tags) for m in mine.messages] == [
+                (m.id, m.parent_id, m.role, m.blocks, m.tags) for m in theirs.messages]
+    opens = [n for n, text in enumerate(pretty.read_text(encoding="utf-8").splitlines(), 1) if text == "  {"]
+    user_index = next(i for i, r in enumerate(records) if r["type"] == "user")
+    (pretty_session,) = load(pretty).sessions
+    (compact_session,) = load(compact).sessions
+    user = records[user_index]["uuid"]
+    assert line_of_message(pretty_session, user) == opens[user_index]
+    assert line_of_message(compact_session, user) == user_index + 1
+
+
+def test_a_broken_json_array_keeps_the_records_before_the_break(corpora: Path, tmp_path: Path) -> None:
+    records = raw_records(TINY)
+    text = json.dumps(records, indent=2)
+    opens = [n for n, line in enumerate(text.splitlines(), 1) if line == "  {"]
+    cut = tmp_path / "cut.json"
+    cut.write_text("\n".join(text.splitlines()[: opens[4] + 3]), encoding="utf-8")
+    corpus = load(cut)
+    assert [(p.file, p.line) for p in corpus.problems] == [("cut.json", opens[4])]
+    assert "record 5 is not valid JSON" in corpus.problems[0].reason
+    kept = {m.id for s in corpus.sessions for m in s.messages}
+    assert kept == {r["uuid"] for r in records[:4] if r["type"] in ("user", "assistant")}
+
+
+def test_last_prompt_names_the_branch_the_tip_is_on(tmp_path: Path) -> None:
+    def branched() -> Transcript:
+        return (Transcript().user("u1", None, "start").assistant("a1", "u1", [{"type": "text", "text": "ok"}])
+                .user("u2", "a1", "first try").assistant("a2", "u2", [{"type": "text", "text": "one"}])
+                .user("u3", "a1", "second try").assistant("a3", "u3", [{"type": "text", "text": "two"}]))
+
+    newest = only_session(load(branched().write(tmp_path / "newest.jsonl")))
+    assert newest.tip == "a3" and {m.id for m in newest.children()["a1"]} == {"u2", "u3"}
+    named = branched()
+    named.add({"type": "last-prompt", "lastPrompt": "first try", "leafUuid": "u2", "sessionId": SID})
+    chosen = only_session(load(named.write(tmp_path / "named.jsonl")))
+    assert chosen.tip == "a2" and [m.id for m in chosen.path()] == ["u1", "a1", "u2", "a2"]
+
+
+def test_resumed_file_with_two_session_ids_is_one_session(tmp_path: Path) -> None:
+    new_id = "5e551011-0000-4000-8000-000000000002"
+    first = Transcript().base()
+    second = Transcript(new_id).user("u3", "a2", "continue").assistant("a3", "u3", [{"type": "text", "text": "more"}])
+    first.lines.extend(second.lines)
+    session = only_session(load(first.write(tmp_path / f"{new_id}.jsonl")))
+    assert session.id == new_id
+    assert [m.id for m in session.path()] == ["u1", "a1", "u2", "a2", "u3", "a3"]
+
+
+def test_tool_result_images_redacted_thinking_and_url_images(tmp_path: Path) -> None:
+    pixels = png()
+    encoded = base64.b64encode(pixels).decode("ascii")
+    transcript = (Transcript().user("u1", None, [
+        {"type": "image", "source": {"type": "url", "url": "https://example.org/cat.png"}},
+        {"type": "text", "text": "see"}])
+        .assistant("a1", "u1", [{"type": "redacted_thinking", "data": "EncryptedBlob"},
+                                {"type": "tool_use", "id": "t1", "name": "mcp__shots__take", "input": {}}])
+        .user("u2", "a1", [{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": [
+            {"type": "text", "text": "two shots"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": encoded}},
+            {"type": "tool_reference", "tool_name": "take"}]}],
+              toolUseResult={"shots": 1}))
+    corpus = load(transcript.write(tmp_path / "shots.jsonl"))
+    assert corpus.problems == []
+    session = only_session(corpus)
+    (url_image,) = [b for _, b in session.blocks() if isinstance(b, Image)]
+    assert (url_image.url, url_image.sha256, url_image.media_type) == ("https://example.org/cat.png", None, "image/png")
+    (thought,) = [b for _, b in session.blocks() if isinstance(b, Reasoning)]
+    assert (thought.redacted, thought.signature, thought.text, thought.provider) == (
+        True, "EncryptedBlob", "", "anthropic")
+    (result,) = [b for _, b in session.blocks() if isinstance(b, ToolResult)]
+    assert result.is_error and result.detail == {"shots": 1}
+    assert result.output == 'two shots\n{"type":"tool_reference","tool_name":"take"}'
+    (shot,) = result.images
+    assert (shot.sha256, shot.size, shot.width, shot.height) == (hashlib.sha256(pixels).hexdigest(), len(pixels), 3, 2)
+    assert corpus.images[shot.sha256 or ""] == pixels
+
+
+def test_sniff_reads_a_first_line_longer_than_the_sniffed_head(tmp_path: Path) -> None:
+    path = Transcript().user("u1", None, "x" * (2 * SNIFF_BYTES)).write(tmp_path / "long.jsonl")
+    head = path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")
+    assert IMPORTER.sniff(path, head)
+    assert not IMPORTER.sniff(path, '{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\n')
+    assert not IMPORTER.sniff(path, '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]')

@@ -1,0 +1,106 @@
+"""``toolkit costs image W H --model M``, ``toolkit costs text FILE --model M`` and
+``toolkit costs calibrate PATH``: what an image or a text costs a model, and how good the estimates are."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolkit.costs import UnknownModelError, image_tokens, text_tokens
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("costs", help="token costs of images and text per provider and model")
+    nested = parser.add_subparsers(dest="costs_command", required=True, metavar="WHAT")
+
+    image = nested.add_parser("image", help="tokens an image costs, and the size the provider resizes it to")
+    image.add_argument("width", type=int)
+    image.add_argument("height", type=int)
+    image.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
+    image.add_argument("--detail", help="OpenAI low/high/original/auto, Gemini media_resolution level, "
+                                        "or 'legacy' for Claude's w*h/750 rule")
+    image.add_argument("--json", action="store_true", help="one JSON object")
+    image.set_defaults(func=run_image)
+
+    text = nested.add_parser("text", help="tokens a text file costs (exact for OpenAI, else an estimate)")
+    text.add_argument("file", type=Path, help="a UTF-8 text file, or - for standard input")
+    text.add_argument("--model", required=True)
+    text.add_argument("--json", action="store_true")
+    text.set_defaults(func=run_text)
+
+    calibrate = nested.add_parser("calibrate", help="estimator error against the counts providers reported")
+    calibrate.add_argument("path", type=Path, help="corpus file or directory")
+    calibrate.add_argument("--json", action="store_true")
+    calibrate.set_defaults(func=run_calibrate)
+
+
+def _plain(value: Any) -> Any:
+    return {k: _plain(v) for k, v in dataclasses.asdict(value).items()} if dataclasses.is_dataclass(value) else value
+
+
+def _fail(message: str) -> int:
+    print(f"toolkit costs: {message}", file=sys.stderr)
+    return 2
+
+
+def run_image(args: argparse.Namespace) -> int:
+    try:
+        cost = image_tokens(args.width, args.height, args.model, args.detail)
+    except (UnknownModelError, ValueError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        data = _plain(cost)
+        data["downscaled"] = cost.downscaled
+        print(json.dumps(data, ensure_ascii=False))
+        return 0
+    resized = "not documented" if cost.resized is None else f"{cost.resized[0]}x{cost.resized[1]}"
+    print(f"{cost.tokens} tokens  {args.width}x{args.height} -> {resized}  ({cost.family}, {cost.rule}"
+          + (f", detail {cost.detail}" if cost.detail else "") + ")")
+    print(f"source: {cost.source}")
+    if cost.note:
+        print(f"note: {cost.note}")
+    return 0
+
+
+def run_text(args: argparse.Namespace) -> int:
+    where = "standard input" if str(args.file) == "-" else str(args.file)
+    try:
+        data = sys.stdin.buffer.read() if where == "standard input" else args.file.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as exc:
+        return _fail(f"{where}: cannot read: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        return _fail(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})")
+    try:
+        count = text_tokens(text, args.model)
+    except UnknownModelError as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps({**_plain(count), "file": where, "chars": len(text)}, ensure_ascii=False))
+        return 0
+    kind = "exact" if count.exact else (
+        f"estimate, median error {count.error_median:.0%}, p90 {count.error_p90:.0%}")
+    print(f"{count.tokens} tokens  ({count.family}, {count.method}, {kind})")
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from toolkit.corpus import load
+    from toolkit.costs.calibration import table
+
+    corpus = load(args.path, progress=False)
+    frame = table(corpus.sessions)
+    if frame.is_empty():
+        return _fail(f"{args.path}: no request with provider-reported usage and a registered model")
+    if args.json:
+        print(json.dumps(frame.to_dicts()))
+        return 0
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40, float_precision=3):
+        print(frame.drop("families"))
+    return 0

@@ -1,0 +1,36 @@
+"""``toolkit store PATH -o DB``: load a corpus into a transcript store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolkit.cli.info import readable
+from toolkit.corpus import load
+from toolkit.transcripts import SchemaError, TranscriptStore
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = load(args.path, progress=True)
+    if not readable(corpus):
+        print(f"nothing could be read from {args.path}", file=sys.stderr)
+        return 1
+    try:
+        with TranscriptStore(args.output) as store:
+            stored = store.add(corpus, replace=args.replace, progress=True)
+            total = len(store)
+    except (SchemaError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    messages = sum(len(s.messages) for s in corpus.sessions)
+    print(f"stored {len(stored)} sessions ({messages} messages, {len(corpus.images)} images, "
+          f"{len(corpus.problems)} problems) in {args.output}; it now holds {total} sessions")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("store", help="load a corpus into a transcript store (SQLite)")
+    parser.add_argument("path", help="a transcript file or a directory (searched recursively)")
+    parser.add_argument("-o", "--output", required=True, help="the store file to write (created if absent)")
+    parser.add_argument("--replace", action="store_true", help="overwrite sessions the store already holds")
+    parser.set_defaults(func=run)

@@ -1,0 +1,331 @@
+"""Anthropic Messages API conversations read into the record.
+
+Documents: a request body (``model``, ``system`` as a string or text blocks, ``messages``, ``tools``),
+a bare messages list, a response (``type: message`` with ``content`` and ``usage``), the same one per
+JSONL line, and Message Batches lines (``params`` / ``result.message``), read through
+``toolkit.corpus.recording``. The ``system`` prompt becomes a ``system`` message at the root (id
+``<prefix>:system``) and the run config's system prompt (text blocks joined by a newline).
+
+Blocks: text; image (``base64`` sources stored as bytes, ``url`` sources kept as references, Files API
+sources kept opaque); ``tool_use``; ``tool_result`` (content a string or text / image blocks, images
+going to ``ToolResult.images``, other blocks kept as opaque blocks after it; ``is_error``); ``thinking``
+with its signature and ``redacted_thinking`` (its ``data`` as the signature, ``redacted``), both
+signed by provider ``anthropic`` and the model; the server-side and document blocks
+(``server_tool_use``, ``web_search_tool_result``, ``document``, ``container_upload``...) kept as opaque
+blocks and counted, without a problem. Tool results stay in ``user`` messages, as the wire has them.
+Unknown block types are kept as opaque and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolkit.corpus import recording
+from toolkit.corpus.recording import (
+    CallBook,
+    JsonObj,
+    Origin,
+    Request,
+    Wire,
+    as_int,
+    chain,
+    items,
+    run_config,
+    text_of,
+    tool_use,
+    usage_of,
+)
+from toolkit.corpus.source import ImportContext, Importer, stringify
+from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
+
+FORMAT = "anthropic"
+PROVIDER = "anthropic"
+
+KNOWN_BLOCKS = frozenset({
+    "server_tool_use", "mcp_tool_use", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result",
+    "code_execution_tool_result", "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result", "advisor_tool_result", "document", "search_result", "container_upload",
+    "compaction", "tool_reference", "browser_state", "fallback",
+})
+"""Documented block types the record has no kind for (anthropic 2.14.0 ``ContentBlockParam`` and the
+beta blocks): kept as opaque blocks without a problem."""
+
+
+def messages_to_record(
+    messages: Sequence[Any],
+    *,
+    file: str | Path,
+    ctx: ImportContext,
+    id_prefix: str,
+    system: Any = None,
+    first_index: int = 0,
+    parent_id: str | None = None,
+    line: int | None = None,
+    lines: Sequence[int | None] | None = None,
+    model: str | None = None,
+    provider: str | None = PROVIDER,
+    history: Sequence[Message] = (),
+) -> list[Message]:
+    """Anthropic messages (and the request's ``system``, a string or text blocks, as a leading
+    ``system`` message) as record messages, ids ``<id_prefix>:<first_index + i>``, chained under
+    ``parent_id``. The other arguments are as in ``openai_chat.messages_to_record``."""
+    where = Origin(file, ctx, line, lines)
+    out = _system(system, where, id_prefix) + _messages(messages, where, id_prefix, first_index, model, provider,
+                                                         CallBook(history))
+    return chain(out, parent_id)
+
+
+def system_text(system: Any) -> str | None:
+    """The system prompt's words: the string, or its text blocks joined by a newline."""
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        texts = [str(b.get("text", "")) for b in system if isinstance(b, dict) and b.get("type", "text") == "text"]
+        return "\n".join(texts)
+    return None
+
+
+def _system(system: Any, where: Origin, prefix: str) -> list[Message]:
+    text = system_text(system)
+    if not text:
+        return []
+    blocks: list[Block] = [Text(text)] if isinstance(system, str) else [
+        Text(str(b.get("text", ""))) for b in system if isinstance(b, dict) and b.get("type", "text") == "text"]
+    return [Message(f"{prefix}:system", None, "system", tuple(blocks), source=where.source(where.line))]
+
+
+def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+              provider: str | None, book: CallBook) -> list[Message]:
+    out: list[Message] = []
+    for i, raw in enumerate(messages):
+        message_id = f"{prefix}:{first + i}"
+        line = where.at(i)
+        if not isinstance(raw, dict):
+            where.problem(line, f"message {i + 1} is a JSON {type(raw).__name__}, not an object")
+            out.append(Message(message_id, None, "user", (Opaque("message", raw, "not an object"),),
+                               source=where.source(line)))
+            continue
+        role = raw.get("role")
+        record_role: Role
+        if role in ("user", "assistant", "system"):
+            record_role = role
+        else:
+            where.problem(line, f"message {i + 1} has unknown role {role!r}; kept as a user message")
+            record_role = "user"
+        blocks = content_to_blocks(raw.get("content"), where, line, model, provider, book)
+        speaker = record_role == "assistant"
+        out.append(Message(message_id, None, record_role, tuple(blocks), model=model if speaker else None,
+                           provider=provider if speaker else None, source=where.source(line)))
+    return chain(out, None)
+
+
+def content_to_blocks(content: Any, where: Origin, line: int | None, model: str | None, provider: str | None,
+                      book: CallBook) -> list[Block]:
+    """A message's content (a string or content blocks) as record blocks."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Text(content)] if content else []
+    if not isinstance(content, list):
+        where.problem(line, f"content is a JSON {type(content).__name__}, neither text nor a list of blocks")
+        return [Opaque("content", content, "neither text nor blocks")]
+    out: list[Block] = []
+    for block in content:
+        if isinstance(block, str):
+            if block:
+                out.append(Text(block))
+        elif isinstance(block, dict):
+            out.extend(_block(block, where, line, model, provider, book))
+        else:
+            where.problem(line, f"content block is a JSON {type(block).__name__}, not an object; kept as opaque")
+            out.append(Opaque("block", block, "not an object"))
+    return out
+
+
+def _block(block: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None,
+           book: CallBook) -> list[Block]:
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        return [Text(text)] if isinstance(text, str) and text else []
+    if kind == "image":
+        return [image(block, where, line)]
+    if kind == "tool_use":
+        call_id = str(block.get("id") or "")
+        name = str(block.get("name") or "")
+        book.call(call_id, name)
+        return [tool_use(call_id, name, block.get("input"), where, line)]
+    if kind == "tool_result":
+        return _result(block, where, line, book)
+    if kind == "thinking":
+        return [Reasoning(str(block.get("thinking") or ""), signature=text_of(block.get("signature")),
+                          provider=provider, model=model)]
+    if kind == "redacted_thinking":
+        return [Reasoning("", signature=text_of(block.get("data")), provider=provider, model=model, redacted=True)]
+    if kind in KNOWN_BLOCKS:
+        return [Opaque(str(kind), block, "block the record has no kind for")]
+    where.problem(line, f"unknown content block type {kind!r}; kept as opaque")
+    return [Opaque(str(kind), block, "unknown content block")]
+
+
+def image(block: JsonObj, where: Origin, line: int | None) -> Image | Opaque:
+    """An image block: base64 bytes stored, a URL kept as a reference, a Files API id kept opaque."""
+    source = block.get("source")
+    kind = source.get("type") if isinstance(source, dict) else None
+    if isinstance(source, dict) and kind == "base64" and isinstance(source.get("data"), str):
+        return recording.image_base64(where, line, source["data"], text_of(source.get("media_type")))
+    if isinstance(source, dict) and kind == "url" and isinstance(source.get("url"), str):
+        return where.ctx.image_data_url(source["url"], where.file, line)
+    if kind == "file":
+        return Opaque("image", block, "image by Files API id; bytes not recorded")
+    where.problem(line, f"image block with source type {kind!r} cannot be read; kept as opaque")
+    return Opaque("image", block, "unreadable image source")
+
+
+def _result(block: JsonObj, where: Origin, line: int | None, book: CallBook) -> list[Block]:
+    call_id = text_of(block.get("tool_use_id"))
+    answered = book.answer(call_id, None)
+    if answered is None:
+        where.problem(line, f"tool_result for call {call_id!r} has no earlier tool_use (orphan); kept")
+    content = block.get("content")
+    texts: list[str] = []
+    images: list[Image] = []
+    others: list[Block] = []
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if isinstance(part, dict) and kind == "text":
+                texts.append(str(part.get("text") or ""))
+            elif isinstance(part, dict) and kind == "image":
+                found = image(part, where, line)
+                if isinstance(found, Image):
+                    images.append(found)
+                else:
+                    others.append(found)
+            elif isinstance(part, dict) and kind in KNOWN_BLOCKS:
+                others.append(Opaque(str(kind), part, "tool result content the record has no kind for"))
+            else:
+                where.problem(line, f"unknown tool_result content type {kind!r}; kept as opaque")
+                others.append(Opaque(str(kind), part, "unknown tool result content"))
+    elif content is not None:
+        texts.append(stringify(content))
+    result = ToolResult(answered or call_id or "", "\n".join(texts), is_error=block.get("is_error") is True,
+                        images=tuple(images))
+    return [result, *others]
+
+
+def anthropic_usage(raw: Any) -> Usage | None:
+    """Usage as Anthropic reports it: ``input_tokens`` are already the uncached ones, beside
+    ``cache_read_input_tokens`` and ``cache_creation_input_tokens``
+    (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, read 2026-11-29)."""
+    if not isinstance(raw, dict):
+        return None
+    return usage_of(as_int(raw.get("input_tokens")), as_int(raw.get("output_tokens")),
+                    as_int(raw.get("cache_read_input_tokens")), as_int(raw.get("cache_creation_input_tokens")))
+
+
+def tool_names(tools: Sequence[Any]) -> list[str]:
+    return [str(t.get("name") or t.get("type") or "") if isinstance(t, dict) else "" for t in tools]
+
+
+def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
+                  history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
+    """A Messages request body (also a bare ``{"messages": [...]}``)."""
+    model = text_of(body.get("model")) or model
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        where.problem(where.line, "request body has no messages list")
+        messages = []
+    signer = provider or PROVIDER
+    out = _system(body.get("system"), where, id_prefix) + _messages(
+        messages, where, id_prefix, first_index, model, signer, CallBook(history))
+    tools = items(body.get("tools"))
+    config = run_config(model=model, provider=signer, system=system_text(body.get("system")), tools=tools,
+                        tool_names=tool_names(tools), where=where)
+    return Request(chain(out, None), config, next_index=first_index + len(messages))
+
+
+def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, message_id: str,
+                       line: int | None = None, provider: str | None = PROVIDER,
+                       time: datetime | None = None) -> list[Message]:
+    """A Messages response as the assistant message it holds (with its usage), in a list."""
+    return parse_response(body, Origin(file, ctx, line), message_id=message_id, provider=provider, time=time)
+
+
+def parse_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+                   time: datetime | None = None) -> list[Message]:
+    if not isinstance(body.get("content"), list):
+        return []
+    model = text_of(body.get("model"))
+    signer = provider or PROVIDER
+    blocks = content_to_blocks(body["content"], where, where.line, model, signer, CallBook())
+    return [Message(message_id, None, "assistant", tuple(blocks), time=time, model=model, provider=signer,
+                    usage=anthropic_usage(body.get("usage")), source=where.source(where.line))]
+
+
+def merge_stream(events: list[JsonObj]) -> JsonObj:
+    """Messages stream events folded into the final message (``message_start``, the content block
+    events with text, JSON, thinking and signature deltas, ``message_delta`` usage)."""
+    message: JsonObj = {}
+    blocks: dict[int, JsonObj] = {}
+    partial: dict[int, str] = {}
+    for event in events:
+        kind = event.get("type")
+        index = as_int(event.get("index")) or 0
+        if kind == "message_start" and isinstance(event.get("message"), dict):
+            message = dict(event["message"])
+        elif kind == "content_block_start" and isinstance(event.get("content_block"), dict):
+            blocks[index] = dict(event["content_block"])
+        elif kind == "content_block_delta" and isinstance(event.get("delta"), dict):
+            delta = event["delta"]
+            block = blocks.setdefault(index, {"type": "text", "text": ""})
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                block["text"] = str(block.get("text") or "") + str(delta.get("text") or "")
+            elif dtype == "input_json_delta":
+                partial[index] = partial.get(index, "") + str(delta.get("partial_json") or "")
+            elif dtype == "thinking_delta":
+                block["thinking"] = str(block.get("thinking") or "") + str(delta.get("thinking") or "")
+            elif dtype == "signature_delta":
+                block["signature"] = str(block.get("signature") or "") + str(delta.get("signature") or "")
+            elif dtype == "citations_delta":
+                block.setdefault("citations", []).append(delta.get("citation"))
+        elif kind == "message_delta":
+            if isinstance(event.get("delta"), dict):
+                message.update({k: v for k, v in event["delta"].items() if v is not None})
+            if isinstance(event.get("usage"), dict):
+                usage = dict(message.get("usage") or {})
+                usage.update({k: v for k, v in event["usage"].items() if v is not None})
+                message["usage"] = usage
+        elif kind == "error":
+            message["error"] = event.get("error", event)
+    for index, text in partial.items():
+        try:
+            blocks[index]["input"] = orjson.loads(text) if text.strip() else {}
+        except orjson.JSONDecodeError:
+            blocks[index]["input"] = text  # read as a call whose arguments are not valid JSON
+    message.setdefault("type", "message")
+    message["content"] = [blocks[i] for i in sorted(blocks)]
+    return message
+
+
+def _sniff(path: Path, head: str) -> bool:
+    return recording.detect(path, head) == FORMAT
+
+
+WIRE = Wire(name="anthropic", format=FORMAT, provider=PROVIDER, parse_request=parse_request,
+            parse_response=parse_response, merge_stream=merge_stream)
+
+IMPORTER = Importer(
+    name=FORMAT,
+    sniff=_sniff,
+    read=recording.read,
+    description="Anthropic Messages request bodies, message lists and responses",
+)

@@ -1,0 +1,1100 @@
+"""Claude Code transcripts: the JSONL files under ``~/.claude/projects`` (1.0.x to 2.1.x), their
+subagent side files (``agent-<id>.jsonl``, in ``<session>/subagents/`` since 2.1), and the same
+records dumped as one JSON array (Stop hooks copy ``transcript_path`` that way).
+
+How records become the record, and why:
+
+* Sessions. The main records of a file are one session per ``sessionId`` (ids that a resumed file
+  joins by parent links count as one, named after the file when it carries one of them).
+  ``isSidechain`` records inlined in a pre-2.x file become one session per sidechain root, id
+  ``<session>:sidechain-<root uuid>``, linked to the ``Task`` call whose prompt they answer.
+  Records that carry an ``agentId`` become ``<sessionId>:agent-<agentId>``, whose parent session is
+  the ``sessionId`` they carry even when that file is not loaded; ``link`` names the spawning call,
+  the one whose ``toolUseResult.agentId`` names them (agent ids repeat across sessions, so the
+  parent session decides between candidates).
+* The tree. ``system``, ``attachment``, ``progress`` and unknown records with a uuid are events,
+  not messages: a message whose parent is one of them hangs from the nearest message above it, and
+  a compact boundary's ``logicalParentUuid`` carries the tree across the compaction.
+* One API reply that Claude Code wrote as several records (same ``message.id``, each the child of
+  the previous) is one message whose id is the first record's uuid; parallel tool results written as
+  separate records (siblings under the reply in 2.x, a chain in 1.x) are one user message, as the
+  client sends them to the API. Otherwise a path would hold calls whose answers sit on a side leaf.
+* The tip is the newest leaf below the message the last ``last-prompt`` record names, else the newest
+  leaf. Newest means last written: the files are append-only logs.
+* Bad input. Every problem names file, line and reason and the rest loads: unknown record types
+  are ``other`` events and unknown blocks opaque blocks, both with their raw JSON; a repeated uuid
+  keeps the first copy (reported only when the copies differ); a parent cycle is cut at its first
+  written record; a missing parent stays named on the message, whose path then starts there.
+* Lines. JSONL: the line. JSON array: the line where the record's ``{`` opens when every top-level
+  record starts its own line (``json.dump(..., indent=N)``), else the record's index + 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolkit.corpus.source import (
+    ImportContext,
+    Importer,
+    iter_json_lines_bytes,
+    json_text,
+    line_of,
+    parse_arguments,
+    parse_time,
+    stringify,
+)
+from toolkit.record import (
+    Block,
+    Event,
+    EventKind,
+    Image,
+    JsonValue,
+    Message,
+    Opaque,
+    Reasoning,
+    Role,
+    RunConfig,
+    Session,
+    SourceRef,
+    Text,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+
+NAME = "claude_code"
+AGENT_MARK = ":agent-"
+SIDECHAIN_MARK = ":sidechain-"
+
+SESSION_RECORD_TYPES = frozenset({
+    "file-history-snapshot", "queue-operation", "last-prompt", "ai-title", "custom-title", "agent-name",
+    "agent-setting", "pr-link", "permission-mode", "mode", "bridge-session", "worktree-state", "turn_end",
+})
+"""Bookkeeping records without a place in the tree, kept as ``meta`` events (names from the
+claude-code-viewer zod schemas and the agent-schemas 2.1.144 session schema)."""
+
+NODE_EVENT_TYPES: dict[str, EventKind] = {"system": "meta", "attachment": "attachment", "progress": "progress"}
+"""Records that sit in the parentUuid tree but are not messages a model saw."""
+
+SYSTEM_KINDS: dict[str, EventKind] = {
+    "compact_boundary": "compaction", "microcompact_boundary": "compaction", "api_error": "error",
+}
+
+EVENT_TEXT_KEYS = {
+    "summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle", "last-prompt": "lastPrompt",
+    "agent-name": "agentName", "pr-link": "prUrl", "permission-mode": "permissionMode",
+    "queue-operation": "content", "system": "content",
+}
+
+FLAG_TAGS = (
+    ("isMeta", "meta"), ("isCompactSummary", "compact_summary"), ("isVisibleInTranscriptOnly", "transcript_only"),
+    ("isApiErrorMessage", "api_error"),
+)
+"""Record flags kept as message tags: client-injected text, the summary that opens a compacted
+context, a line shown to the user but never sent, a client-made API error stub."""
+FLAG_KEYS = frozenset(key for key, _ in FLAG_TAGS)
+
+TITLE_TYPES = ("custom-title", "ai-title", "summary", "loose summary")
+"""Where a session's title comes from, strongest first: the user's ``/rename``, the client's
+generated title, a summary written for a leaf of this session, then one written for a leaf
+elsewhere (a 1.x file opens with the summary of the conversation it resumes)."""
+
+KNOWN_OPAQUE_BLOCKS = {
+    "document": "a document the client attached, kept raw",
+    "server_tool_use": "a server-side tool call the provider ran itself",
+    "tool_reference": "a tool reference returned by tool search",
+    "search_result": "a search result block",
+    "container_upload": "a file uploaded to the code-execution container",
+}
+"""Block types the Anthropic wire defines that the record has no kind for: kept as opaque without a
+problem. Any ``*_tool_result`` block (web search, code execution, advisor) joins them."""
+
+KNOWN_RESULT_PARTS = frozenset({"text", "image", "tool_reference", "search_result", "document"})
+
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+"""The tools that start a subagent (``Task`` until 2.1, ``Agent`` since)."""
+
+PROVIDER_PREFIXES = (
+    ("claude", "anthropic"), ("mimo", "xiaomi"), ("gemini", "google"), ("gpt", "openai"), ("o1", "openai"),
+    ("o3", "openai"), ("o4", "openai"), ("deepseek", "deepseek"), ("glm", "zhipu"), ("kimi", "moonshot"),
+    ("qwen", "alibaba"), ("grok", "xai"), ("minimax", "minimax"),
+)
+"""Model families served behind Claude Code's Anthropic-compatible endpoint setting: their thinking
+signatures are only valid with the provider that made them."""
+
+AGENT_TRAILER = re.compile(r"agentId: ([0-9A-Za-z_-]+)")
+"""The line an Agent result carries since 2.1 (``agentId: a2ed...``) when ``toolUseResult`` lacks it."""
+
+ARRAY_ELEMENT = re.compile(rb"^([ \t]*)\{", re.MULTILINE)
+
+
+@functools.cache
+def provider_of(model: str | None) -> str | None:
+    """Who produced a reply: ``anthropic`` unless the model names another family; ``None`` for the
+    client's own ``<synthetic>`` stubs."""
+    if model is None:
+        return "anthropic"
+    if model == "<synthetic>":
+        return None
+    family = model.rsplit("/", 1)[-1].lower()
+    for prefix, provider in PROVIDER_PREFIXES:
+        if family.startswith(prefix):
+            return provider
+    return "anthropic"
+
+
+def looks_like_record(value: object) -> bool:
+    """A record Claude Code writes, recognised by its type and the keys that type always carries."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind in ("user", "assistant"):
+        return isinstance(value.get("message"), dict) and ("parentUuid" in value or "sessionId" in value)
+    if kind in NODE_EVENT_TYPES:
+        return "parentUuid" in value and "uuid" in value
+    if kind == "summary":
+        return "leafUuid" in value
+    if kind == "file-history-snapshot":
+        return "snapshot" in value and "messageId" in value
+    return kind in SESSION_RECORD_TYPES and "sessionId" in value
+
+
+def sniff(path: Path, head: str) -> bool:
+    """Claude Code records as JSONL or as a JSON array, judged from the first records."""
+    text = head.lstrip("\ufeff \t\r\n")
+    if text.startswith("["):
+        return _sniff_array(text)
+    if not text.startswith("{"):
+        return False
+    parsed = 0
+    for line in text.split("\n", 40)[:40]:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if looks_like_record(value):
+            return True
+        parsed += 1
+        if parsed >= 8:
+            return False
+    first = text.split("\n", 1)[0]
+    return parsed == 0 and '"parentUuid":' in first and '"sessionId":' in first
+
+
+def _sniff_array(text: str) -> bool:
+    decoder = json.JSONDecoder()
+    at = 1
+    for _ in range(8):
+        at = _skip_space(text, at)
+        if at >= len(text) or text[at] == "]":
+            return False
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return '"parentUuid":' in text and '"sessionId":' in text and '"isSidechain":' in text
+        if looks_like_record(value):
+            return True
+        at = _skip_space(text, at)
+        if at < len(text) and text[at] == ",":
+            at += 1
+    return False
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def read(path: Path, ctx: ImportContext) -> list[Session]:
+    """The sessions of one file. The cyclic garbage collector is paused meanwhile: a transcript is
+    hundreds of thousands of freshly parsed dicts that cannot form cycles, and rescanning them on
+    every allocation burst doubled the load time of a 200 MB file."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(path, ctx)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _read(path: Path, ctx: ImportContext) -> list[Session]:
+    data = path.read_bytes()
+    start = re.match(rb"\s*", data)
+    first = start.end() if start else 0
+    if first >= len(data):
+        ctx.problem(path, None, "empty file: no Claude Code records")
+        return []
+    if data[first:first + 1] == b"[":
+        records = _array_records(data, path, ctx)
+    else:
+        records = list(iter_json_lines_bytes(data, path, ctx))
+    return _FileReader(path, ctx).build(records)
+
+
+def _array_records(data: bytes, path: Path, ctx: ImportContext) -> list[tuple[int, dict[str, Any]]]:
+    """The records of a JSON-array dump with their lines; a broken array keeps every record before
+    the break (and reports where it broke)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _salvage_array(data, path, ctx)
+    if not isinstance(value, list):
+        ctx.problem(path, 1, f"file holds a JSON {type(value).__name__}, not an array of records")
+        return []
+    lines = _element_lines(data, len(value))
+    out: list[tuple[int, dict[str, Any]]] = []
+    for index, item in enumerate(value):
+        line = lines[index] if lines is not None else index + 1
+        if isinstance(item, dict):
+            out.append((line, item))
+        else:
+            ctx.problem(path, line, f"record {index + 1} is a JSON {type(item).__name__}, not an object")
+    return out
+
+
+def _element_lines(data: bytes, count: int) -> list[int] | None:
+    """The line each top-level element opens on, when each opens a line of its own at the smallest
+    indent (nested objects sit deeper); ``None`` when the layout does not allow it."""
+    starts = [(m.start(), len(m.group(1))) for m in ARRAY_ELEMENT.finditer(data)]
+    if not starts:
+        return None
+    indent = min(width for _, width in starts)
+    tops = [pos for pos, width in starts if width == indent]
+    if len(tops) != count:
+        return None
+    lines: list[int] = []
+    line, last = 1, 0
+    for pos in tops:
+        line += data.count(b"\n", last, pos)
+        lines.append(line)
+        last = pos
+    return lines
+
+
+def _salvage_array(data: bytes, path: Path, ctx: ImportContext) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        ctx.problem(path, line_of(data, exc.start),
+                    f"file is not valid UTF-8 ({exc.reason}); undecodable bytes replaced with U+FFFD")
+        text = data.decode("utf-8", errors="replace")
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            if isinstance(value, list):
+                return _array_records(text.encode("utf-8"), path, ctx)
+    decoder = json.JSONDecoder()
+    out: list[tuple[int, dict[str, Any]]] = []
+    at = _skip_space(text, 0) + 1
+    index = 0
+    while True:
+        at = _skip_space(text, at)
+        if at >= len(text):
+            ctx.problem(path, line_of(text, at), f"array ends after {index} records without its closing ']'")
+            return out
+        if text[at] == "]":
+            return out
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as exc:
+            ctx.problem(path, line_of(text, at),
+                        f"record {index + 1} is not valid JSON ({exc.msg} at line {line_of(text, exc.pos)}); "
+                        "the records before it are kept")
+            return out
+        index += 1
+        line = line_of(text, at)
+        if isinstance(value, dict):
+            out.append((line, value))
+        else:
+            ctx.problem(path, line, f"record {index} is a JSON {type(value).__name__}, not an object")
+        at = _skip_space(text, end)
+        if at < len(text) and text[at] == ",":
+            at += 1
+
+
+class _Draft:
+    """A message while its records are still arriving (merges append to it)."""
+
+    __slots__ = (
+        "answers",
+        "api_id",
+        "blocks",
+        "id",
+        "line",
+        "model",
+        "order",
+        "provider",
+        "raw_parent",
+        "results",
+        "role",
+        "session",
+        "sidechain",
+        "tags",
+        "time",
+        "tool_ids",
+        "usage",
+    )
+
+    def __init__(self, uid: str, raw_parent: str | None, role: Role, blocks: list[Block], line: int,
+                 rec: dict[str, Any], order: int, session: _SessionDraft) -> None:
+        self.id = uid
+        self.raw_parent = raw_parent
+        self.role: Role = role
+        self.blocks = blocks
+        self.time = parse_time(rec.get("timestamp"))
+        self.model: str | None = None
+        self.provider: str | None = None
+        self.usage: object = None
+        """The raw ``message.usage`` of the reply's last record (converted when the message is made)."""
+        self.line = line
+        self.sidechain = rec.get("isSidechain") is True
+        self.tags: list[str] = []
+        self.api_id: str | None = None
+        self.tool_ids: set[str] = set()
+        """Assistant: the calls it made. Result group: the calls it answers."""
+        self.answers: _Draft | None = None
+        """Result group: the reply whose calls it answers."""
+        self.results: _Draft | None = None
+        """Reply: the result group that answers it."""
+        self.order = order
+        self.session = session
+
+
+class _EventDraft:
+    __slots__ = ("anchor", "kind", "line", "raw", "text", "time", "type")
+
+    def __init__(self, kind: EventKind, etype: str, rec: dict[str, Any], anchor: object, text: object,
+                 line: int) -> None:
+        self.kind: EventKind = kind
+        self.type = etype
+        self.time = parse_time(rec.get("timestamp"))
+        self.anchor = anchor if isinstance(anchor, str) else None
+        self.text = text if isinstance(text, str) else ""
+        self.raw: JsonValue = rec
+        self.line = line
+
+
+class _SessionDraft:
+    __slots__ = ("drafts", "events", "id", "key", "last_prompt", "parent_session_id")
+
+    def __init__(self, key: tuple[str, str], sid: str, parent_session_id: str | None) -> None:
+        self.key = key
+        self.id = sid
+        self.drafts: list[_Draft] = []
+        self.events: list[_EventDraft] = []
+        self.parent_session_id = parent_session_id
+        self.last_prompt: str | None = None
+
+
+class _FileReader:
+    """Turns the records of one file into sessions."""
+
+    def __init__(self, path: Path, ctx: ImportContext) -> None:
+        self.path = path
+        self.ctx = ctx
+        self.name = ctx.name(path)
+        self.stem = path.stem
+        self.nodes: dict[str, tuple[int, dict[str, Any]]] = {}
+        """Every record with a uuid (messages and the events that sit in the tree)."""
+        self.alias: dict[str, str] = {}
+        """Record uuid → the id of the message it became part of."""
+        self.through: dict[str, str | None] = {}
+        """Uuid of a non-message node → its parent: resolving a parent walks through these."""
+        self.drafts: dict[str, _Draft] = {}
+        self.sessions: dict[tuple[str, str], _SessionDraft] = {}
+        self.main_ids: dict[str | None, str] = {}
+        """Session id a main record carries → the id of the session it joins."""
+        self.main_sessions: dict[str | None, _SessionDraft] = {}
+        self.side_roots: dict[str, str] = {}
+        self.looped: set[str] = set()
+        self.tool_use_ids: set[str] = set()
+        self.results: list[tuple[str, int]] = []
+        self.order = 0
+
+    def problem(self, line: int | None, reason: str) -> None:
+        self.ctx.problem(self.path, line, reason)
+
+    def build(self, records: list[tuple[int, dict[str, Any]]]) -> list[Session]:
+        nodes, loose = self._index(records)
+        self._join_main_ids(nodes)
+        for line, rec, uid in nodes:
+            self._node(line, rec, uid)
+        for line, rec in loose:
+            self._loose(line, rec)
+        sessions = [self._finish(s) for s in self.sessions.values()]
+        self._check_results()
+        return self._link_sidechains(sessions)
+
+    def _index(
+        self, records: list[tuple[int, dict[str, Any]]]
+    ) -> tuple[list[tuple[int, dict[str, Any], str]], list[tuple[int, dict[str, Any]]]]:
+        """Split records into tree nodes (with a uuid) and loose records; drop repeated copies."""
+        nodes: list[tuple[int, dict[str, Any], str]] = []
+        loose: list[tuple[int, dict[str, Any]]] = []
+        seen = self.nodes
+        for line, rec in records:
+            uid = rec.get("uuid")
+            if not isinstance(uid, str) or not uid:
+                if rec.get("type") in ("user", "assistant"):
+                    uid = f"{self.stem}:line-{line}"
+                    self.problem(line, f"{rec.get('type')} record without a uuid; named {uid}")
+                else:
+                    loose.append((line, rec))
+                    continue
+            first = seen.get(uid)
+            if first is not None:
+                if first[1] != rec:
+                    self.problem(line, f"duplicate uuid {uid} (first at line {first[0]}) with different "
+                                       "content; the first is kept, this copy stays in the raw file only")
+                continue
+            seen[uid] = (line, rec)
+            nodes.append((line, rec, uid))
+        for line, rec, uid in nodes:
+            parent = rec.get("parentUuid")
+            if parent is not None and parent not in seen:
+                self.problem(line, f"parent {parent} of {uid} is not in the file")
+        return nodes, loose
+
+    def _join_main_ids(self, nodes: list[tuple[int, dict[str, Any], str]]) -> None:
+        """Main records whose parents carry another session id (a resumed conversation copied into a
+        new file) belong to one session: the file's own id when it is one of them, else the last."""
+        classes: dict[str | None, str | None] = {}
+        all_nodes = self.nodes
+        for _, rec, _ in nodes:
+            if rec.get("isSidechain") is True or rec.get("agentId"):
+                continue
+            sid = _session_id(rec)
+            if sid not in classes:
+                classes[sid] = sid
+            parent = rec.get("parentUuid")
+            found = all_nodes.get(parent) if isinstance(parent, str) else None
+            if found is None:
+                if "logicalParentUuid" not in rec:
+                    continue
+                found = all_nodes.get(_tree_parent(rec, all_nodes) or "")
+                if found is None:
+                    continue
+            above = found[1]
+            other = _session_id(above)
+            if other == sid or above.get("isSidechain") is True or above.get("agentId"):
+                continue
+            if other not in classes:
+                classes[other] = other
+            a, b = _find(classes, sid), _find(classes, other)
+            if a != b:
+                classes[a] = b
+        members: dict[str | None, list[str]] = {}
+        for sid in classes:
+            named = members.setdefault(_find(classes, sid), [])
+            if sid is not None:
+                named.append(sid)
+        for sid in classes:
+            named = members[_find(classes, sid)]
+            self.main_ids[sid] = self.stem if self.stem in named else (named[-1] if named else self.stem)
+
+    def _session_for(self, rec: dict[str, Any], uid: str) -> _SessionDraft:
+        agent = rec.get("agentId")
+        side = rec.get("isSidechain") is True
+        sid = _session_id(rec)
+        if not agent and not side:
+            found = self.main_sessions.get(sid)
+            if found is None:
+                main = self.main_ids.get(sid) or self.stem
+                key = ("main", main)
+                found = self.sessions.get(key)
+                if found is None:
+                    found = self.sessions[key] = _SessionDraft(key, main, None)
+                self.main_sessions[sid] = found
+            return found
+        parent = self.main_ids.get(sid) or sid
+        if isinstance(agent, str) and agent:
+            name = f"{parent or self.stem}{AGENT_MARK}{agent}"
+            key = ("agent", name)
+        else:
+            root = self._side_root(uid)
+            parent = parent or self.stem
+            name = f"{parent}{SIDECHAIN_MARK}{root}"
+            key = ("side", root)
+        session = self.sessions.get(key)
+        if session is None:
+            session = self.sessions[key] = _SessionDraft(key, name, parent)
+        return session
+
+    def _side_root(self, uid: str) -> str:
+        """The first record of the sidechain ``uid`` belongs to (walking up through sidechain nodes)."""
+        chain: list[str] = []
+        node = uid
+        while node not in self.side_roots:
+            chain.append(node)
+            parent = self.nodes[node][1].get("parentUuid")
+            up = self.nodes.get(parent) if isinstance(parent, str) else None
+            if up is None or not isinstance(parent, str) or not _is_side(up[1]) or parent in chain:
+                root = node
+                break
+            node = parent
+        else:
+            root = self.side_roots[node]
+        for item in chain:
+            self.side_roots[item] = root
+        return root
+
+    def _node(self, line: int, rec: dict[str, Any], uid: str) -> None:
+        session = self._session_for(rec, uid)
+        kind = rec.get("type")
+        if kind == "user" or kind == "assistant":
+            self._message(line, rec, uid, kind, session)
+            return
+        parent = _tree_parent(rec, self.nodes)
+        self.through[uid] = parent
+        session.events.append(self._event(line, rec, kind, parent))
+
+    def _event(self, line: int, rec: dict[str, Any], kind: object, anchor: object) -> _EventDraft:
+        name = kind if isinstance(kind, str) else "?"
+        text = rec.get(EVENT_TEXT_KEYS.get(name, ""))
+        if name == "system":
+            subtype = rec.get("subtype")
+            etype = subtype if isinstance(subtype, str) else "system"
+            event_kind = SYSTEM_KINDS.get(etype) or ("error" if rec.get("level") == "error" else "meta")
+            facts = rec.get("compactMetadata") or rec.get("microcompactMetadata")
+            if event_kind == "compaction" and isinstance(facts, dict):
+                said = text if isinstance(text, str) and text else "Conversation compacted"
+                text = f"{said} (trigger: {facts.get('trigger')}, tokens before: {facts.get('preTokens')})"
+            return _EventDraft(event_kind, etype, rec, anchor, text, line)
+        if name in NODE_EVENT_TYPES:
+            inner = rec.get("attachment" if name == "attachment" else "data")
+            inner_type = inner.get("type") if isinstance(inner, dict) else None
+            return _EventDraft(NODE_EVENT_TYPES[name], inner_type if isinstance(inner_type, str) else name,
+                               rec, anchor, text, line)
+        if name == "summary":
+            return _EventDraft("summary", name, rec, anchor, text, line)
+        if name in SESSION_RECORD_TYPES:
+            if name == "queue-operation" and not isinstance(text, str):
+                text = rec.get("operation")
+            return _EventDraft("meta", name, rec, anchor, text, line)
+        if kind is None:
+            self.problem(line, "record has no type; kept as an event of kind 'other'")
+        else:
+            self.problem(line, f"unknown record type {kind!r}; kept as an event of kind 'other'")
+        return _EventDraft("other", name, rec, anchor, text, line)
+
+    def _loose(self, line: int, rec: dict[str, Any]) -> None:
+        """Records outside the tree go to the session they name, else the one their anchor is in."""
+        kind = rec.get("type")
+        anchor = rec.get("leafUuid") if kind in ("summary", "last-prompt") else rec.get("messageId")
+        session = self._loose_session(rec, anchor)
+        event = self._event(line, rec, kind, anchor)
+        if kind == "file-history-snapshot" and event.time is None:
+            snapshot = rec.get("snapshot")
+            if isinstance(snapshot, dict):
+                event.time = parse_time(snapshot.get("timestamp"))
+        session.events.append(event)
+        if kind == "last-prompt" and isinstance(anchor, str):
+            session.last_prompt = anchor
+
+    def _loose_session(self, rec: dict[str, Any], anchor: object) -> _SessionDraft:
+        main = self.main_ids.get(_session_id(rec))
+        if main is not None and ("main", main) in self.sessions:
+            return self.sessions[("main", main)]
+        node = self.nodes.get(anchor) if isinstance(anchor, str) else None
+        if node is not None and isinstance(anchor, str):
+            return self._session_for(node[1], anchor)
+        for key, session in self.sessions.items():
+            if key[0] == "main":
+                return session
+        if self.sessions:
+            return next(iter(self.sessions.values()))
+        sid = _session_id(rec) or self.stem
+        key = ("main", sid)
+        self.sessions[key] = _SessionDraft(key, sid, None)
+        return self.sessions[key]
+
+    def resolve(self, uid: str | None) -> str | None:
+        """The message a parent id stands for: itself, the message it was merged into, or the nearest
+        message above a chain of non-message nodes. An id the file lacks comes back unchanged."""
+        steps = 0
+        while uid is not None:
+            head = self.alias.get(uid)
+            if head is not None:
+                return head
+            if uid not in self.through:
+                return uid
+            uid = self.through[uid]
+            steps += 1
+            if steps > len(self.through) and uid is not None:
+                if uid not in self.looped:
+                    self.looped.add(uid)
+                    self.problem(self.nodes[uid][0], f"parent cycle through non-message records at {uid}; "
+                                                     "the messages below it are made roots")
+                return None
+        return None
+
+    def _message(self, line: int, rec: dict[str, Any], uid: str, kind: Role, session: _SessionDraft) -> None:
+        body = rec.get("message")
+        raw_parent = rec.get("parentUuid")
+        if not isinstance(raw_parent, str):
+            raw_parent = None
+        model: str | None = None
+        provider: str | None = None
+        if not isinstance(body, dict):
+            self.problem(line, f"{kind} record {uid} has no message object; kept as an opaque block")
+            blocks: list[Block] = [Opaque(kind, rec, "record without a message object")]
+            body = {}
+        else:
+            if kind == "assistant":
+                found = body.get("model")
+                model = found if isinstance(found, str) else None
+                provider = provider_of(model)
+            blocks = self._blocks(body.get("content"), rec, line, model, provider)
+        only_results = kind == "user" and bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
+        if kind == "assistant" and self._merge_reply(rec, uid, body, blocks, session):
+            return
+        if only_results and not rec.get("isMeta") and self._merge_results(rec, uid, blocks, session):
+            return
+        draft = _Draft(uid, raw_parent, kind, blocks, line, rec, self.order, session)
+        self.order += 1
+        if kind == "assistant":
+            draft.model = model
+            draft.provider = provider
+            draft.usage = body.get("usage")
+            api_id = body.get("id")
+            draft.api_id = api_id if isinstance(api_id, str) else None
+            draft.tool_ids = {b.id for b in blocks if isinstance(b, ToolUse)}
+        draft.tags = _tags(rec, kind, model, blocks)
+        self.drafts[uid] = draft
+        self.alias[uid] = uid
+        session.drafts.append(draft)
+        if rec.get("isApiErrorMessage") is True:
+            text = "\n".join(b.text for b in blocks if isinstance(b, Text))
+            session.events.append(_EventDraft("error", "api_error", rec, uid, text, line))
+        if only_results:
+            self._open_results(draft, blocks)
+
+    def _merge_reply(self, rec: dict[str, Any], uid: str, body: dict[str, Any], blocks: list[Block],
+                     session: _SessionDraft) -> bool:
+        """A record that continues the reply its parent belongs to (same API message id)."""
+        api_id = body.get("id")
+        if not isinstance(api_id, str):
+            return False
+        head = self.drafts.get(self.resolve(rec.get("parentUuid")) or "")
+        if head is None or head.session is not session or head.role != "assistant" or head.api_id != api_id:
+            return False
+        head.blocks.extend(blocks)
+        head.tool_ids.update(b.id for b in blocks if isinstance(b, ToolUse))
+        usage = body.get("usage")
+        if usage is not None:
+            head.usage = usage
+        self.alias[uid] = head.id
+        return True
+
+    def _merge_results(self, rec: dict[str, Any], uid: str, blocks: list[Block], session: _SessionDraft) -> bool:
+        """A tool-result record that answers more calls of the reply an earlier result record answers."""
+        above = self.drafts.get(self.resolve(rec.get("parentUuid")) or "")
+        if above is None or above.session is not session:
+            return False
+        group = above.results if above.role == "assistant" else above
+        if group is None or group.answers is None:
+            return False
+        ids = {b.tool_use_id for b in blocks if isinstance(b, ToolResult)}
+        if not ids <= group.answers.tool_ids or not ids.isdisjoint(group.tool_ids):
+            return False
+        group.blocks.extend(blocks)
+        group.tool_ids.update(ids)
+        self.alias[uid] = group.id
+        return True
+
+    def _open_results(self, draft: _Draft, blocks: list[Block]) -> None:
+        above = self.drafts.get(self.resolve(draft.raw_parent) or "")
+        ids = {b.tool_use_id for b in blocks if isinstance(b, ToolResult)}
+        if above is not None and above.role == "assistant" and above.results is None and ids <= above.tool_ids:
+            draft.answers = above
+            draft.tool_ids = ids
+            above.results = draft
+
+    def _blocks(self, content: object, rec: dict[str, Any], line: int, model: str | None,
+                provider: str | None) -> list[Block]:
+        if isinstance(content, str):
+            return [Text(content)]
+        if content is None:
+            return []
+        if not isinstance(content, list):
+            self.problem(line, f"message content is a JSON {type(content).__name__}, not text or blocks; "
+                               "kept as opaque")
+            return [Opaque("content", rec.get("message"), "content is neither text nor a list of blocks")]
+        out: list[Block] = []
+        detail: JsonValue = rec.get("toolUseResult")
+        for block in content:
+            if not isinstance(block, dict):
+                if isinstance(block, str):
+                    out.append(Text(block))
+                else:
+                    self.problem(line, f"content block is a JSON {type(block).__name__}; kept as opaque")
+                    out.append(Opaque("content", block, "block is not an object"))
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                out.append(Text(text if isinstance(text, str) else stringify(text)))
+            elif kind == "tool_use":
+                out.append(self._tool_use(block, line))
+            elif kind == "tool_result":
+                out.extend(self._tool_result(block, detail, line))
+                detail = None
+            elif kind == "thinking":
+                text = block.get("thinking")
+                signature = block.get("signature")
+                out.append(Reasoning(text if isinstance(text, str) else stringify(text),
+                                     signature if isinstance(signature, str) and signature else None,
+                                     provider, model))
+            elif kind == "redacted_thinking":
+                data = block.get("data")
+                out.append(Reasoning("", data if isinstance(data, str) else None, provider, model, redacted=True))
+            elif kind == "image":
+                out.append(self._image(block, line))
+            elif kind in KNOWN_OPAQUE_BLOCKS:
+                out.append(Opaque(str(kind), block, KNOWN_OPAQUE_BLOCKS[str(kind)]))
+            elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                out.append(Opaque(kind, block, "a server-side tool result"))
+            else:
+                self.problem(line, f"unknown content block type {kind!r}; kept as opaque")
+                out.append(Opaque(str(kind), block, "unknown block type"))
+        return out
+
+    def _tool_use(self, block: dict[str, Any], line: int) -> ToolUse:
+        call_id = block.get("id")
+        name = block.get("name")
+        if not isinstance(call_id, str) or not call_id:
+            self.problem(line, f"tool_use block without an id (tool {name!r})")
+            call_id = ""
+        if not isinstance(name, str):
+            self.problem(line, f"tool_use {call_id} has no tool name")
+            name = ""
+        self.tool_use_ids.add(call_id)
+        value = block.get("input", {})
+        if isinstance(value, dict):
+            return ToolUse(call_id, name, value)
+        if isinstance(value, str):
+            parsed, bad = parse_arguments(value)
+            if bad is None and isinstance(parsed, dict):
+                return ToolUse(call_id, name, parsed)
+        raw = value if isinstance(value, str) else json_text(value)
+        self.problem(line, f"tool_use {call_id} ({name}) input is not a JSON object; the raw input is kept")
+        return ToolUse(call_id, name, None, raw_input=raw)
+
+    def _tool_result(self, block: dict[str, Any], detail: JsonValue, line: int) -> list[Block]:
+        call_id = block.get("tool_use_id")
+        if not isinstance(call_id, str):
+            self.problem(line, "tool_result block without a tool_use_id")
+            call_id = ""
+        content = block.get("content")
+        images: list[Image] = []
+        extra: list[Block] = []
+        if isinstance(content, str):
+            output = content
+        elif isinstance(content, list):
+            parts: list[str] = []
+            for part in content:
+                part_type = part.get("type") if isinstance(part, dict) else None
+                if part_type == "text" and isinstance(part, dict):
+                    text = part.get("text")
+                    parts.append(text if isinstance(text, str) else stringify(text))
+                elif part_type == "image" and isinstance(part, dict):
+                    image = self._image(part, line)
+                    if isinstance(image, Image):
+                        images.append(image)
+                    else:
+                        extra.append(image)
+                elif isinstance(part, str):
+                    parts.append(part)
+                else:
+                    if part_type not in KNOWN_RESULT_PARTS:
+                        self.problem(line, f"tool_result {call_id} holds an unknown part {part_type!r}; "
+                                           "kept as JSON text in the output")
+                    parts.append(stringify(part))
+            output = "\n".join(parts)
+        elif content is None:
+            output = ""
+        else:
+            output = stringify(content)
+        self.results.append((call_id, line))
+        result = ToolResult(call_id, output, block.get("is_error") is True, tuple(images), detail=detail)
+        return [result, *extra]
+
+    def _image(self, block: dict[str, Any], line: int) -> Image | Opaque:
+        source = block.get("source")
+        if isinstance(source, dict):
+            kind = source.get("type")
+            media_type = source.get("media_type")
+            media = media_type if isinstance(media_type, str) else None
+            data = source.get("data")
+            url = source.get("url")
+            if kind == "base64" and isinstance(data, str):
+                return self.ctx.image_base64(data, media, self.path, line)
+            if kind == "url" and isinstance(url, str):
+                return self.ctx.image_data_url(url, self.path, line)
+        self.problem(line, "image block without a base64 or url source; kept as opaque")
+        return Opaque("image", block, "unsupported image source")
+
+    def _finish(self, session: _SessionDraft) -> Session:
+        by_id = {d.id: d for d in session.drafts}
+        parents: dict[str, str | None] = {}
+        for draft in session.drafts:
+            parents[draft.id] = self.resolve(draft.raw_parent)
+        self._break_cycles(session, by_id, parents)
+        name = self.name
+        messages = tuple(
+            Message(d.id, parents[d.id], d.role, tuple(d.blocks), d.time, d.model, d.provider, _usage(d.usage),
+                    SourceRef(name, d.line), d.sidechain, tuple(d.tags))
+            for d in session.drafts
+        )
+        events = []
+        title: dict[str, str] = {}
+        for event in sorted(session.events, key=_event_line):
+            anchor = self.resolve(event.anchor)
+            events.append(Event(event.kind, event.type, event.time, anchor if anchor in by_id else None,
+                                event.text, event.raw, SourceRef(name, event.line)))
+            if event.type in TITLE_TYPES and event.text:
+                loose = event.type == "summary" and anchor not in by_id
+                title["loose summary" if loose else event.type] = event.text
+        return Session(
+            id=session.id,
+            format=NAME,
+            messages=messages,
+            tip=self._tip(session, by_id, parents),
+            file=name,
+            run_configs=_run_configs(session.drafts, name),
+            events=tuple(events),
+            parent_session_id=session.parent_session_id,
+            title=next((title[t] for t in TITLE_TYPES if t in title), None),
+        )
+
+    def _break_cycles(self, session: _SessionDraft, by_id: dict[str, _Draft],
+                      parents: dict[str, str | None]) -> None:
+        state: dict[str, bool] = {}
+        for draft in session.drafts:
+            walk: list[str] = []
+            node: str | None = draft.id
+            while node is not None and node in by_id and node not in state:
+                state[node] = False
+                walk.append(node)
+                node = parents[node]
+            if node is not None and state.get(node) is False:
+                loop = walk[walk.index(node):]
+                first = min(loop, key=lambda n: by_id[n].order)
+                self.problem(by_id[first].line, "parent cycle " + " -> ".join([*loop, node])
+                             + f"; {first} is made a root")
+                parents[first] = None
+            for item in walk:
+                state[item] = True
+
+    def _tip(self, session: _SessionDraft, by_id: dict[str, _Draft], parents: dict[str, str | None]) -> str | None:
+        if not session.drafts:
+            return None
+        children: dict[str, list[str]] = {}
+        for draft in session.drafts:
+            parent = parents[draft.id]
+            if parent is not None:
+                children.setdefault(parent, []).append(draft.id)
+        start = self.resolve(session.last_prompt) if session.last_prompt else None
+        descend = start is not None and start in by_id
+        stack = [start] if descend and start is not None else [d.id for d in session.drafts]
+        newest: _Draft | None = None
+        while stack:
+            node = stack.pop()
+            below = children.get(node)
+            if below:
+                if descend:
+                    stack.extend(below)
+                continue
+            draft = by_id[node]
+            if newest is None or draft.order > newest.order:
+                newest = draft
+        return newest.id if newest is not None else session.drafts[-1].id
+
+    def _check_results(self) -> None:
+        for call_id, line in self.results:
+            if call_id not in self.tool_use_ids:
+                self.problem(line, f"tool_result answers tool_use {call_id!r}, which is not in the file; "
+                                   "the result is kept")
+
+    def _link_sidechains(self, sessions: list[Session]) -> list[Session]:
+        """Point each inlined sidechain at the Task call whose prompt opened it."""
+        sides = [i for i, s in enumerate(sessions) if SIDECHAIN_MARK in s.id]
+        if not sides:
+            return sessions
+        calls: dict[tuple[str | None, str], list[str]] = {}
+        for session in sessions:
+            if SIDECHAIN_MARK in session.id or AGENT_MARK in session.id:
+                continue
+            for call in spawn_calls(session):
+                prompt = call.input.get("prompt") if isinstance(call.input, dict) else None
+                if isinstance(prompt, str):
+                    calls.setdefault((session.id, prompt.strip()), []).append(call.id)
+        for i in sides:
+            side = sessions[i]
+            root = side.path()[0] if side.tip else None
+            if root is None:
+                continue
+            waiting = calls.get((side.parent_session_id, root.text.strip()))
+            if waiting:
+                sessions[i] = replace(side, spawn_call_id=waiting.pop(0))
+        return sessions
+
+
+def _event_line(event: _EventDraft) -> int:
+    return event.line
+
+
+def _session_id(rec: dict[str, Any]) -> str | None:
+    sid = rec.get("sessionId")
+    return sid if isinstance(sid, str) and sid else None
+
+
+def _find(classes: dict[str | None, str | None], sid: str | None) -> str | None:
+    while classes[sid] != sid:
+        sid = classes[sid]
+    return sid
+
+
+def _is_side(rec: dict[str, Any]) -> bool:
+    agent = rec.get("agentId")
+    return rec.get("isSidechain") is True or (isinstance(agent, str) and bool(agent))
+
+
+def _tree_parent(rec: dict[str, Any], nodes: dict[str, tuple[int, dict[str, Any]]]) -> str | None:
+    """A node's parent; a compact boundary (parentUuid null) hangs from its ``logicalParentUuid``
+    when that record is in the file."""
+    parent = rec.get("parentUuid")
+    if isinstance(parent, str):
+        return parent
+    logical = rec.get("logicalParentUuid")
+    return logical if isinstance(logical, str) and logical in nodes else None
+
+
+def _usage(value: object) -> Usage | None:
+    if not isinstance(value, dict):
+        return None
+    get = value.get
+    fresh, output = get("input_tokens"), get("output_tokens")
+    read, write = get("cache_read_input_tokens"), get("cache_creation_input_tokens")
+    return Usage(fresh if type(fresh) is int else None, output if type(output) is int else None,
+                 read if type(read) is int else None, write if type(write) is int else None)
+
+
+def _tags(rec: dict[str, Any], role: Role, model: str | None, blocks: list[Block]) -> list[str]:
+    tags = [tag for key, tag in FLAG_TAGS if rec.get(key) is True] if FLAG_KEYS.intersection(rec) else []
+    if model == "<synthetic>":
+        tags.append("synthetic")
+    if role == "user" and blocks and isinstance(blocks[0], Text) \
+            and blocks[0].text.startswith("[Request interrupted by user"):
+        tags.append("interrupted")
+    return tags
+
+
+def _run_configs(drafts: list[_Draft], name: str) -> tuple[RunConfig, ...]:
+    """One configuration per model in force, starting at the first reply it wrote. Claude Code
+    does not record its system prompt or tool specs, so the surface stays unknown."""
+    configs: list[RunConfig] = []
+    current: str | None = None
+    for draft in drafts:
+        if draft.role != "assistant" or draft.model is None or draft.model == "<synthetic>":
+            continue
+        if draft.model != current:
+            current = draft.model
+            configs.append(RunConfig(model=current, provider=draft.provider, surface_hash=None,
+                                     message_id=draft.id, time=draft.time, source=SourceRef(name, draft.line)))
+    return tuple(configs)
+
+
+def spawn_calls(session: Session) -> list[ToolUse]:
+    """The calls in ``session`` that start a subagent."""
+    out: list[ToolUse] = []
+    for message in session.messages:
+        if message.role != "assistant":
+            continue
+        for block in message.blocks:
+            if isinstance(block, ToolUse) and (block.name in SPAWN_TOOLS or (
+                    isinstance(block.input, dict) and "subagent_type" in block.input)):
+                out.append(block)
+    return out
+
+
+def link(sessions: list[Session], ctx: ImportContext) -> list[Session]:
+    """Tie each subagent session to the session and the call that spawned it: the call whose result
+    names its ``agentId`` (``toolUseResult.agentId``, or the ``agentId:`` line of the result text),
+    else the spawning call whose prompt opened it."""
+    waiting = [i for i, s in enumerate(sessions)
+               if s.format == NAME and AGENT_MARK in s.id and s.spawn_call_id is None]
+    if not waiting:
+        return sessions
+    by_agent: dict[str, list[tuple[str, str]]] = {}
+    by_prompt: dict[tuple[str, str], list[str]] = {}
+    described: dict[str, str] = {}
+    for session in sessions:
+        if session.format != NAME:
+            continue
+        spawns = {call.id: call for call in spawn_calls(session)}
+        if not spawns:
+            continue
+        for call in spawns.values():
+            if isinstance(call.input, dict):
+                prompt = call.input.get("prompt")
+                if isinstance(prompt, str):
+                    by_prompt.setdefault((session.id, prompt.strip()), []).append(call.id)
+                description = call.input.get("description")
+                if isinstance(description, str):
+                    described[call.id] = description
+        for message in session.messages:
+            for block in message.blocks:
+                if isinstance(block, ToolResult) and block.tool_use_id in spawns:
+                    agent = _agent_named(block)
+                    if agent is not None:
+                        by_agent.setdefault(agent, []).append((session.id, block.tool_use_id))
+    out = list(sessions)
+    for i in waiting:
+        agent_session = out[i]
+        agent = agent_session.id.rpartition(AGENT_MARK)[2]
+        found = by_agent.get(agent, [])
+        mine = [f for f in found if f[0] == agent_session.parent_session_id] or (found if len(found) == 1 else [])
+        parent, call_id = mine[0] if mine else (agent_session.parent_session_id, None)
+        if call_id is None and agent_session.tip is not None:
+            first = agent_session.path()[0]
+            calls = by_prompt.get((parent or "", first.text.strip()))
+            if calls:
+                call_id = calls[0]
+        out[i] = replace(agent_session, parent_session_id=parent, spawn_call_id=call_id,
+                         title=agent_session.title or described.get(call_id or ""))
+    return out
+
+
+def _agent_named(result: ToolResult) -> str | None:
+    detail = result.detail
+    if isinstance(detail, dict):
+        agent = detail.get("agentId")
+        if isinstance(agent, str) and agent:
+            return agent
+    found = AGENT_TRAILER.search(result.output)
+    return found.group(1) if found else None
+
+
+IMPORTER = Importer(
+    name=NAME,
+    sniff=sniff,
+    read=read,
+    link=link,
+    description="Claude Code session transcripts (JSONL, subagent files, or a JSON-array dump), 1.0.x-2.1.x",
+)

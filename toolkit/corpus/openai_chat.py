@@ -1,0 +1,652 @@
+"""OpenAI Chat Completions conversations, and OpenAI Responses API items, read into the record.
+
+Documents: a JSON array of messages; a request body (``messages`` with ``model``, ``tools``,
+``functions``, ``tool_choice``...); a response (``choices[].message`` with ``usage``); the same one per
+JSONL line (fine-tuning rows ``{"messages": [...], "tools": [...]}`` included). OpenAI-compatible
+servers are read too: ``reasoning_content`` (DeepSeek, vLLM), ``reasoning`` / ``reasoning_details``
+(OpenRouter), and Ollama's ``/api/chat`` (``images``, ``thinking``, ``tool_name``, arguments given as
+objects, calls without ids).
+
+Roles: ``system`` and ``developer`` (tagged ``developer``) become ``system``; ``tool`` and the legacy
+``function`` results become ``tool`` messages holding a ``ToolResult`` (its ``name`` kept when the
+message names the tool). Content is a string or parts: text, ``image_url`` (``data:`` URLs stored as
+image bytes, other URLs kept as references), refusal (text), ``input_audio`` / ``file`` (opaque,
+kept). Assistant ``tool_calls`` (function and custom) and the legacy ``function_call`` become
+``ToolUse`` blocks; arguments that are not valid JSON are kept as raw text and reported. A result whose
+call is missing is reported and kept. Message ids are ``<prefix>:<index in the list>``.
+
+The Responses API (``input`` / ``output`` item lists) is read by ``items_to_record``: messages,
+``reasoning`` (summary or content text, ``encrypted_content`` as the signature), ``function_call`` /
+``custom_tool_call`` and every other client-executed ``*_call`` with a ``call_id``, their
+``*_call_output`` items, and server-side tool items as opaque blocks. Consecutive model-side items form
+one assistant message, consecutive outputs one tool message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, assert_never
+
+from toolkit.corpus import recording
+from toolkit.corpus.recording import (
+    CallBook,
+    JsonObj,
+    Origin,
+    Request,
+    Wire,
+    as_int,
+    chain,
+    items,
+    obj,
+    run_config,
+    text_of,
+    tool_use,
+    usage_of,
+)
+from toolkit.corpus.source import ImportContext, Importer, parse_time, stringify
+from toolkit.record import (
+    Block,
+    Image,
+    Message,
+    Opaque,
+    Reasoning,
+    Role,
+    Text,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+
+FORMAT = "openai_chat"
+PROVIDER = "openai"
+
+KNOWN_PARTS = frozenset({"input_audio", "file", "audio", "audio_url", "video_url", "input_video"})
+"""Content parts the record has no kind for: kept as opaque blocks without a problem."""
+
+
+# --------------------------------------------------------------------------------------------
+# Chat Completions messages
+
+
+def messages_to_record(
+    messages: Sequence[Any],
+    *,
+    file: str | Path,
+    ctx: ImportContext,
+    id_prefix: str,
+    first_index: int = 0,
+    parent_id: str | None = None,
+    line: int | None = None,
+    lines: Sequence[int | None] | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+    history: Sequence[Message] = (),
+) -> list[Message]:
+    """Chat Completions messages as record messages, ids ``<id_prefix>:<first_index + i>``, each the
+    child of the one before (the first of ``parent_id``).
+
+    ``line`` / ``lines`` say where the list sits for problems (default: item index + 1); ``model`` and
+    ``provider`` label assistant messages and their reasoning; ``history`` holds earlier messages of
+    the same conversation whose calls these messages may answer."""
+    where = Origin(file, ctx, line, lines)
+    out = _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history))
+    return chain(out, parent_id)
+
+
+def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+              provider: str | None, book: CallBook) -> list[Message]:
+    out: list[Message] = []
+    for i, raw in enumerate(messages):
+        message_id = f"{prefix}:{first + i}"
+        if not isinstance(raw, dict):
+            where.problem(where.at(i), f"message {i + 1} is a JSON {type(raw).__name__}, not an object")
+            out.append(Message(message_id, None, "user", (Opaque("message", raw, "not an object"),),
+                               source=where.source(where.at(i))))
+            continue
+        out.append(_message(raw, i, message_id, where, model, provider, book))
+    return chain(out, None)
+
+
+def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | None, provider: str | None,
+             book: CallBook) -> Message:
+    line = where.at(i)
+    role = raw.get("role")
+    blocks: list[Block] = []
+    tags: tuple[str, ...] = ()
+    record_role: Role
+    if role == "assistant":
+        record_role = "assistant"
+        blocks += _reasoning(raw, where, line, model, provider)
+        blocks += _content(raw.get("content"), where, line, model, provider)
+        if isinstance(raw.get("refusal"), str) and raw["refusal"]:
+            blocks.append(Text(raw["refusal"]))
+        blocks += _calls(raw, message_id, where, line, book)
+        for key in ("audio", "annotations"):
+            if raw.get(key):
+                blocks.append(Opaque(key, raw[key], "assistant metadata the record has no kind for"))
+    elif role in ("tool", "function"):
+        record_role = "tool"
+        blocks += _result(raw, message_id, where, line, book)
+    elif role in ("system", "developer", "user"):
+        record_role = "user" if role == "user" else "system"
+        tags = ("developer",) if role == "developer" else ()
+        blocks += _content(raw.get("content"), where, line, model, provider)
+        blocks += _ollama_images(raw.get("images"), where, line)
+    else:
+        where.problem(line, f"message {i + 1} has unknown role {role!r}; kept as a user message")
+        record_role = "user"
+        blocks += _content(raw.get("content"), where, line, model, provider)
+    speaker = record_role == "assistant"
+    return Message(message_id, None, record_role, tuple(blocks), model=model if speaker else None,
+                   provider=provider if speaker else None, source=where.source(line), tags=tags)
+
+
+def _reasoning(raw: JsonObj, where: Origin, line: int | None, model: str | None,
+               provider: str | None) -> list[Block]:
+    """Reasoning fields OpenAI-compatible servers add to assistant messages."""
+    details = raw.get("reasoning_details")
+    if isinstance(details, list) and details:  # OpenRouter; supersedes its plain ``reasoning`` copy
+        out: list[Block] = []
+        for detail in details:
+            kind = detail.get("type") if isinstance(detail, dict) else None
+            if not isinstance(detail, dict):
+                continue
+            if kind in ("reasoning.text", "reasoning.summary"):
+                text = detail.get("text") if kind == "reasoning.text" else detail.get("summary")
+                out.append(Reasoning(text if isinstance(text, str) else "", signature=text_of(detail.get("signature")),
+                                     provider=provider, model=model))
+            elif kind == "reasoning.encrypted":
+                out.append(Reasoning("", signature=text_of(detail.get("data")), provider=provider, model=model,
+                                     redacted=True))
+            else:
+                where.problem(line, f"unknown reasoning detail type {kind!r}; kept as opaque")
+                out.append(Opaque(str(kind), detail, "unknown reasoning detail"))
+        return out
+    for key in ("reasoning_content", "reasoning", "thinking"):
+        text = raw.get(key)
+        if isinstance(text, str) and text:
+            return [Reasoning(text, provider=provider, model=model)]
+    return []
+
+
+def _content(content: Any, where: Origin, line: int | None, model: str | None,
+             provider: str | None) -> list[Block]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Text(content)] if content else []
+    if not isinstance(content, list):
+        where.problem(line, f"content is a JSON {type(content).__name__}, neither text nor a list of parts")
+        return [Opaque("content", content, "neither text nor parts")]
+    out: list[Block] = []
+    for part in content:
+        if isinstance(part, str):
+            if part:
+                out.append(Text(part))
+        elif isinstance(part, dict):
+            out.extend(_part(part, where, line, model, provider))
+        else:
+            where.problem(line, f"content part is a JSON {type(part).__name__}, not an object; kept as opaque")
+            out.append(Opaque("part", part, "not an object"))
+    return out
+
+
+def _part(part: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None) -> list[Block]:
+    kind = part.get("type")
+    if kind in ("text", "input_text", "output_text") or (kind is None and isinstance(part.get("text"), str)):
+        text = part.get("text")
+        return [Text(text)] if isinstance(text, str) and text else []
+    if kind in ("image_url", "input_image"):
+        ref = part.get("image_url")
+        url = ref.get("url") if isinstance(ref, dict) else ref
+        if isinstance(url, str):
+            return [where.ctx.image_data_url(url, where.file, line)]
+        if kind == "input_image" and isinstance(part.get("file_id"), str):
+            return [Opaque("input_image", part, "image by file id; bytes not recorded")]
+        where.problem(line, f"{kind} part without a URL; kept as opaque")
+        return [Opaque(str(kind), part, "no URL")]
+    if kind == "refusal":
+        return [Text(str(part.get("refusal") or ""))]
+    if kind in ("thinking", "reasoning"):  # Mistral-style thinking parts in assistant content
+        inner = part.get("thinking", part.get("text"))
+        if isinstance(inner, list):
+            inner = "".join(str(p.get("text", "")) for p in inner if isinstance(p, dict))
+        return [Reasoning(str(inner or ""), signature=text_of(part.get("signature")), provider=provider, model=model)]
+    if kind in KNOWN_PARTS or kind == "input_file":
+        return [Opaque(str(kind), part, "content the record has no kind for")]
+    where.problem(line, f"unknown content part type {kind!r}; kept as opaque")
+    return [Opaque(str(kind), part, "unknown content part")]
+
+
+def _ollama_images(images: Any, where: Origin, line: int | None) -> list[Block]:
+    """Ollama puts user images beside the text as bare base64 strings."""
+    if not isinstance(images, list):
+        return []
+    return [recording.image_base64(where, line, image, None) for image in images if isinstance(image, str)]
+
+
+def _calls(raw: JsonObj, message_id: str, where: Origin, line: int | None, book: CallBook) -> list[Block]:
+    out: list[Block] = []
+    calls = raw.get("tool_calls")
+    if isinstance(calls, list):
+        for j, call in enumerate(calls):
+            if isinstance(call, dict):
+                out.append(_tool_use(call, f"{message_id}.{j}", where, line, book))
+            else:
+                where.problem(line, f"tool call {j + 1} is a JSON {type(call).__name__}; kept as opaque")
+                out.append(Opaque("tool_call", call, "not an object"))
+    legacy = raw.get("function_call")
+    if isinstance(legacy, dict):
+        out.append(_tool_use({"function": legacy}, f"{message_id}.function_call", where, line, book))
+    return out
+
+
+def _tool_use(call: JsonObj, fallback_id: str, where: Origin, line: int | None, book: CallBook) -> Block:
+    call_id = text_of(call.get("id")) or fallback_id
+    custom = call.get("custom")
+    if call.get("type") == "custom" or isinstance(custom, dict):
+        spec = obj(custom)
+        name = str(spec.get("name") or "")
+        book.call(call_id, name)
+        text = spec.get("input")
+        return ToolUse(call_id, name, text if isinstance(text, str) else stringify(text), freeform=True)
+    function = call.get("function")
+    if isinstance(function, str):  # inspect_ai and similar: {"function": name, "arguments": {...}}
+        name, arguments = function, call.get("arguments")
+    elif isinstance(function, dict):
+        name, arguments = str(function.get("name") or ""), function.get("arguments")
+    else:
+        where.problem(line, f"tool call {call_id} has no function; kept as opaque")
+        return Opaque("tool_call", call, "no function")
+    book.call(call_id, name)
+    return tool_use(call_id, name, arguments, where, line)
+
+
+def _result(raw: JsonObj, message_id: str, where: Origin, line: int | None, book: CallBook) -> list[Block]:
+    call_id = text_of(raw.get("tool_call_id"))
+    name = text_of(raw.get("name")) or text_of(raw.get("tool_name"))
+    answered = book.answer(call_id, name)
+    if answered is None:
+        where.problem(line, f"tool result for call {call_id or name!r} has no earlier call (orphan); kept")
+    output, images, others = result_content(raw.get("content"), where, line)
+    result = ToolResult(answered or call_id or f"{message_id}.result", output, images=images, name=name)
+    return [result, *others]
+
+
+def result_content(content: Any, where: Origin, line: int | None) -> tuple[str, tuple[Image, ...], list[Block]]:
+    """A tool result's content as its text, its images, and any parts that are neither."""
+    if content is None:
+        return "", (), []
+    if isinstance(content, str):
+        return content, (), []
+    if not isinstance(content, list):
+        return stringify(content), (), []
+    texts: list[str] = []
+    images: list[Image] = []
+    others: list[Block] = []
+    for block in _content(content, where, line, None, None):
+        match block:
+            case Text():
+                texts.append(block.text)
+            case Image():
+                images.append(block)
+            case ToolUse() | ToolResult() | Reasoning() | Opaque():
+                others.append(block)
+            case _:
+                assert_never(block)
+    return "\n".join(texts), tuple(images), others
+
+
+def tool_name(tool: Any) -> str:
+    """The name a tool spec gives its tool (function, custom, or a built-in's type)."""
+    if isinstance(tool, dict):
+        for key in ("function", "custom"):
+            inner = tool.get(key)
+            if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+                return str(inner["name"])
+        if isinstance(tool.get("name"), str):
+            return str(tool["name"])
+        if isinstance(tool.get("type"), str):
+            return str(tool["type"])
+    return ""
+
+
+def _system_text(messages: Sequence[Message]) -> str | None:
+    """The leading system and developer messages' words: the system prompt the run was given."""
+    texts: list[str] = []
+    for message in messages:
+        if message.role != "system":
+            break
+        texts.append(message.text)
+    return "\n".join(texts) if texts else None
+
+
+def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
+                  history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
+    """A Chat Completions request body (also a bare ``{"messages": [...]}``)."""
+    model = text_of(body.get("model")) or model
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        where.problem(where.line, "request body has no messages list")
+        messages = []
+    out = _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history))
+    sent = [t for key in ("tools", "functions") if isinstance(body.get(key), list) for t in body[key]]
+    config = run_config(model=model, provider=provider, system=_system_text(out), tools=sent,
+                        tool_names=[tool_name(t) for t in sent], where=where)
+    return Request(out, config, next_index=first_index + len(messages))
+
+
+# --------------------------------------------------------------------------------------------
+# Chat Completions responses
+
+
+def chat_usage(raw: Any) -> Usage | None:
+    """Usage of a Chat Completions response, with ``input`` the uncached prompt tokens:
+    ``prompt_tokens`` counts cached ones too ("cached_tokens: Cached tokens present in the prompt",
+    https://platform.openai.com/docs/guides/prompt-caching, read 2026-11-29; likewise
+    ``cache_write_tokens``, "the unadjusted number of prompt tokens written to cache", openai-python
+    3.57.0 ``CompletionUsage``). DeepSeek reports its hits as ``prompt_cache_hit_tokens``
+    (https://api-docs.deepseek.com/guides/kv_cache, read 2026-11-29). Ollama counts
+    ``prompt_eval_count`` / ``eval_count``."""
+    if not isinstance(raw, dict):
+        return None
+    prompt = as_int(raw.get("prompt_tokens", raw.get("prompt_eval_count")))
+    output = as_int(raw.get("completion_tokens", raw.get("eval_count")))
+    details = obj(raw.get("prompt_tokens_details"))
+    cached = as_int(details.get("cached_tokens"))
+    if cached is None:
+        cached = as_int(raw.get("prompt_cache_hit_tokens"))
+    written = as_int(details.get("cache_write_tokens"))
+    fresh = None if prompt is None else max(0, prompt - (cached or 0) - (written or 0))
+    return usage_of(fresh, output, cached, written)
+
+
+def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, message_id: str,
+                       line: int | None = None, provider: str | None = None,
+                       time: datetime | None = None) -> list[Message]:
+    """A Chat Completions response (or Ollama chat response) as assistant messages: the first
+    choice with id ``message_id`` and the response's usage, further choices as ``<id>/<n>``."""
+    return parse_response(body, Origin(file, ctx, line), message_id=message_id, provider=provider, time=time)
+
+
+def parse_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+                   time: datetime | None = None) -> list[Message]:
+    model = text_of(body.get("model"))
+    when = parse_time(body.get("created")) or parse_time(body.get("created_at")) or time
+    choices = body.get("choices")
+    if not isinstance(choices, list) and isinstance(body.get("message"), dict):
+        choices = [{"message": body["message"]}]
+    usage = chat_usage(body.get("usage") if "usage" in body else body)
+    book = CallBook()
+    out: list[Message] = []
+    for k, choice in enumerate(choices if isinstance(choices, list) else []):
+        raw = choice.get("message") or choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(raw, dict):
+            continue
+        mid = message_id if k == 0 else f"{message_id}/{k}"
+        message = _message({**raw, "role": "assistant"}, 0, mid, where, model, provider, book)
+        out.append(replace(message, usage=usage if k == 0 else None, time=when))
+    return out
+
+
+def merge_stream(events: list[JsonObj]) -> JsonObj:
+    """Chat Completions chunks (or Ollama NDJSON chunks) folded into one response body."""
+    body: JsonObj = {}
+    choices: dict[int, JsonObj] = {}
+    calls: dict[int, dict[int, JsonObj]] = {}
+    for event in events:
+        for key in ("id", "model", "created", "system_fingerprint", "error"):
+            if event.get(key) is not None:
+                body[key] = event[key]
+        if isinstance(event.get("usage"), dict):
+            body["usage"] = event["usage"]
+        if "prompt_eval_count" in event or "eval_count" in event:
+            body["usage"] = {"prompt_tokens": event.get("prompt_eval_count"), "completion_tokens": event.get("eval_count")}
+        deltas = event.get("choices")
+        if not isinstance(deltas, list):
+            deltas = [{"index": 0, "delta": event["message"]}] if isinstance(event.get("message"), dict) else []
+        for choice in deltas:
+            if not isinstance(choice, dict):
+                continue
+            index = as_int(choice.get("index")) or 0
+            message = choices.setdefault(index, {"role": "assistant"})
+            delta = choice.get("delta") or choice.get("message") or {}
+            for key in ("content", "refusal", "reasoning_content", "reasoning", "thinking"):
+                if isinstance(delta.get(key), str):
+                    message[key] = message.get(key, "") + delta[key]
+            if isinstance(delta.get("reasoning_details"), list):
+                message.setdefault("reasoning_details", []).extend(delta["reasoning_details"])
+            for n, call in enumerate(items(delta.get("tool_calls"))):
+                if not isinstance(call, dict):
+                    continue
+                slot = calls.setdefault(index, {}).setdefault(as_int(call.get("index")) or n, {
+                    "type": "function", "function": {"name": "", "arguments": ""}})
+                if call.get("id"):
+                    slot["id"] = call["id"]
+                function = obj(call.get("function"))
+                slot["function"]["name"] += str(function.get("name") or "")
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    slot["function"]["arguments"] += arguments
+                elif arguments is not None:
+                    slot["function"]["arguments"] = arguments
+            if choice.get("finish_reason"):
+                message["finish_reason"] = choice["finish_reason"]
+    out: list[JsonObj] = []
+    for index in sorted(choices):
+        message = choices[index]
+        if index in calls:
+            message["tool_calls"] = [calls[index][n] for n in sorted(calls[index])]
+        out.append({"index": index, "message": message})
+    body["choices"] = out
+    return body
+
+
+# --------------------------------------------------------------------------------------------
+# Responses API items
+
+RESPONSES_USER_SIDE = frozenset({"mcp_approval_response", "item_reference"})
+RESPONSES_KNOWN = frozenset({"mcp_list_tools", "mcp_approval_request", "compaction", "item_reference",
+                             "mcp_approval_response"})
+"""Responses items the record has no kind for, kept as opaque blocks without a problem (server-side
+tool items, named ``*_call`` without a ``call_id``, are kept the same way)."""
+
+
+def items_to_record(
+    items: Sequence[Any],
+    *,
+    file: str | Path,
+    ctx: ImportContext,
+    id_prefix: str,
+    first_index: int = 0,
+    parent_id: str | None = None,
+    line: int | None = None,
+    lines: Sequence[int | None] | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+    history: Sequence[Message] = (),
+) -> list[Message]:
+    """Responses API input or output items as record messages (arguments as in
+    ``messages_to_record``); a message's id is that of its first item."""
+    where = Origin(file, ctx, line, lines)
+    return chain(_items(items, where, id_prefix, first_index, model, provider, CallBook(history)), parent_id)
+
+
+def _items(entries: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+           provider: str | None, book: CallBook) -> list[Message]:
+    groups: list[tuple[Role, int, list[Block], tuple[str, ...]]] = []
+    for i, item in enumerate(entries):
+        role: Role
+        blocks: list[Block]
+        tags: tuple[str, ...]
+        if isinstance(item, dict):
+            role, blocks, tags = _item(item, i, where, model, provider, book)
+        else:
+            where.problem(where.at(i), f"item {i + 1} is a JSON {type(item).__name__}, not an object; kept as opaque")
+            role, blocks, tags = "user", [Opaque("item", item, "not an object")], ()
+        if groups and groups[-1][0] == role and role in ("assistant", "tool"):
+            groups[-1][2].extend(blocks)
+        else:
+            groups.append((role, i, blocks, tags))
+    out: list[Message] = []
+    for role, i, blocks, tags in groups:
+        speaker = role == "assistant"
+        out.append(Message(f"{prefix}:{first + i}", None, role, tuple(blocks), model=model if speaker else None,
+                           provider=provider if speaker else None, source=where.source(where.at(i)), tags=tags))
+    return chain(out, None)
+
+
+def _item(item: JsonObj, i: int, where: Origin, model: str | None, provider: str | None,
+          book: CallBook) -> tuple[Role, list[Block], tuple[str, ...]]:
+    line = where.at(i)
+    kind = item.get("type")
+    role = item.get("role")
+    if kind == "message" or (kind is None and role is not None):
+        blocks = _content(item.get("content"), where, line, model, provider)
+        if role == "assistant":
+            return "assistant", blocks, ()
+        if role in ("system", "developer"):
+            return "system", blocks, ("developer",) if role == "developer" else ()
+        if role != "user":
+            where.problem(line, f"item {i + 1} has unknown role {role!r}; kept as a user message")
+        return "user", blocks, ()
+    if kind == "reasoning":
+        return "assistant", [_reasoning_item(item, model, provider)], ()
+    call_id = text_of(item.get("call_id"))
+    if isinstance(kind, str) and kind.endswith("_call_output"):
+        return "tool", _call_output(item, kind, call_id, where, line, book), ()
+    if isinstance(kind, str) and kind.endswith("_call") and call_id is not None:
+        name = text_of(item.get("name")) or kind.removesuffix("_call")
+        book.call(call_id, name)
+        if kind == "custom_tool_call":
+            return "assistant", [tool_use(call_id, name, item.get("input"), where, line, freeform=True)], ()
+        arguments = next((item[k] for k in ("arguments", "input", "action", "operation") if k in item), None)
+        return "assistant", [tool_use(call_id, name, arguments, where, line)], ()
+    if isinstance(kind, str) and (kind.endswith("_call") or kind in RESPONSES_KNOWN):
+        side: Role = "user" if kind in RESPONSES_USER_SIDE else "assistant"
+        return side, [Opaque(kind, item, "server-side item the record has no kind for")], ()
+    where.problem(line, f"unknown item type {kind!r}; kept as opaque")
+    return "user", [Opaque(str(kind), item, "unknown item type")], ()
+
+
+def _reasoning_item(item: JsonObj, model: str | None, provider: str | None) -> Reasoning:
+    def texts(key: str) -> str:
+        parts = item.get(key)
+        if not isinstance(parts, list):
+            return ""
+        return "\n\n".join(str(p.get("text", "")) for p in parts if isinstance(p, dict) and p.get("text"))
+
+    text = texts("content") or texts("summary")
+    signature = text_of(item.get("encrypted_content"))
+    return Reasoning(text, signature=signature, provider=provider, model=model,
+                     redacted=not text and signature is not None)
+
+
+def _call_output(item: JsonObj, kind: str, call_id: str | None, where: Origin, line: int | None,
+                 book: CallBook) -> list[Block]:
+    answered = book.answer(call_id, None)
+    if answered is None:
+        where.problem(line, f"{kind} for call {call_id!r} has no earlier call (orphan); kept")
+    output = item.get("output")
+    if isinstance(output, dict) and output.get("type") in ("computer_screenshot", "input_image"):
+        output = [output]
+    if isinstance(output, list) and all(isinstance(p, dict) and p.get("type") in (
+            "input_text", "output_text", "text", "input_image", "input_file", "computer_screenshot") for p in output):
+        parts = [{**p, "type": "input_image"} if p.get("type") == "computer_screenshot" else p for p in output]
+        text, images, others = result_content(parts, where, line)
+    else:
+        text, images, others = (output if isinstance(output, str) else stringify(output)), (), []
+    failed = item.get("status") in ("failed", "incomplete")
+    return [ToolResult(answered or call_id or f"{kind}:{line}", text, is_error=failed, images=images), *others]
+
+
+def responses_usage(raw: Any) -> Usage | None:
+    """Usage of a Responses API response; ``input_tokens`` counts the cached ones too
+    (``input_tokens_details.cached_tokens``, https://platform.openai.com/docs/guides/prompt-caching,
+    read 2026-11-29), so ``input`` is what was not cached."""
+    if not isinstance(raw, dict):
+        return None
+    prompt = as_int(raw.get("input_tokens"))
+    details = obj(raw.get("input_tokens_details"))
+    cached = as_int(details.get("cached_tokens"))
+    written = as_int(details.get("cache_write_tokens"))
+    fresh = None if prompt is None else max(0, prompt - (cached or 0) - (written or 0))
+    return usage_of(fresh, as_int(raw.get("output_tokens")), cached, written)
+
+
+def parse_responses_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
+                            history: Sequence[Message] = (), provider: str | None = None,
+                            model: str | None = None) -> Request:
+    """A Responses API request body: ``instructions`` as a leading system message, ``input`` items."""
+    model = text_of(body.get("model")) or model
+    raw = body.get("input")
+    entries: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else items(raw)
+    messages = _items(entries, where, id_prefix, first_index, model, provider, CallBook(history))
+    instructions = text_of(body.get("instructions"))
+    if instructions and not history:  # a continued response already holds them
+        system = Message(f"{id_prefix}:{first_index}.instructions", None, "system", (Text(instructions),),
+                         source=where.source(where.line))
+        messages = chain([system, *messages], None)
+    tools = items(body.get("tools"))
+    config = run_config(model=model, provider=provider, system=instructions, tools=tools,
+                        tool_names=[tool_name(t) for t in tools], where=where)
+    previous = text_of(body.get("previous_response_id"))
+    return Request(messages, config, next_index=first_index + len(entries), previous_response_id=previous)
+
+
+def parse_responses_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+                             time: datetime | None = None) -> list[Message]:
+    output = body.get("output")
+    if not isinstance(output, list) or not output:
+        return []
+    model = text_of(body.get("model"))
+    grouped = _items(output, where, message_id, 0, model, provider, CallBook())
+    blocks = tuple(b for m in grouped for b in m.blocks)
+    when = parse_time(body.get("created_at")) or time
+    return [Message(message_id, None, "assistant", blocks, time=when, model=model, provider=provider,
+                    usage=responses_usage(body.get("usage")), source=where.source(where.line))]
+
+
+def merge_responses_stream(events: list[JsonObj]) -> JsonObj:
+    """Responses API stream events folded into the final response: the ``response`` of the closing
+    event when recorded, else the skeleton of ``response.created`` with every finished output item."""
+    final: JsonObj = {}
+    items: list[JsonObj] = []
+    for event in events:
+        kind = event.get("type")
+        response = event.get("response")
+        if kind in ("response.completed", "response.incomplete", "response.failed", "response.done") \
+                and isinstance(response, dict):
+            return response
+        if kind == "response.created" and isinstance(response, dict):
+            final = dict(response)
+        if kind == "response.output_item.done" and isinstance(event.get("item"), dict):
+            items.append(event["item"])
+        if kind == "error":
+            final["error"] = event.get("error", event)
+    final["output"] = items
+    return final
+
+
+def _sniff(path: Path, head: str) -> bool:
+    return recording.detect(path, head) == FORMAT
+
+
+WIRE = Wire(name="openai_chat", format=FORMAT, provider=PROVIDER, parse_request=parse_request,
+            parse_response=parse_response, merge_stream=merge_stream)
+RESPONSES_WIRE = Wire(name="openai_responses", format=FORMAT, provider=PROVIDER,
+                      parse_request=parse_responses_request, parse_response=parse_responses_response,
+                      merge_stream=merge_responses_stream)
+
+IMPORTER = Importer(
+    name=FORMAT,
+    sniff=_sniff,
+    read=recording.read,
+    description="OpenAI Chat Completions message lists, request and response bodies (and Responses API bodies)",
+)
+
+__all__ = ["IMPORTER", "RESPONSES_WIRE", "WIRE", "chat_usage", "items_to_record", "messages_to_record",
+           "response_to_record", "result_content", "tool_name"]

@@ -1,0 +1,199 @@
+"""A reply's calls made replayable: paired with their answers, bounded, renamed into one
+vocabulary, and given ids derived from the stored message id.
+
+The ids are what keep a replay cacheable: ``replay_<stem>_<n>`` is the same bytes every time a
+turn is replayed, so appending a turn never rewrites an earlier one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from toolkit.record import JsonValue, ToolResult, ToolUse, bare_tool_name
+from toolkit.replay.plan import Call
+
+MAX_CALLS = 12
+"""A reply replays its last 12 calls (seed 002, "The Details That Keep It Safe")."""
+
+MAX_CHARS = 500
+"""Inputs and answers keep at most 500 characters (seed 002, same section)."""
+
+CALL_ID_MAX = 40
+"""OpenAI Chat Completions rejects longer tool call ids: "Expected a string with maximum length 40"
+(error quoted in BerriAI/litellm#10083 and langgenius/dify#32222; ../shared/reference/providers.md
+§4.1, read 2026-11-29). The strictest id rule of the five wires, so every wire gets it."""
+
+ID_RE = re.compile(r"[A-Za-z0-9_-]+")
+"""Anthropic tool_use ids: ``^[a-zA-Z0-9_-]+$`` (API error "String should match pattern",
+providers.md §4.3, read 2026-11-29)."""
+
+NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+"""A tool name every wire accepts: OpenAI "a-z, A-Z, 0-9, or contain underscores and dashes, with a
+maximum length of 64" (openai 3.57.0 ``shared_params/function_definition.py``); Anthropic
+``^[a-zA-Z0-9_-]{1,64}$`` (providers.md §4.3); Gemini "Must start with a letter or an underscore"
+(google-genai 3.6.1 ``types.FunctionDeclaration.name``). All read 2026-11-29."""
+
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9]")
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+STEM_MAX = 20
+"""``replay_`` + 20 + ``_`` + two digits stays within ``CALL_ID_MAX``."""
+
+
+def stem(message_id: str) -> str:
+    """The stored message id as an id fragment: kept as is when it is short and alphanumeric,
+    else its first alphanumerics plus 8 hex digits of its sha256, so two ids never share a stem
+    because they were cut or cleaned alike."""
+    clean = _UNSAFE_ID.sub("", message_id)
+    if clean and clean == message_id and len(clean) <= STEM_MAX:
+        return clean
+    digest = hashlib.sha256(message_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return (clean[:12] or "m") + digest
+
+
+def call_id(message_id: str, index: int) -> str:
+    return f"replay_{stem(message_id)}_{index}"
+
+
+def cut(text: str, limit: int = MAX_CHARS) -> str:
+    """``text`` kept to ``limit`` characters; a cut says how much was left out."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[… {len(text) - limit} more characters not replayed]"
+
+
+def compact(value: JsonValue) -> str:
+    """Compact JSON text, non-ASCII kept: the form arguments travel in."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def bounded_input(use: ToolUse, limit: int = MAX_CHARS) -> tuple[dict[str, JsonValue], str | None]:
+    """The call's arguments as an object of at most ``limit`` characters of JSON, and the text of a
+    free-text call. Arguments the cut (or the source) leaves as invalid JSON travel as
+    ``{"input_excerpt": "..."}``, never as broken JSON; a value that is not an object is wrapped
+    as ``{"input": value}``, since every wire but one takes only objects."""
+    if use.freeform:
+        text = use.input if isinstance(use.input, str) else compact(use.input)
+        if len(text) <= limit:
+            return {"input": text}, text
+        return {"input_excerpt": text[:limit]}, cut(text, limit)
+    if use.raw_input is not None:
+        return {"input_excerpt": use.raw_input[:limit]}, None
+    text = compact(use.input)
+    if len(text) <= limit:
+        return (dict(use.input) if isinstance(use.input, dict) else {"input": use.input}), None
+    return {"input_excerpt": text[:limit]}, None
+
+
+def input_text(use: ToolUse, limit: int = MAX_CHARS) -> str:
+    """The call's input as prose shows it: its JSON (or raw text), bounded."""
+    if use.raw_input is not None:
+        return cut(use.raw_input, limit)
+    if use.freeform and isinstance(use.input, str):
+        return cut(use.input, limit)
+    return cut(compact(use.input), limit)
+
+
+def sanitize_name(name: str) -> str:
+    """A name within every wire's rules, derived deterministically (the same for a call and for
+    the declaration it calls)."""
+    clean = _UNSAFE_NAME.sub("_", name)[:64] or "tool"
+    if not (clean[0].isascii() and (clean[0].isalpha() or clean[0] == "_")):
+        clean = ("_" + clean)[:64]
+    return clean
+
+
+class Names:
+    """One vocabulary: ``mcp__server__tool`` replays as ``tool`` whichever client recorded it.
+
+    Declared tools whose bare names would collide keep their full (sanitized) names, so two MCP
+    servers' ``search`` tools stay two tools; calls of those tools use the same names."""
+
+    def __init__(self, declared: Iterable[str] = ()) -> None:
+        names = list(dict.fromkeys(declared))
+        bare: dict[str, list[str]] = {}
+        for name in names:
+            bare.setdefault(bare_tool_name(name), []).append(name)
+        self._fixed = {
+            name: sanitize_name(name if len(bare[bare_tool_name(name)]) > 1 else bare_tool_name(name))
+            for name in names
+        }
+
+    def __call__(self, name: str) -> str:
+        fixed = self._fixed.get(name)
+        return fixed if fixed is not None else sanitize_name(bare_tool_name(name))
+
+
+def split_kept(calls: Sequence[ToolUse], limit: int = MAX_CALLS) -> tuple[list[ToolUse], list[ToolUse]]:
+    """``(omitted, kept)``: a reply keeps its last ``limit`` calls."""
+    if len(calls) <= limit:
+        return [], list(calls)
+    return list(calls[:-limit]), list(calls[-limit:])
+
+
+def make_calls(
+    uses: Sequence[ToolUse], message_id: str, names: Names, signature: str | None = None
+) -> list[Call]:
+    """The kept calls of one stored reply, numbered in order; ``signature`` rides on the first."""
+    out: list[Call] = []
+    for index, use in enumerate(uses):
+        obj, freeform = bounded_input(use)
+        out.append(Call(
+            id=call_id(message_id, index),
+            name=names(use.name),
+            input=obj,
+            arguments=compact(obj),
+            freeform=freeform,
+            signature=signature if index == 0 else None,
+            message_id=message_id,
+            source_id=use.id,
+        ))
+    return out
+
+
+@dataclass
+class Pairing:
+    """Which replayed call each stored result answers, across the fold of one path.
+
+    A call is *pending* from its reply until its result lands. Only answered calls become pairs;
+    a pending call whose turn was cut off is reported, and never sent as half a pair."""
+
+    pending: dict[str, Call] = field(default_factory=dict)
+    """Stored call id → replayed call, in the order the calls were made."""
+    omitted: set[str] = field(default_factory=set)
+    """Stored ids of calls left out by the ``MAX_CALLS`` bound (their results go with them)."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Stored call id → replayed name, for results that do not name their tool."""
+    order: dict[str, int] = field(default_factory=dict)
+    """Stored call id → the order it was made in, so a result turn lists answers as the calls were made."""
+
+    def open(self, calls: Sequence[Call], omitted: Iterable[ToolUse], names: Names) -> None:
+        for use in omitted:
+            self.omitted.add(use.id)
+            self.names[use.id] = names(use.name)
+        for call in calls:
+            self.pending[call.source_id] = call
+            self.names[call.source_id] = call.name
+            self.order[call.source_id] = len(self.order)
+
+    def take(self, result: ToolResult) -> Call | None:
+        """The pending call ``result`` answers, removed from the pending set."""
+        return self.pending.pop(result.tool_use_id, None)
+
+    def is_omitted(self, result: ToolResult) -> bool:
+        return result.tool_use_id in self.omitted
+
+    def name_of(self, result: ToolResult, names: Names) -> str:
+        known = self.names.get(result.tool_use_id)
+        if known is not None:
+            return known
+        return names(result.name) if result.name else "unknown tool"
+
+    def orphan_all(self) -> list[Call]:
+        """Every pending call, now known never to be answered in this path."""
+        calls = list(self.pending.values())
+        self.pending.clear()
+        return calls

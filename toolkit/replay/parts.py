@@ -1,0 +1,139 @@
+"""Helpers every wire shares for the content of a turn: images (inline bytes, URL, or a marker
+that names them as unseen) and text parts kept as few and as plain as possible."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TypeAlias, assert_never
+
+from toolkit.record import Image
+from toolkit.replay import prose
+from toolkit.replay.plan import ImagePart, Part, TextPart, ThoughtPart
+
+
+@lru_cache(maxsize=512)
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def image_part(image: Image, images: Mapping[str, bytes] | None, vision: bool) -> ImagePart | TextPart:
+    """The image as the fold hands it to a wire: a marker when vision is off, else the image with
+    its bytes when the corpus holds them (a wire falls back to the URL, then to a marker)."""
+    if not vision:
+        return TextPart(prose.image_unseen(image, prose.VISION_OFF))
+    data = images.get(image.sha256) if images is not None and image.sha256 else None
+    return ImagePart(image, _b64(data) if data else None)
+
+
+def join_text(parts: Iterable[Part]) -> tuple[Part, ...]:
+    """Adjacent text parts as one (blank line between), so a message of words is one string."""
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, TextPart) and out and isinstance(out[-1], TextPart):
+            out[-1] = TextPart(out[-1].text + "\n\n" + part.text)
+        else:
+            out.append(part)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """How a wire carries one image: its base64 bytes, its URL, or a marker text."""
+
+    data: str | None = None
+    url: str | None = None
+    marker: str | None = None
+
+
+def carry(
+    part: ImagePart, wire: str, media_types: frozenset[str], urls: bool, allowed_here: bool = True,
+    where: str = "",
+) -> Carried:
+    """The way ``wire`` can carry ``part``: inline when it has the bytes and takes the type, else by
+    URL when it fetches URLs, else a marker that says the model did not see it and why."""
+    image = part.image
+    if not allowed_here:
+        return Carried(marker=prose.image_unseen(image, f"{wire} does not accept images in {where}"))
+    if part.data is not None:
+        if image.media_type in media_types:
+            return Carried(data=part.data)
+        return Carried(marker=prose.image_unseen(image, f"{wire} does not accept {image.media_type} images"))
+    if image.url and urls and image.url.startswith(("https://", "http://")):
+        return Carried(url=image.url)
+    why = "its bytes are not in the corpus" + ("" if not image.url else f" and {wire} cannot fetch its URL")
+    return Carried(marker=prose.image_unseen(image, why))
+
+
+def text_of(parts: Iterable[Part | Inline]) -> str:
+    """Every part as text (images as markers, thoughts as prose): for slots that take only text."""
+    out: list[str] = []
+    for part in parts:
+        match part:
+            case TextPart(text=text):
+                out.append(text)
+            case ImagePart(image=image) | Inline(image=image):
+                out.append(prose.image_unseen(image, "this slot takes text only"))
+            case ThoughtPart(fallback=fallback):
+                out.append(fallback)
+            case _:
+                assert_never(part)
+    return "\n\n".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Inline:
+    """An image a wire carries as itself: its bytes (base64), or its URL."""
+
+    image: Image
+    data: str | None
+    url: str | None
+
+    def data_url(self) -> str:
+        if self.data is None:
+            assert self.url is not None
+            return self.url
+        return f"data:{self.image.media_type};base64,{self.data}"
+
+
+Resolved: TypeAlias = TextPart | ThoughtPart | Inline
+
+
+def resolve(
+    parts: Iterable[Part], wire: str, media_types: frozenset[str], urls: bool, *, allowed: bool = True,
+    where: str = "",
+) -> list[Resolved]:
+    """``parts`` with every image decided for ``wire`` (inline, URL, or a marker), adjacent texts joined."""
+    out: list[Resolved] = []
+    for part in parts:
+        match part:
+            case ImagePart():
+                carried = carry(part, wire, media_types, urls, allowed, where)
+                if carried.marker is not None:
+                    _append_text(out, carried.marker)
+                else:
+                    out.append(Inline(part.image, carried.data, carried.url))
+            case TextPart(text=text):
+                _append_text(out, text)
+            case ThoughtPart():
+                out.append(part)
+            case _:
+                assert_never(part)
+    return out
+
+
+def _append_text(out: list[Resolved], text: str) -> None:
+    if out and isinstance(out[-1], TextPart):
+        out[-1] = TextPart(out[-1].text + "\n\n" + text)
+    else:
+        out.append(TextPart(text))
+
+
+def only_text(parts: Iterable[Resolved]) -> str | None:
+    """The single string a content field can be, when the parts are one text."""
+    listed = list(parts)
+    if len(listed) == 1 and isinstance(listed[0], TextPart):
+        return listed[0].text
+    return None

@@ -1,0 +1,158 @@
+"""The neutral plan of one replay: what the fold decided the model is shown, before any wire
+spells it.
+
+``request.py`` decides *what* crosses (modes, bounds, pairing, vision, reasoning policy); each
+wire module decides only *how* its provider spells it. Keeping the two apart is what lets five
+wires share one set of invariants and one set of tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from toolkit.record import Image, JsonValue, Reasoning
+from toolkit.surface import ToolSpec
+
+WireName = Literal["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
+WIRES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
+
+Mode = Literal["text", "prose", "prose_head", "native"]
+MODES: tuple[Mode, ...] = ("text", "prose", "prose_head", "native")
+"""``text``: the words only. ``prose``: every block in its prose form, one wire message per
+stored message. ``prose_head``: the words, plus a prose record of the previous reply's calls at
+the head of the next user message. ``native``: each reply's calls paired with their answers in
+the wire's own call shape."""
+
+Body: TypeAlias = dict[str, Any]
+"""A request body as JSON: what ``json.loads`` of the canonical bytes gives back."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Words, or the prose form of a block that has no native shape here."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image the model is meant to see. ``data`` is the base64 of its bytes when the corpus
+    holds them; without them only ``image.url`` can carry it, on wires that fetch URLs."""
+
+    image: Image
+    data: str | None
+
+    def data_url(self) -> str:
+        assert self.data is not None
+        return f"data:{self.image.media_type};base64,{self.data}"
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtPart:
+    """Reasoning replayed natively: only ever made for the provider and model that signed it.
+    ``fallback`` is its prose form, for a position where the wire refuses it."""
+
+    block: Reasoning
+    fallback: str
+
+
+Part: TypeAlias = TextPart | ImagePart | ThoughtPart
+
+TurnRole = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One wire message's worth of content from one stored message (or a placeholder, whose
+    ``message_id`` is ``None``)."""
+
+    role: TurnRole
+    parts: tuple[Part, ...]
+    message_id: str | None
+    leading: bool = False
+    """A system message before any other message: wires with a top-level system slot put it there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One replayed call: the stored call bounded, renamed into one vocabulary, and given an id
+    derived from its stored message id."""
+
+    id: str
+    """``replay_<stem>_<n>``: stable across replays, within every wire's id rules."""
+    name: str
+    input: dict[str, JsonValue]
+    """The arguments as an object, at most ``MAX_CHARS`` of JSON (else ``{"input_excerpt": ...}``)."""
+    arguments: str
+    """``input`` as compact JSON text, for wires that carry arguments as a string."""
+    freeform: str | None
+    """The text of a free-text (grammar) tool call, bounded; ``input`` then holds ``{"input": text}``."""
+    signature: str | None
+    """A thought signature from the same provider and model, to ride on this call (Gemini)."""
+    message_id: str
+    source_id: str
+    """The call's id in the record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A call paired with the result stored for it."""
+
+    call: Call
+    output: str
+    """The result text, bounded to ``MAX_CHARS`` (a cut says how much was left out)."""
+    is_error: bool
+    images: tuple[ImagePart | TextPart, ...]
+    """Images the tool returned (markers when vision is off)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """Calls whose answers landed in one stored message, rendered at that message: a wire's call
+    turn then its result turn. A call whose answer never landed is never part of one."""
+
+    answers: tuple[Answer, ...]
+    message_id: str
+
+
+Item: TypeAlias = Turn | Exchange
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything a wire module needs to spell the request body."""
+
+    wire: WireName
+    mode: Mode
+    model: str
+    system: str | None
+    """The run's recorded system prompt (the top-level slot, or the first system message)."""
+    items: tuple[Item, ...]
+    tools: tuple[ToolSpec, ...] | None
+    """The recorded tool specs (``None``: none could be rebuilt)."""
+    names: Callable[[str], str]
+    """Recorded tool name → the name the replay uses (bare, within every wire's name rules)."""
+    max_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class WireSpec:
+    """One wire: how it names its parts of a body, how it spells a plan, how it checks a body."""
+
+    name: WireName
+    family: str
+    """The provider family whose signatures this wire can carry back (``openai``, ``anthropic``...)."""
+    messages_key: str
+    system_key: str | None
+    """The top-level key holding the system prompt (``None``: it rides in the messages)."""
+    encode: Callable[[Plan, list[str]], Body]
+    check: Callable[[Body], list[Any]]
+    media_types: frozenset[str]
+    """Image types the wire accepts inline."""
+    sdk_call: str
+    """How to send a body with the official SDK (documentation for frozen requests)."""
+
+
+JsonMap: TypeAlias = Mapping[str, JsonValue]

@@ -1,0 +1,557 @@
+"""Replay: the exact request body a wire would be sent for a session's path, and its bytes.
+
+One fold over the stored path decides what the model is shown; the wire module spells it.
+
+- ``text``: the words only (user and assistant text, and images).
+- ``prose``: every block in its prose form, one wire message per stored message, no tool roles
+  and no call ids.
+- ``prose_head``: the words, plus a prose record of the previous reply's calls at the head of
+  the next user message.
+- ``native``: each reply's calls paired with their stored answers, in the wire's own shape, at
+  the point the answers landed (ahead of the next reply's text). A call whose answer never landed
+  is never half a pair: when a new user message shows it was cut off, it is told in prose at the
+  head of that message; at the end of the path it is left out and the request notes it.
+
+Reasoning policy: reasoning replays natively only to the provider that signed it and to the same
+model (Anthropic ``thinking`` with its signature, Gemini thought parts and signatures, Ollama
+``thinking``); everywhere else it crosses as ``[Reasoning]: ...`` prose (``prose`` and ``native``)
+or not at all (``text`` and ``prose_head``, which carry words only). OpenAI reasoning items are
+bound to an item id the record does not keep, and Chat Completions has no reasoning slot, so
+OpenAI reasoning always crosses as prose.
+
+Every request renders tools → system → messages, so the tool specs are the first bytes and an
+appended turn changes only bytes after everything earlier.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import assert_never
+
+from toolkit.record import (
+    Image,
+    Message,
+    Opaque,
+    Reasoning,
+    RunConfig,
+    Session,
+    Text,
+    ToolResult,
+    ToolUse,
+)
+from toolkit.replay import calls as calls_
+from toolkit.replay import prose
+from toolkit.replay import tools as tools_
+from toolkit.replay.calls import MAX_CALLS, MAX_CHARS, Names, Pairing, cut, input_text, make_calls, split_kept
+from toolkit.replay.parts import image_part, join_text
+from toolkit.replay.plan import (
+    MODES,
+    WIRES,
+    Answer,
+    Body,
+    Call,
+    Exchange,
+    Item,
+    Mode,
+    Part,
+    Plan,
+    TextPart,
+    ThoughtPart,
+    Turn,
+    TurnRole,
+    WireName,
+    WireSpec,
+)
+from toolkit.replay.wires import wire_spec
+from toolkit.surface import SurfaceStore, ToolSpec, tool_specs, tools_for_replay
+
+DEFAULT_MODELS: Mapping[WireName, str] = {
+    "openai-chat": "gpt-5.4",
+    "openai-responses": "gpt-5.4",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-flash",
+    "ollama": "llama3.2",
+}
+"""The model a body names when the recording's model belongs to another provider: a choice to
+make the body complete, not a recommendation (pass ``model=``). Gemini names its model in the
+URL, not the body."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""Anthropic requires ``max_tokens``; the value is this toolkit's choice, not a documented one."""
+
+PROVIDER_FAMILIES: Mapping[str, str] = {
+    "openai": "openai", "azure": "openai", "azure_openai": "openai", "anthropic": "anthropic",
+    "claude": "anthropic", "google": "google", "gemini": "google", "vertex": "google",
+    "vertex_ai": "google", "google-genai": "google", "ollama": "ollama",
+}
+MODEL_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("claude", "anthropic"), ("gpt", "openai"), ("chatgpt", "openai"), ("o1", "openai"), ("o3", "openai"),
+    ("o4", "openai"), ("codex", "openai"), ("gemini", "google"), ("gemma", "google"),
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Request:
+    """One replayed request: the body a wire would be sent, its canonical bytes, and notes on
+    everything the replay could not carry as recorded (tools not rebuilt, calls without results,
+    images without bytes...)."""
+
+    wire: WireName
+    mode: Mode
+    vision: bool
+    session_id: str
+    upto: str | None
+    """The last stored message of the replayed path (``None``: an empty session)."""
+    model: str
+    body: Body
+    bytes: bytes
+    """``body`` as canonical JSON: keys in render order, compact, UTF-8."""
+    notes: tuple[str, ...]
+    path_length: int
+    """How many stored messages the replayed path holds."""
+
+    @property
+    def messages_key(self) -> str:
+        return wire_spec(self.wire).messages_key
+
+    def messages_bytes(self) -> bytes:
+        """The canonical bytes of the messages part alone (what prefix stability compares)."""
+        return canonical(self.body[self.messages_key])
+
+
+def canonical(value: object) -> bytes:
+    """Compact JSON in key order, non-ASCII as UTF-8. A lone surrogate (JSON can hold one, UTF-8
+    cannot) is written as its ``\\uXXXX`` escape, so the bytes stay valid UTF-8 and JSON."""
+    text = _ENCODER.encode(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+def request(
+    session: Session,
+    *,
+    wire: str,
+    mode: str,
+    vision: bool = True,
+    upto: str | None = None,
+    images: Mapping[str, bytes] | None = None,
+    model: str | None = None,
+    store: SurfaceStore | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> Request:
+    """The request ``wire`` would be sent for ``session``'s path up to ``upto`` (default: the tip)
+    in ``mode``. ``images`` is the corpus image store (sha256 → bytes); ``model`` overrides the
+    model the body names (default: the recorded one, when it is the wire's provider's); ``store``
+    is a ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only."""
+    spec = wire_spec(_wire_name(wire))
+    plan, notes, path = build_plan(
+        session, wire=spec, mode=_mode(mode), vision=vision, upto=upto, images=images, model=model,
+        store=store, max_tokens=max_tokens,
+    )
+    body = spec.encode(plan, notes)
+    return Request(
+        wire=spec.name, mode=plan.mode, vision=vision, session_id=session.id,
+        upto=path[-1].id if path else None, model=plan.model, body=body, bytes=canonical(body),
+        notes=tuple(dict.fromkeys(notes)), path_length=len(path),
+    )
+
+
+def _wire_name(wire: str) -> WireName:
+    for name in WIRES:
+        if name == wire:
+            return name
+    raise ValueError(f"unknown wire {wire!r} (wires: {', '.join(WIRES)})")
+
+
+def _mode(mode: str) -> Mode:
+    for name in MODES:
+        if name == mode:
+            return name
+    raise ValueError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
+
+
+def build_plan(
+    session: Session,
+    *,
+    wire: WireSpec,
+    mode: Mode,
+    vision: bool,
+    upto: str | None,
+    images: Mapping[str, bytes] | None,
+    model: str | None,
+    store: SurfaceStore | None,
+    max_tokens: int,
+) -> tuple[Plan, list[str], list[Message]]:
+    """The neutral plan (and the notes so far, and the path) a wire module spells."""
+    if upto is not None and upto not in session:
+        raise KeyError(f"session {session.id!r} has no message {upto!r}")
+    path = session.path(upto)
+    config = session.run_config(path[-1].id) if path else session.run_config()
+    notes: list[str] = []
+    specs = _recorded_tools(config, store, session.format, notes)
+    names = Names(tools_.declared(specs))
+    target, why = _target_model(wire, config, path, model)
+    if why:
+        notes.append(why)
+    fold = _Fold(wire, mode, vision, images, target, names, notes)
+    fold.run(path, config.system if config is not None else None)
+    plan = Plan(
+        wire=wire.name, mode=mode, model=target, system=config.system if config is not None else None,
+        items=tuple(fold.items), tools=specs, names=names, max_tokens=max_tokens,
+    )
+    return plan, notes, path
+
+
+def _recorded_tools(
+    config: RunConfig | None, store: SurfaceStore | None, format: str, notes: list[str]
+) -> tuple[ToolSpec, ...] | None:
+    """The run's recorded tool specs, rebuilt from the recording (store blob or run config),
+    never from today's tools."""
+    tools, reason = tools_for_replay(config, store, format=format)
+    if tools is None:
+        notes.append(f"tools: not rebuilt ({reason})")
+        return None
+    return tuple(tool_specs(tools))
+
+
+def provider_family(provider: str | None, model: str | None) -> str | None:
+    """Which provider family signed or served something: from the recorded provider, else from
+    the model name (``claude-*`` → anthropic...; a ``route/model`` prefix names the provider)."""
+    if provider:
+        return PROVIDER_FAMILIES.get(provider.lower(), provider.lower())
+    if model:
+        route, _, name = model.lower().rpartition("/")
+        if route in PROVIDER_FAMILIES:
+            return PROVIDER_FAMILIES[route]
+        for prefix, family in MODEL_PREFIXES:
+            if name.startswith(prefix):
+                return family
+    return None
+
+
+def model_name(model: str | None) -> str | None:
+    """The model as its provider names it (``openai/gpt-4o-mini`` → ``gpt-4o-mini``)."""
+    if model is None:
+        return None
+    route, sep, name = model.rpartition("/")
+    return name if sep and route.lower() in PROVIDER_FAMILIES else model
+
+
+def _target_model(
+    wire: WireSpec, config: RunConfig | None, path: Sequence[Message], model: str | None
+) -> tuple[str, str]:
+    if model is not None:
+        return model, ""
+    recorded = config.model if config is not None else None
+    provider = config.provider if config is not None else None
+    for message in reversed(path):
+        if recorded is not None:
+            break
+        if message.role == "assistant" and message.model:
+            recorded, provider = message.model, message.provider
+    if recorded is not None and provider_family(provider, recorded) == wire.family:
+        name = model_name(recorded)
+        assert name is not None
+        return name, ""
+    default = DEFAULT_MODELS[wire.name]
+    said = f"the recording's model {recorded!r} is not a {wire.family} model" if recorded else "no model was recorded"
+    return default, f"model: {said}; the body names {default!r} (pass model= to choose)"
+
+
+@dataclass
+class _HeadEntry:
+    """One call in ``prose_head``'s running record of the previous reply."""
+
+    use: str | None
+    result: str | None = None
+    images: list[str] = field(default_factory=list)
+
+
+class _Fold:
+    """One pass over the path, appending plan items. Each stored message's items depend only on
+    the messages before it, which is what makes the request for a longer path extend the shorter
+    one byte for byte."""
+
+    def __init__(
+        self, wire: WireSpec, mode: Mode, vision: bool, images: Mapping[str, bytes] | None, model: str,
+        names: Names, notes: list[str],
+    ) -> None:
+        self.wire = wire
+        self.mode = mode
+        self.vision = vision
+        self.images = images
+        self.model = model
+        self.names = names
+        self.notes = notes
+        self.items: list[Item] = []
+        self.pairing = Pairing()
+        self.call_names: dict[str, str] = {}
+        self.prose_omitted: set[str] = set()
+        self.stretch: list[_HeadEntry] = []
+        self.head_by_id: dict[str, _HeadEntry] = {}
+        self.counts: dict[str, int] = {}
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+    def run(self, path: Sequence[Message], system: str | None) -> None:
+        leading = True
+        deduped = False
+        for message in path:
+            if message.role == "system":
+                if leading and not deduped and system is not None and message.text.strip() == system.strip():
+                    deduped = True
+                    continue
+                self._system(message, leading)
+                continue
+            leading = False
+            match self.mode:
+                case "text":
+                    self._text(message)
+                case "prose":
+                    self._prose(message)
+                case "prose_head":
+                    self._prose_head(message)
+                case "native":
+                    self._native(message)
+                case _:
+                    assert_never(self.mode)
+        self._finish()
+
+    def _finish(self) -> None:
+        pending = len(self.pairing.pending)
+        if pending:
+            self.notes.append(
+                f"calls: {pending} call(s) have no result in this path yet; they are left out, since a call "
+                "without its result would fail the request"
+            )
+        said = {
+            "omitted": "call(s) beyond the last {max} of their reply are not replayed",
+            "dropped": "result(s) of calls beyond the bound are not replayed",
+            "orphaned": "call(s) whose results never landed are told in prose at the head of the next user message",
+            "orphan_results": "result(s) without a call in the path cross as prose",
+            "signatures": "Gemini thought signature(s) on text-only replies are not replayed",
+        }
+        for key, text in said.items():
+            if self.counts.get(key):
+                self.notes.append(f"calls: {self.counts[key]} " + text.format(max=MAX_CALLS))
+
+    # ---- shared pieces ------------------------------------------------------------------
+
+    def _image(self, image: Image) -> Part:
+        return image_part(image, self.images, self.vision)
+
+    def _words(self, message: Message) -> list[Part]:
+        """Text and images: what ``text`` mode keeps."""
+        out: list[Part] = []
+        for block in message.blocks:
+            match block:
+                case Text(text=text):
+                    if text.strip():
+                        out.append(TextPart(text))
+                case Image():
+                    out.append(self._image(block))
+                case ToolUse() | ToolResult() | Reasoning() | Opaque():
+                    pass
+                case _:
+                    assert_never(block)
+        return out
+
+    def _turn(self, message: Message, parts: Sequence[Part]) -> None:
+        role: TurnRole = "assistant" if message.role == "assistant" else "user"
+        if parts:
+            self.items.append(Turn(role, join_text(parts), message.id))
+
+    def _system(self, message: Message, leading: bool) -> None:
+        parts = self._prose_parts(message) if self.mode == "prose" else self._words(message)
+        if not parts:
+            if self.mode != "prose":
+                return
+            parts = [TextPart(prose.EMPTY_MESSAGE)]
+        self.items.append(Turn("system", join_text(parts), message.id, leading=leading))
+
+    def _result_name(self, result: ToolResult) -> str:
+        known = self.call_names.get(result.tool_use_id)
+        if known is not None:
+            return known
+        return self.names(result.name) if result.name else "unknown tool"
+
+    # ---- modes --------------------------------------------------------------------------
+
+    def _text(self, message: Message) -> None:
+        if message.role != "tool":
+            self._turn(message, self._words(message))
+
+    def _prose_parts(self, message: Message) -> list[Part]:
+        uses = [b for b in message.blocks if isinstance(b, ToolUse)]
+        omitted, _ = split_kept(uses)
+        left_out = {id(b) for b in omitted}
+        parts: list[Part] = []
+        marked = False
+        for block in message.blocks:
+            match block:
+                case Text(text=text):
+                    if text.strip():
+                        parts.append(TextPart(text))
+                case ToolUse():
+                    name = self.names(block.name)
+                    self.call_names[block.id] = name
+                    if id(block) in left_out:
+                        self.prose_omitted.add(block.id)
+                        if not marked:
+                            parts.append(TextPart(prose.calls_omitted(len(omitted), MAX_CALLS)))
+                            marked = True
+                    else:
+                        parts.append(TextPart(prose.tool_use(name, input_text(block))))
+                case ToolResult():
+                    if block.tool_use_id in self.prose_omitted:
+                        parts.append(TextPart(prose.RESULT_OMITTED))
+                        continue
+                    parts.append(TextPart(prose.tool_result(self._result_name(block), cut(block.output),
+                                                            block.is_error)))
+                    parts.extend(self._image(image) for image in block.images)
+                case Reasoning():
+                    parts.append(TextPart(prose.reasoning(block)))
+                case Image():
+                    parts.append(self._image(block))
+                case Opaque():
+                    parts.append(TextPart(prose.opaque(block, MAX_CHARS)))
+                case _:
+                    assert_never(block)
+        return parts
+
+    def _prose(self, message: Message) -> None:
+        parts = self._prose_parts(message) or [TextPart(prose.EMPTY_MESSAGE)]
+        self._turn(message, parts)
+
+    def _prose_head(self, message: Message) -> None:
+        for block in message.blocks:
+            if isinstance(block, ToolUse):
+                name = self.names(block.name)
+                self.call_names[block.id] = name
+                entry = _HeadEntry(prose.tool_use(name, input_text(block)))
+                self.stretch.append(entry)
+                self.head_by_id[block.id] = entry
+            elif isinstance(block, ToolResult):
+                said = prose.tool_result(self._result_name(block), cut(block.output), block.is_error)
+                found = self.head_by_id.pop(block.tool_use_id, None)
+                if found is None:
+                    found = _HeadEntry(None)
+                    self.stretch.append(found)
+                found.result = said
+                found.images = [prose.image_unseen(i, "images returned by tools are not shown in prose_head")
+                                for i in block.images]
+        words = self._words(message) if message.role != "tool" else []
+        if message.role == "user" and words and self.stretch:
+            words.insert(0, TextPart(prose.head(self._head_lines())))
+            self.stretch.clear()
+            self.head_by_id.clear()
+        self._turn(message, words)
+
+    def _head_lines(self) -> list[str]:
+        omitted, kept = split_kept(self.stretch)
+        lines = [prose.calls_omitted(len(omitted), MAX_CALLS)] if omitted else []
+        for entry in kept:
+            if entry.use is not None:
+                lines.append(entry.use)
+            lines.append(entry.result if entry.result is not None else prose.NO_RESULT)
+            lines.extend(entry.images)
+        return lines
+
+    def _native(self, message: Message) -> None:
+        results = [b for b in message.blocks if isinstance(b, ToolResult)]
+        uses = [b for b in message.blocks if isinstance(b, ToolUse)]
+        lead: list[Part] = []
+        if message.role == "user" and not results and self.pairing.pending:
+            orphans = self.pairing.orphan_all()
+            self.count("orphaned", len(orphans))
+            lead.append(TextPart(prose.unanswered([_told(c) for c in orphans])))
+        parts, signature = self._native_parts(message)
+        omitted, kept = split_kept(uses)
+        if omitted:
+            self.count("omitted", len(omitted))
+        new_calls = make_calls(kept, message.id, self.names, signature)
+        if signature is not None and not new_calls:
+            self.count("signatures")
+        if message.role == "assistant":
+            self._turn(message, lead + parts)
+            self.pairing.open(new_calls, omitted, self.names)
+            extra = self._exchange(results, message.id)
+            self._turn(message, extra)
+            return
+        extra = self._exchange(results, message.id)
+        self._turn(message, lead + extra + parts)
+        self.pairing.open(new_calls, omitted, self.names)
+
+    def _native_parts(self, message: Message) -> tuple[list[Part], str | None]:
+        """The message's blocks other than calls and results, and a bare thought signature from
+        the same model to ride on its first call (Gemini)."""
+        parts: list[Part] = []
+        signature: str | None = None
+        for block in message.blocks:
+            match block:
+                case Text(text=text):
+                    if text.strip():
+                        parts.append(TextPart(text))
+                case Reasoning():
+                    if not self._native_thought(block, message):
+                        parts.append(TextPart(prose.reasoning(block)))
+                    elif self.wire.name == "gemini" and not block.text.strip():
+                        signature = signature or block.signature
+                    else:
+                        parts.append(ThoughtPart(block, prose.reasoning(block)))
+                case Image():
+                    parts.append(self._image(block))
+                case Opaque():
+                    parts.append(TextPart(prose.opaque(block, MAX_CHARS)))
+                case ToolUse() | ToolResult():
+                    pass
+                case _:
+                    assert_never(block)
+        return parts, signature
+
+    def _native_thought(self, block: Reasoning, message: Message) -> bool:
+        """Whether ``block`` may cross natively: same provider, same model, in a form the wire keeps."""
+        if self.wire.family == "openai":
+            return False
+        signer = provider_family(block.provider or message.provider, block.model or message.model)
+        if signer != self.wire.family or model_name(block.model or message.model) != self.model:
+            return False
+        if self.wire.name == "ollama":
+            return bool(block.text.strip()) and not block.redacted
+        return bool(block.signature)
+
+    def _exchange(self, results: Sequence[ToolResult], message_id: str) -> list[Part]:
+        """Pair ``results`` with pending calls into one exchange (appended), and return the prose
+        of results that answer no call in the path."""
+        answers: list[tuple[int, Answer]] = []
+        extra: list[Part] = []
+        for result in results:
+            call = self.pairing.take(result)
+            if call is not None:
+                images = tuple(image_part(i, self.images, self.vision) for i in result.images)
+                answers.append((self.pairing.order[call.source_id],
+                                Answer(call, cut(result.output), result.is_error, images)))
+            elif self.pairing.is_omitted(result):
+                self.count("dropped")
+            else:
+                self.count("orphan_results")
+                name = self.pairing.name_of(result, self.names)
+                extra.append(TextPart(prose.tool_result(name, cut(result.output), result.is_error)))
+                extra.extend(image_part(i, self.images, self.vision) for i in result.images)
+        if answers:
+            answers.sort(key=lambda pair: pair[0])
+            self.items.append(Exchange(tuple(a for _, a in answers), message_id))
+        return extra
+
+
+def _told(call: Call) -> str:
+    text = call.freeform if call.freeform is not None else calls_.compact(call.input)
+    return prose.tool_use(call.name, text) + " " + prose.NO_RESULT
