@@ -622,3 +622,25 @@ def test_sniff_reads_a_first_line_longer_than_the_sniffed_head(tmp_path: Path) -
     assert IMPORTER.sniff(path, head)
     assert not IMPORTER.sniff(path, '{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\n')
     assert not IMPORTER.sniff(path, '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]')
+
+
+def test_records_outside_the_tree_are_kept_even_without_messages(tmp_path: Path) -> None:
+    path = tmp_path / "titles.jsonl"
+    path.write_text('{"type": "summary", "summary": "Old chat", "leafUuid": "elsewhere"}\n'
+                    f'{{"type": "custom-title", "customTitle": "Renamed", "sessionId": "{SID}"}}\n', encoding="utf-8")
+    corpus = load(path)
+    assert corpus.problems == []
+    session = only_session(corpus)
+    assert (session.messages, session.tip, session.title) == ((), None, "Renamed")
+    assert [(e.kind, e.type, e.text, e.message_id) for e in session.events] == [
+        ("summary", "summary", "Old chat", None), ("meta", "custom-title", "Renamed", None)]
+
+
+def test_a_cycle_of_non_message_records_is_reported_once(tmp_path: Path) -> None:
+    transcript = Transcript().user("u1", None, "hi")
+    transcript.add(transcript.record("system", "x", "y", subtype="informational", content="a"))
+    transcript.add(transcript.record("system", "y", "x", subtype="informational", content="b"))
+    transcript.assistant("a1", "x", [{"type": "text", "text": "yo"}])
+    corpus = load(transcript.write(tmp_path / "loop.jsonl"))
+    assert [(p.line, "parent cycle" in p.reason) for p in corpus.problems] == [(3, True)]
+    assert message(only_session(corpus), "a1").parent_id is None

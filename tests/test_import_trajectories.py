@@ -982,3 +982,15 @@ def test_openhands_text_actions_system_prompt_and_condensation(tmp_path: Path) -
         ("execute_bash",),
         fingerprint(tools),
     )
+
+
+def test_openhands_events_one_per_line(tmp_path: Path) -> None:
+    lines = [json.dumps(e) for e in openhands_v0_events()]
+    lines.insert(2, '{"id": 5, "source": "agent", "action": "run", "args": ')
+    path = tmp_path / "events.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    corpus = load(path)
+    assert [(p.file, p.line) for p in corpus.problems] == [("events.jsonl", 3)]
+    session = corpus.sessions[0]
+    assert [m.role for m in session.path()] == ["user", "assistant", "tool", "assistant"]
+    assert [m.source.line for m in session.path() if m.source] == [1, 2, 4, 5]

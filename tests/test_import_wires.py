@@ -12,8 +12,7 @@ from typing import Any, assert_never
 import pytest
 from PIL import Image as PILImage
 
-from toolkit.corpus import ImportContext, load
-from toolkit.corpus import anthropic_messages, gemini_contents, openai_chat, recording
+from toolkit.corpus import ImportContext, anthropic_messages, gemini_contents, load, openai_chat, recording
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 

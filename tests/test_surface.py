@@ -212,6 +212,7 @@ def test_tool_specs_reads_every_shape() -> None:
          "googleSearch": {}},
         {"type": "custom", "name": "apply_patch", "description": "P", "format": {"type": "grammar"}},
         {"type": "web_search_20250305", "name": "web_search", "max_uses": 5},
+        {"code_execution": {}},
         "not a spec",
     ]
     specs = tool_specs(tools)
@@ -224,7 +225,8 @@ def test_tool_specs_reads_every_shape() -> None:
         ("googleSearch", "googleSearch", "gemini", 5),
         ("apply_patch", "custom", "openai_responses", 6),
         ("web_search", "web_search_20250305", "other", 7),
-        (None, "unknown", "other", 8),
+        ("code_execution", "code_execution", "gemini", 8),
+        (None, "unknown", "other", 9),
     ]
     assert specs[1].extra == {"strict": True}
     assert specs[6].schema == {"type": "grammar"}
@@ -408,7 +410,9 @@ def test_runs_surfaces_storage_and_drift(tmp_path: Path) -> None:
     assert table["first_seen"].to_list() == [datetime(2026, 3, 1, 12, tzinfo=UTC), datetime(2026, 3, 3, 12, tzinfo=UTC)]
     assert table["last_seen"].to_list()[0] == datetime(2026, 3, 2, 12, tzinfo=UTC)
 
+    assert surfaces(frame).equals(table)
     bytes_table = storage(corpus, store)
+    assert storage(frame).equals(bytes_table)
     assert bytes_table["cumulative_inline_bytes"].to_list() == [size_1, 2 * size_1, 2 * size_1 + size_2]
     assert bytes_table["cumulative_store_bytes"].to_list() == [size_1, size_1, size_1 + size_2]
     assert store.stats().bytes == size_1 + size_2

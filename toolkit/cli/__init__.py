@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "store",
     "tree",
     "costs",
+    "replay",
 )
 """Subcommand modules of ``toolkit.cli``, in the order ``--help`` lists them."""
 

@@ -38,8 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     calibrate.set_defaults(func=run_calibrate)
 
 
-def _plain(value: Any) -> Any:
-    return {k: _plain(v) for k, v in dataclasses.asdict(value).items()} if dataclasses.is_dataclass(value) else value
+def _plain(value: Any) -> dict[str, Any]:
+    """A result dataclass as JSON-ready data (nested sources included)."""
+    data: dict[str, Any] = dataclasses.asdict(value)
+    return data
 
 
 def _fail(message: str) -> int:
@@ -53,9 +55,7 @@ def run_image(args: argparse.Namespace) -> int:
     except (UnknownModelError, ValueError) as exc:
         return _fail(str(exc))
     if args.json:
-        data = _plain(cost)
-        data["downscaled"] = cost.downscaled
-        print(json.dumps(data, ensure_ascii=False))
+        print(json.dumps({**_plain(cost), "downscaled": cost.downscaled}, ensure_ascii=False))
         return 0
     resized = "not documented" if cost.resized is None else f"{cost.resized[0]}x{cost.resized[1]}"
     print(f"{cost.tokens} tokens  {args.width}x{args.height} -> {resized}  ({cost.family}, {cost.rule}"

@@ -31,7 +31,8 @@ def block_kinds(kinds: pl.DataFrame) -> alt.Chart:
 def tool_usage(usage: pl.DataFrame, top: int = 25) -> alt.LayerChart:
     """Calls per tool (bar) with the errors in red on top."""
     data = usage.head(top).with_columns(pl.col("recorded_names").list.join(", "))
-    base = alt.Chart(data).encode(y=alt.Y("bare_name:N", sort="-x", title="tool (bare name)"))
+    base = alt.Chart(data).encode(y=alt.Y("bare_name:N", title="tool (bare name)",
+                                          sort=alt.EncodingSortField("calls", order="descending")))
     bars = base.mark_bar(color="#4c78a8").encode(
         x=alt.X("calls:Q", title="calls"),
         tooltip=["bare_name", "recorded_names", "calls", "errors", "unanswered",

@@ -637,7 +637,12 @@ class _FileReader:
             steps += 1
             if steps > len(self.through) and uid is not None:
                 if uid not in self.looped:
-                    self.looped.add(uid)
+                    ring: list[str] = []
+                    node: str | None = uid
+                    while node is not None and node not in ring:
+                        ring.append(node)
+                        node = self.through.get(node)
+                    self.looped.update(ring)
                     self.problem(self.nodes[uid][0], f"parent cycle through non-message records at {uid}; "
                                                      "the messages below it are made roots")
                 return None

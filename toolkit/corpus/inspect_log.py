@@ -23,7 +23,7 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -413,24 +413,21 @@ def _message(
             texts.append(block.text)
         elif role == "tool" and isinstance(block, Image):
             images.append(block)
-        elif block is not None:
+        else:
             blocks.append(block)
     usage: Usage | None = None
     provider: str | None = None
     if role == "assistant":
-        output = _match_output(raw, outputs, state)
-        if output is not None:
-            state.produced.setdefault(id(output), message_id)
-            usage = _usage(output.get("output", {}).get("usage"))
-            route = output.get("model")
-            model = (
-                model
-                or (output.get("output", {}).get("model") if isinstance(output.get("output"), dict) else None)
-                or (route if isinstance(route, str) else None)
-            )
-            provider = _provider(route if isinstance(route, str) else state.default_model)
-        else:
-            provider = _provider(state.default_model)
+        event = _match_output(raw, outputs, state)
+        route = state.default_model
+        if event is not None:
+            state.produced.setdefault(id(event), message_id)
+            output = event.get("output") if isinstance(event.get("output"), dict) else {}
+            assert isinstance(output, dict)
+            usage = _usage(output.get("usage"))
+            route = event["model"] if isinstance(event.get("model"), str) else route
+            model = model or (output["model"] if isinstance(output.get("model"), str) else None) or route
+        provider = _provider(route)
         model = model or state.default_model
         blocks.extend(_tool_calls(raw.get("tool_calls"), where, line, state))
         blocks = [_sign(b, provider, model) for b in blocks]
@@ -488,9 +485,7 @@ def _parts(content: Any, where: str, line: int | None, state: _Sample) -> list[d
     return [{"type": "?", "value": content}]
 
 
-def _part(
-    part: dict[str, Any], where: str, line: int | None, state: _Sample, model: str | None
-) -> Block | None:
+def _part(part: dict[str, Any], where: str, line: int | None, state: _Sample, model: str | None) -> Block:
     kind = part.get("type")
     match kind:
         case "text":
@@ -523,10 +518,8 @@ def _reasoning(part: dict[str, Any], model: str | None) -> Reasoning:
 
 def _sign(block: Block, provider: str | None, model: str | None) -> Block:
     """Reasoning records who signed it: the provider and model of the message that carries it."""
-    if isinstance(block, Reasoning) and (block.provider is None or block.model is None):
-        return Reasoning(
-            block.text, block.signature, block.provider or provider, block.model or model, block.redacted
-        )
+    if isinstance(block, Reasoning):
+        return replace(block, provider=block.provider or provider, model=block.model or model)
     return block
 
 

@@ -593,8 +593,7 @@ def parse_responses_request(body: JsonObj, where: Origin, *, id_prefix: str, fir
     tools = items(body.get("tools"))
     config = run_config(model=model, provider=provider, system=instructions, tools=tools,
                         tool_names=[tool_name(t) for t in tools], where=where)
-    previous = text_of(body.get("previous_response_id"))
-    return Request(messages, config, next_index=first_index + len(entries), previous_response_id=previous)
+    return Request(messages, config, next_index=first_index + len(entries))
 
 
 def parse_responses_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,

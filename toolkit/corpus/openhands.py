@@ -8,8 +8,10 @@ Read layouts:
   ``events`` or ``history`` in an object;
 - evaluation output (``output.jsonl``): one object per line with ``instance_id`` and a ``history``
   of events (early releases stored ``[action, observation]`` pairs there);
-- one event per file (the event store's ``events/<n>.json``): the directory is read as one
-  session, when its first file is read;
+- one event per file (the event store's ``events/<n>.json``, the SDK's ``events/event-<n>-*.json``):
+  the directory is read as one session, when its first file is read; the store's ``event_cache/``
+  pages repeat those events and are not read again when ``events/`` is beside them;
+- events one per JSONL line;
 - the software-agent-sdk (V1) events, told apart by their ``kind``: ``SystemPromptEvent``,
   ``MessageEvent``, ``ActionEvent``, ``ObservationEvent``, ``AgentErrorEvent``,
   ``UserRejectObservation``, condensation and state events.
@@ -22,7 +24,8 @@ How events become the record:
   from the metadata, arguments from the call with that id in the metadata's ``model_response``
   (the arguments as the model wrote them; the action's ``args`` when the response was not kept).
   Actions from one model response (same response id) form ONE assistant message, whose text and
-  reasoning come from the response message, and whose usage is the response's usage;
+  reasoning come from the response message (read by the Chat Completions importer), and whose
+  usage is the response's usage;
 - the observation whose ``tool_call_metadata`` (or ``cause``) names that call is its result; an
   ``error`` or rejected observation, or a command that did not succeed, is an error result;
 - ``thought`` is the visible text that came with a call (OpenHands copies the response's content
@@ -245,8 +248,14 @@ def read(path: Path, ctx: ImportContext) -> list[Session]:
         ctx.problem(path, 1, "empty file")
         return []
     if text.startswith(b"{") and _is_jsonl(data):
+        records = list(iter_json_lines(path, ctx))
+        if records and _is_event(records[0][1]):  # an event stream written one event per line
+            positions = [(path, number) for number, _ in records]
+            return [
+                _session([r for _, r in records], path, ctx, ctx.name(path), None, {}, positions=positions)
+            ]
         sessions: list[Session] = []
-        for number, record in iter_json_lines(path, ctx):
+        for number, record in records:
             session = _record(record, path, number, ctx, f"{ctx.name(path)}#{number}")
             if session is not None:
                 sessions.append(session)
@@ -320,7 +329,7 @@ def _event_directory(path: Path, first: dict[str, Any], ctx: ImportContext) -> l
     are one session, read with its first file; the others return nothing, so the session is not
     read twice. A lone event file named otherwise is a session of its own."""
     if not _EVENT_FILE.match(path.stem):
-        return [_session([first], path, ctx, ctx.name(path), None, {}, per_file=[path])]
+        return [_session([first], path, ctx, ctx.name(path), None, {}, positions=[(path, 1)])]
     siblings = sorted(
         (
             p
@@ -343,7 +352,18 @@ def _event_directory(path: Path, first: dict[str, Any], ctx: ImportContext) -> l
         elif value is not None:
             ctx.problem(sibling, 1, "an OpenHands event file that holds no event")
     session_dir = display.parent if path.parent.name == "events" else display
-    return [_session(events, path, ctx, str(session_dir), None, {}, title=session_dir.name, per_file=files)]
+    return [
+        _session(
+            events,
+            path,
+            ctx,
+            str(session_dir),
+            None,
+            {},
+            title=session_dir.name,
+            positions=[(f, 1) for f in files],
+        )
+    ]
 
 
 def _event_order(path: Path) -> tuple[int, str]:
@@ -377,7 +397,9 @@ class _Stream:
     ctx: ImportContext
     file: str
     line: int | None
-    per_file: list[Path] | None
+    positions: list[tuple[Path, int]] | None
+    """Where each event sits when events do not share one list: their own files (one event per
+    file) or their own lines (one event per JSONL line)."""
     drafts: list[_Draft] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     configs: list[RunConfig] = field(default_factory=list)
@@ -387,10 +409,10 @@ class _Stream:
     answered: set[str] = field(default_factory=set)
 
     def where(self, index: int) -> tuple[Path | str, int | None]:
-        """The file and line of the event at ``index``: its own file for one-event-per-file
-        streams, its line in a JSONL record, else its position in the list."""
-        if self.per_file is not None and index < len(self.per_file):
-            return self.per_file[index], 1
+        """The file and line of the event at ``index``: its own file or line where it has one,
+        the line of the JSONL record holding the list, else its position in the list."""
+        if self.positions is not None and index < len(self.positions):
+            return self.positions[index]
         if self.line is not None:
             return self.path, self.line
         return self.path, index + 1
@@ -434,9 +456,9 @@ def _session(
     line: int | None,
     rest: dict[str, Any],
     title: str | None = None,
-    per_file: list[Path] | None = None,
+    positions: list[tuple[Path, int]] | None = None,
 ) -> Session:
-    stream = _Stream(path, ctx, ctx.name(path), line, per_file)
+    stream = _Stream(path, ctx, ctx.name(path), line, positions)
     for index, raw in enumerate(_flatten_pairs(events)):
         if not isinstance(raw, dict):
             stream.problem(index, f"event {index} is a JSON {type(raw).__name__}, not an object")

@@ -19,10 +19,12 @@ model and time (and its reasoning when the client did not send that back); a rep
 rewrote before sending it back is kept as a sibling branch. A request that continues nothing starts
 a new session. A conversation replayed to another provider (the pydantic-ai cassette that moves from
 Gemini to OpenAI mid-conversation) is a new session on that wire, titled as continuing the earlier
-one when its first user message is the same. Non-model interactions (an image download, a token
-count) are kept as ``meta`` events of the conversation they happened in; error responses are
-``error`` events. The tools of each request body become the session's run config, a new one
-whenever the model, system prompt or tools change between requests.
+one when its first user message is the same; the sessions of one file never share message ids.
+Non-model interactions (an image download, a token count, and Bedrock Converse calls, a wire this
+reader does not parse) are kept as ``meta`` events of the conversation they happened in; error
+responses are ``error`` events. The tools of each request body become the session's run config, a
+new one whenever the model, system prompt or tools change between requests. A problem in a message
+is reported once, from the request that ends up in the session, not from every request that resent it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from toolkit.record import (
     JsonValue,
     Message,
     Opaque,
+    Problem,
     Reasoning,
     RunConfig,
     Session,
@@ -106,12 +109,6 @@ class Origin:
         self.ctx.problem(self.file, line, reason)
 
 
-def origin(
-    file: str | Path, ctx: ImportContext, line: int | None = None, lines: Sequence[int | None] | None = None
-) -> Origin:
-    return Origin(file, ctx, line, lines)
-
-
 @dataclass(frozen=True)
 class Request:
     """A request body read into the record."""
@@ -121,8 +118,6 @@ class Request:
     config: RunConfig
     next_index: int
     """The index the reply takes in the ``<prefix>:<index>`` id scheme."""
-    previous_response_id: str | None = None
-    """OpenAI Responses: the stored response this request continues on the server."""
 
 
 class RequestParser(Protocol):
@@ -450,17 +445,19 @@ GENERATION_PATHS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/chat/completions/?$"), "openai_chat"),
     (re.compile(r"/api/chat/?$"), "openai_chat"),  # Ollama's native chat: OpenAI-shaped messages
     (re.compile(r"/responses/?$"), "openai_responses"),
-    (re.compile(r"/messages/?$"), "anthropic"),
+    (re.compile(r"/v\d+/messages/?$"), "anthropic"),  # not OpenAI Assistants' /threads/<id>/messages
     (re.compile(r":(stream)?generatecontent$", re.IGNORECASE), "gemini"),
 )
 """Endpoints that generate a reply, by URL path."""
 
 OTHER_PATHS = re.compile(
     r"(count_?tokens|counttokens|embed|/models/?$|/files|/batches|/moderations|/images/|/audio/|/uploads|"
-    r"/responses/[^/]+|/input_tokens)",
+    r"/responses/[^/]+|/input_tokens|/converse(-stream)?$)",
     re.IGNORECASE,
 )
-"""Model-API endpoints that carry a conversation-shaped body but generate no reply."""
+"""Endpoints kept as events, not conversations: those that carry a conversation-shaped body but
+generate no reply (token counts, embeddings...), and Bedrock's Converse API, a wire of its own that
+this reader does not parse (its full request is kept in the event)."""
 
 
 def wire_for(uri: str | None, body: object) -> tuple[Wire, str] | None:
@@ -731,6 +728,15 @@ def _node_get(node: yaml.Node | None, key: str) -> yaml.Node | None:
     return None
 
 
+def _key_line(node: yaml.Node | None, key: str) -> int | None:
+    """1-based line of ``key:`` in a mapping node."""
+    if isinstance(node, yaml.MappingNode):
+        for k, _ in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return int(k.start_mark.line) + 1
+    return None
+
+
 def _node_items(node: yaml.Node | None) -> list[yaml.Node]:
     return list(node.value) if isinstance(node, yaml.SequenceNode) else []
 
@@ -769,9 +775,7 @@ def _load_yaml(text: str, where: Origin) -> Loaded | None:
     for i, item in enumerate(raw):
         item_node = nodes[i] if i < len(nodes) else None
         line = None if item_node is None else item_node.start_mark.line + 1
-        request_node = _node_get(item_node, "request")
-        response_node = _node_get(item_node, "response")
-        lines = (_body_lines(request_node), None if response_node is None else response_node.start_mark.line + 1)
+        lines = (_body_lines(_node_get(item_node, "request")), _key_line(item_node, "response"))
         it = _vcr_interaction(item, i + 1, line, lines, where)
         if it is not None:
             out.append(it)
@@ -890,6 +894,9 @@ class Turn:
     replies: list[Message] = field(default_factory=list)
     response_id: str | None = None
     provider: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+    """Problems of the request's content, reported only if the request ends up in a session: every
+    request resends the whole history, and a bad message must be reported once, not per request."""
 
 
 @dataclass
@@ -966,6 +973,9 @@ def sessions(loaded: Loaded, path: Path, ctx: ImportContext) -> list[Session]:
         _response(it, turn, target, stem, where)
         if turn.response_id:
             by_response[turn.response_id] = turn
+    for conversation in conversations:
+        for problem in conversation.turns[-1].problems:
+            ctx.problem(problem.file, problem.line, problem.reason)
     if not conversations:
         if not early:
             return []
@@ -1011,8 +1021,10 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
     if not isinstance(body, dict):
         where.problem(it.line, f"interaction {it.index}: {wire.name} request body is not a JSON object")
         return None
-    at = Origin(where.file, where.ctx, it.line, lines)
+    deferred = ImportContext(images=where.ctx.images, names=where.ctx.names)
+    at = Origin(where.file, deferred, it.line, lines)
     history: list[Message] = []
+    inherited: list[Problem] = []
     first = 0
     previous = body.get("previous_response_id")
     if isinstance(previous, str):
@@ -1022,6 +1034,7 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
                                    "recorded response; the conversation before it is missing")
         else:
             history = prior.request.messages + prior.replies[:1]
+            inherited = prior.problems
             first = prior.request.next_index + 1
     request = wire.parse_request(body, at, id_prefix=stem, first_index=first, history=history, provider=provider,
                                  model=model_of(it.uri))
@@ -1029,7 +1042,8 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
         request = replace(request, config=replace(request.config, tools=None, surface_hash=None, provider=None))
     if history:
         request = replace(request, messages=history + chain(request.messages, history[-1].id))
-    return Turn(it, request, [message_key(m) for m in request.messages], provider=provider)
+    return Turn(it, request, [message_key(m) for m in request.messages], provider=provider,
+                problems=inherited + deferred.problems)
 
 
 def _response(it: Interaction, turn: Turn, conversation: Conversation, stem: str, where: Origin) -> None:
@@ -1041,11 +1055,12 @@ def _response(it: Interaction, turn: Turn, conversation: Conversation, stem: str
     if isinstance(body, list):
         body = wire.merge_stream([e for e in body if isinstance(e, dict)])
     failed = it.status is not None and it.status >= 400
-    if failed or (isinstance(body, dict) and "error" in body
+    if failed or (isinstance(body, dict) and body.get("error")
                   and not any(body.get(k) for k in ("choices", "candidates", "content", "output", "message"))):
         conversation.events.append(Event(
             kind="error", type=f"http_{it.status}" if it.status else "error", time=it.time,
-            message_id=_last_id(conversation), text=f"HTTP {it.status}: {_error_text(body)}", raw=_excerpt(body),
+            message_id=_last_id(conversation), raw=_excerpt(body),
+            text=f"HTTP {it.status}: {_error_text(body)}" if it.status else _error_text(body),
             source=where.source(it.response_line)))
         return
     if not isinstance(body, dict):
@@ -1124,7 +1139,7 @@ def _configs(conversation: Conversation, present: set[str]) -> list[RunConfig]:
     first applies to the whole session, a later one from the first message its request added."""
     out: list[RunConfig] = []
     seen: tuple[object, ...] | None = None
-    count = 0
+    count = 0  # messages the conversation held before this request: earlier requests and their reply
     for turn in conversation.turns:
         config = replace(turn.request.config, time=turn.interaction.time)
         signature = (config.model, config.provider, config.system, config.surface_hash, config.tool_names)
@@ -1135,7 +1150,7 @@ def _configs(conversation: Conversation, present: set[str]) -> list[RunConfig]:
                 config = replace(config, message_id=next((i for i in candidates if i in present), None))
             out.append(config)
             seen = signature
-        count = len(messages)
+        count = len(messages) + (1 if turn.replies else 0)
     return out
 
 

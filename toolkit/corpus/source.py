@@ -112,18 +112,28 @@ def iter_json_lines(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[
 
     Blank lines are skipped; a line that is not UTF-8, not JSON, or not an object is reported with
     its number and reason; a last line without its newline that fails to parse is reported as
-    truncated. Nothing is raised unless the context is strict."""
+    truncated. Nothing is raised unless the context is strict. The file is read line by line, so
+    peak memory is one line, not the file."""
     with path.open("rb") as handle:
-        data = handle.read()
-    yield from iter_json_lines_bytes(data, path, ctx)
+        yield from _parse_lines(enumerate(handle, 1), path, ctx)
 
 
 def iter_json_lines_bytes(
     data: bytes, path: str | Path, ctx: ImportContext
 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The same for bytes already in memory (a member of a zip, a decoded body)."""
     lines = data.split(b"\n")
-    last = len(lines)
-    for number, raw in enumerate(lines, 1):
+    if lines and lines[-1] == b"":
+        lines.pop()
+    numbered = ((n, raw + b"\n") for n, raw in enumerate(lines[:-1], 1))
+    last = [(len(lines), lines[-1] + (b"\n" if data.endswith(b"\n") else b""))] if lines else []
+    yield from _parse_lines(iter([*numbered, *last]), path, ctx)
+
+
+def _parse_lines(
+    numbered: Iterator[tuple[int, bytes]], path: str | Path, ctx: ImportContext
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, raw in numbered:
         if not raw.strip():
             continue
         try:
@@ -134,7 +144,7 @@ def iter_json_lines_bytes(
             except UnicodeDecodeError as uexc:
                 ctx.problem(path, number, f"line is not valid UTF-8 ({uexc.reason} at byte {uexc.start})")
                 continue
-            if number == last and not data.endswith(b"\n"):
+            if not raw.endswith(b"\n"):
                 ctx.problem(path, number, f"truncated last line (no newline, not complete JSON: {exc})")
             else:
                 ctx.problem(path, number, f"line is not valid JSON: {exc}")

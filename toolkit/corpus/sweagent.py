@@ -12,7 +12,8 @@ How a trajectory becomes the record:
 
 - ``history`` is what the model saw, so it is the message chain, in order: the system prompt, the
   demonstrations (``is_demo``, tagged ``demo``), the task and each observation (user turns), and
-  the model's responses (assistant turns, ``content`` as the model wrote it);
+  the model's responses (assistant turns, ``content`` as the model wrote it). Each item is turned
+  into the Chat Completions message SWE-agent sends for it and read by that importer;
 - actions: an agent that parses its action out of the reply (0.x, and 1.x with a text parser) has
   no tool calls, so its reply stays text: the model wrote the command in words and saw the output
   as a user turn. A function-calling 1.x agent stores the call in ``tool_calls`` and the output as a
@@ -22,7 +23,8 @@ How a trajectory becomes the record:
   parts of list content are text and images;
 - each ``trajectory`` step (the parsed thought and action, the environment's observation, its
   state and timing) is a ``step`` event tied to the assistant message whose content is the step's
-  response; the step's ``query`` (the messages sent for it) repeats the history and is left out;
+  response; the step's ``query`` (``messages`` in early 1.0: the messages sent for it) repeats the
+  history and is left out;
 - ``info.model_stats`` (tokens sent and received, cost, calls: totals for the run, not per call)
   is a ``token_count`` event; the rest of ``info`` (exit status, submission) and the replay config
   are ``meta`` events. The model is read from the replay config when the trajectory has one.
@@ -282,7 +284,7 @@ def _steps(steps: Any, reading: _Reading) -> None:
                 message_id = reply.id
                 at += offset + 1
                 break
-        raw: dict[str, JsonValue] = {k: v for k, v in step.items() if k != "query"}
+        raw: dict[str, JsonValue] = {k: v for k, v in step.items() if k not in ("query", "messages")}
         action = step.get("action")
         reading.events.append(
             Event(

@@ -294,7 +294,11 @@ GEMINI_2_LEVELS: dict[str, int] = {"low": 64, "medium": 256, "high": 256}
 class GeminiTiles:
     """Gemini 1.5/2.0/2.5 (GEMINI_IMAGES "Token calculation"): 258 tokens when both sides are
     <= 384 px, else crop unit ``floor(min(w, h) / 1.5)``, ``ceil(w/cu) * ceil(h/cu)`` tiles of 258
-    tokens, each crop scaled to a 768-px tile. A ``media_resolution`` level replaces the tiling."""
+    tokens, each crop scaled to a 768-px tile. A ``media_resolution`` level replaces the tiling.
+
+    The doc calls this "a rough formula", and the corpora show it can overcount: a recorded
+    gemini-2.5-flash response (pydantic-ai cassette ``function_response_images``) reports 516 IMAGE
+    tokens for a 597x566 and a 400x301 image, 258 each, where this gives 4 tiles each."""
 
     source: Source = GEMINI_IMAGES
     name: str = "gemini-tiles"

@@ -231,27 +231,29 @@ CLAUDE_4_7_TOKENIZER = Source(
     "'the same text produces roughly 30% more tokens' from Claude Opus 4.7 on",
 )
 
-# Calibrated by toolkit.costs.calibration.tune() on the shared corpora, 2026-11-30: Claude on 337
-# growth pairs of 3 Claude Code files (sonnet-4, sonnet-4.5, opus-4.5; "nonascii" held at a prior of
-# 1.0 x o200k because the corpora hold too little non-ASCII text to fit it); Gemini on 24 pairs of
-# one Gemini CLI session (gemini-3-pro-preview), hence the two-parameter form.
+# Calibrated by toolkit.costs.calibration.tune() on the shared corpora, 2026-11-30. Claude: 339
+# growth pairs (Claude Code sonnet-4 / sonnet-4.5 / opus-4.5 / haiku-4.5, Anthropic recordings,
+# OpenHands claude-3.5-sonnet), "nonascii" held at a prior of 1.0 x o200k because the corpora hold
+# too little non-ASCII text to fit it. Gemini: 26 pairs, 24 of them from one Gemini CLI session
+# (gemini-3-pro-preview), hence the two-parameter form. Errors: each pair scored by weights fitted
+# without its file (or, when one file holds most pairs, without its fifth of the pairs).
 CLAUDE_WEIGHTS: tuple[tuple[str, float], ...] = (
-    ("words", 1.22), ("digits", 1.253), ("punct", 0.524), ("newlines", 1.978), ("nonascii", 1.0),
+    ("words", 1.195), ("digits", 1.308), ("punct", 0.555), ("newlines", 1.741), ("nonascii", 1.0),
 )
-GEMINI_WEIGHTS: tuple[tuple[str, float], ...] = (("o200k", 1.104),)
+GEMINI_WEIGHTS: tuple[tuple[str, float], ...] = (("o200k", 1.072),)
 
 ESTIMATORS: dict[str, Estimator] = {
-    CLAUDE: Estimator("claude-char-classes", CLAUDE_WEIGHTS, 1.0, 0.149, 0.464, CALIBRATION_SOURCE),
-    CLAUDE_2026: Estimator("claude-2026-char-classes", CLAUDE_WEIGHTS, 1.3, 0.149, 0.464, CLAUDE_4_7_TOKENIZER),
-    GEMINI: Estimator("gemini-o200k-scaled", GEMINI_WEIGHTS, 1.0, 0.069, 0.148, CALIBRATION_SOURCE),
+    CLAUDE: Estimator("claude-char-classes", CLAUDE_WEIGHTS, 1.0, 0.156, 0.476, CALIBRATION_SOURCE),
+    CLAUDE_2026: Estimator("claude-2026-char-classes", CLAUDE_WEIGHTS, 1.3, 0.156, 0.476, CLAUDE_4_7_TOKENIZER),
+    GEMINI: Estimator("gemini-o200k-scaled", GEMINI_WEIGHTS, 1.0, 0.090, 0.202, CALIBRATION_SOURCE),
 }
 """The error of ``claude-2026`` is that of the weights it scales: the 1.3 factor is the provider's
 statement, not a calibration (no transcript of Claude Opus 4.7 or later is in the corpora)."""
 
 FRAMING: dict[str, Framing] = {
-    "anthropic": Framing(0.0, 127.3, CALIBRATION_SOURCE),
-    "openai": Framing(0.0, 86.8, CALIBRATION_SOURCE),
-    "google": Framing(28.1, 0.0, CALIBRATION_SOURCE),
+    "anthropic": Framing(8.3, 110.7, CALIBRATION_SOURCE),
+    "openai": Framing(0.0, 87.0, CALIBRATION_SOURCE),
+    "google": Framing(0.0, 37.5, CALIBRATION_SOURCE),
 }
 """Fitted with the weights above (OpenAI: o200k held at 1.0, exact)."""
 

@@ -92,13 +92,13 @@ def _block(part: Resolved) -> dict[str, Any]:
             return {"type": "text", "text": text}
         case ThoughtPart(block=block):
             if block.redacted:
-                return {"type": "redacted_thinking", "data": block.signature}
-            return {"type": "thinking", "thinking": block.text, "signature": block.signature}
+                return {"type": "redacted_thinking", "data": block.signature or ""}
+            return {"type": "thinking", "thinking": block.text, "signature": block.signature or ""}
         case Inline():
-            if part.data is not None:
-                source = {"type": "base64", "media_type": part.image.media_type, "data": part.data}
-            else:
-                source = {"type": "url", "url": part.url}
+            source: dict[str, str | None] = (
+                {"type": "base64", "media_type": part.image.media_type, "data": part.data} if part.data is not None
+                else {"type": "url", "url": part.url}
+            )
             return {"type": "image", "source": source}
         case _:
             assert_never(part)

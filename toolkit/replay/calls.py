@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from toolkit.record import JsonValue, ToolResult, ToolUse, bare_tool_name
 from toolkit.replay.plan import Call
@@ -36,6 +37,8 @@ NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 maximum length of 64" (openai 3.57.0 ``shared_params/function_definition.py``); Anthropic
 ``^[a-zA-Z0-9_-]{1,64}$`` (providers.md §4.3); Gemini "Must start with a letter or an underscore"
 (google-genai 3.6.1 ``types.FunctionDeclaration.name``). All read 2026-11-29."""
+
+T = TypeVar("T")
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9]")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -127,7 +130,7 @@ class Names:
         return fixed if fixed is not None else sanitize_name(bare_tool_name(name))
 
 
-def split_kept(calls: Sequence[ToolUse], limit: int = MAX_CALLS) -> tuple[list[ToolUse], list[ToolUse]]:
+def split_kept(calls: Sequence[T], limit: int = MAX_CALLS) -> tuple[list[T], list[T]]:
     """``(omitted, kept)``: a reply keeps its last ``limit`` calls."""
     if len(calls) <= limit:
         return [], list(calls)

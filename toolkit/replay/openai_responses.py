@@ -131,7 +131,7 @@ def check(body: Body) -> list[WireProblem]:
                 else:
                     c.string(item.get("input"), f"{where}.input")
                 call_id = item.get("call_id")
-                if c.call_id(call_id, f"{where}.call_id", limit=CALL_ID_LIMIT):
+                if c.call_id(call_id, f"{where}.call_id", limit=CALL_ID_LIMIT) and isinstance(call_id, str):
                     if call_id in calls:
                         c.add(f"{where}.call_id", "id", f"call_id {call_id!r} is used twice")
                     calls[call_id] = kind
@@ -143,7 +143,7 @@ def check(body: Body) -> list[WireProblem]:
                     c.add(f"{where}.call_id", "pairing", f"No tool call found for function call output with call_id {call_id}.")
                 elif made + "_output" != kind:
                     c.add(f"{where}.type", "pairing", f"a {made} is answered by a {made}_output, not a {kind}")
-                else:
+                elif isinstance(call_id, str):
                     answered.add(call_id)
                 _check_output(c, item.get("output"), f"{where}.output")
             case "reasoning":

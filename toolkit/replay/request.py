@@ -25,6 +25,7 @@ appended turn changes only bytes after everything earlier.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -109,7 +110,7 @@ class Request:
     """The last stored message of the replayed path (``None``: an empty session)."""
     model: str
     body: Body
-    bytes: bytes
+    bytes: builtins.bytes
     """``body`` as canonical JSON: keys in render order, compact, UTF-8."""
     notes: tuple[str, ...]
     path_length: int
@@ -119,7 +120,7 @@ class Request:
     def messages_key(self) -> str:
         return wire_spec(self.wire).messages_key
 
-    def messages_bytes(self) -> bytes:
+    def messages_bytes(self) -> builtins.bytes:
         """The canonical bytes of the messages part alone (what prefix stability compares)."""
         return canonical(self.body[self.messages_key])
 

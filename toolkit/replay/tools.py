@@ -8,10 +8,9 @@ wire could call, so they are left out, and the request says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from toolkit.record import JsonValue
-from toolkit.replay.calls import Names
 from toolkit.replay.plan import WireName
 from toolkit.surface import ToolSpec
 
@@ -31,7 +30,7 @@ def declared(specs: Sequence[ToolSpec] | None) -> list[str]:
 
 
 def encode(
-    specs: Sequence[ToolSpec] | None, wire: WireName, names: Names, notes: list[str]
+    specs: Sequence[ToolSpec] | None, wire: WireName, names: Callable[[str], str], notes: list[str]
 ) -> list[dict[str, JsonValue]] | None:
     """The wire's ``tools`` value (``None``: nothing to declare)."""
     if specs is None:
@@ -106,7 +105,7 @@ def _gemini(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
     if spec.kind == "custom":
         declaration["parametersJsonSchema"] = _freeform_schema()
     elif _openapi(spec):
-        declaration["parameters"] = spec.schema
+        declaration["parameters"] = _case_types(spec.schema, str.upper)
     else:
         declaration["parametersJsonSchema"] = json_schema(spec)
     return declaration
@@ -125,17 +124,19 @@ def json_schema(spec: ToolSpec) -> dict[str, JsonValue]:
     if not isinstance(schema, dict):
         return dict(EMPTY_SCHEMA)
     if _openapi(spec):
-        lowered = _lower_types(schema)
+        lowered = _case_types(schema, str.lower)
         assert isinstance(lowered, dict)
         return lowered
     return schema
 
 
-def _lower_types(value: JsonValue) -> JsonValue:
+def _case_types(value: JsonValue, case: Callable[[str], str]) -> JsonValue:
+    """Type names in one case: JSON Schema spells them lower-case, Gemini's OpenAPI ``Type`` enum
+    upper-case (google-genai 3.6.1 ``types.Type``), which is how its SDK sends them."""
     if isinstance(value, dict):
-        return {k: (v.lower() if k == "type" and isinstance(v, str) else _lower_types(v)) for k, v in value.items()}
+        return {k: (case(v) if k == "type" and isinstance(v, str) else _case_types(v, case)) for k, v in value.items()}
     if isinstance(value, list):
-        return [_lower_types(v) for v in value]
+        return [_case_types(v, case) for v in value]
     return value
 
 

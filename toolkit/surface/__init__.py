@@ -1,5 +1,11 @@
 """Tool surfaces: the exact tool specs a run was sent, identified by a stable hash, kept once in a
-write-once store, compared with today's tools in three states, and analysed across a corpus."""
+write-once store, compared with today's tools in three states, and analysed across a corpus.
+
+``fingerprint`` (identity and provider shapes), ``store`` (the blobs), ``fidelity`` (the three
+states, replay rebuild, recording a corpus), ``analysis`` (frames) and ``charts``. The functions
+``fingerprint`` and ``fidelity`` share their module's name and win as attributes of this package:
+``from toolkit.surface import fingerprint`` is the function, ``from toolkit.surface.fingerprint
+import canonical_bytes`` still reaches the module."""
 
 from toolkit.surface.analysis import (
     STATUSES,

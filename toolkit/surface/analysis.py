@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from toolkit.record import JsonValue, RunConfig, Session
-from toolkit.surface.fidelity import Fidelity, differs_reason, fidelity, surface_of
+from toolkit.surface.fidelity import Fidelity, differs_reason, fidelity
 from toolkit.surface.fingerprint import (
     Tools,
     ToolSpec,
@@ -107,30 +107,48 @@ class _Facts:
 
 
 class _Specs:
-    """Surface hash → the specs, from the run configs that carry them or from the store, and
-    what the frames need of them, worked out once per surface rather than once per run."""
+    """Surface hash → the specs, from the store or from the run configs that carry them, and what
+    the frames need of them: each worked out once per distinct surface, never once per run."""
 
     def __init__(self, corpus: Corpus, store: SurfaceStore | None) -> None:
         self.store = store
         self.known: dict[str, list[JsonValue] | None] = {}
+        self.claims: dict[str, list[tuple[JsonValue, ...]]] = {}
+        """Recorded hash → specs recorded beside it, trusted only once they hash to it."""
+        self.hashes: dict[int, str] = {}
         self.facts_of: dict[str, _Facts | None] = {}
         for session in corpus.sessions:
             for config in session.run_configs:
-                if config.tools is not None:
-                    self.known.setdefault(fingerprint(config.tools), list(config.tools))
+                if config.tools is not None and config.surface_hash is not None:
+                    self.claims.setdefault(config.surface_hash, []).append(config.tools)
+
+    def surface(self, config: RunConfig | None) -> str | None:
+        """``surface_of``, hashing each recorded tuple of specs once."""
+        if config is None or config.surface_hash is not None or config.tools is None:
+            return None if config is None else config.surface_hash
+        key = id(config.tools)
+        if key not in self.hashes:
+            self.hashes[key] = fingerprint(config.tools)
+            self.known.setdefault(self.hashes[key], list(config.tools))
+        return self.hashes[key]
 
     def get(self, surface_hash: str | None) -> list[JsonValue] | None:
         if surface_hash is None or not is_surface_hash(surface_hash):
             return None
         if surface_hash not in self.known:
-            found: list[JsonValue] | None = None
-            if self.store is not None and surface_hash in self.store:
-                try:
-                    found = self.store.get(surface_hash)
-                except SurfaceError:
-                    found = None
-            self.known[surface_hash] = found
+            self.known[surface_hash] = self._find(surface_hash)
         return self.known[surface_hash]
+
+    def _find(self, surface_hash: str) -> list[JsonValue] | None:
+        if self.store is not None and surface_hash in self.store:
+            try:
+                return self.store.get(surface_hash)
+            except SurfaceError:
+                pass
+        for tools in self.claims.get(surface_hash, []):
+            if fingerprint(tools) == surface_hash:
+                return list(tools)
+        return None
 
     def facts(self, surface_hash: str | None) -> _Facts | None:
         if surface_hash is None:
@@ -152,9 +170,12 @@ def runs(corpus: Corpus, store: SurfaceStore | None = None, current: Tools | str
     within the session), ``message_id`` (first message the run applies to), ``time`` (UTC; the run's
     own, else its first message's, else the session's first), ``model``, ``provider``,
     ``tool_names``, ``surface_hash`` (null: unknown), ``semantic_hash`` and ``spec_bytes`` (null when
-    the specs are not at hand), ``recorded``, ``rebuildable``, and ``fidelity``/``reason`` against
-    ``current`` (today's tools or hash)."""
-    specs = _Specs(corpus, store)
+    the specs are not at hand), ``recorded``, ``rebuildable`` (the specs are at hand: a replay can
+    send them), and ``fidelity``/``reason`` against ``current`` (today's tools or hash)."""
+    return _runs(corpus, _Specs(corpus, store), current)
+
+
+def _runs(corpus: Corpus, specs: _Specs, current: Tools | str | None) -> pl.DataFrame:
     today = current if isinstance(current, str) or current is None else fingerprint(current)
     today_semantic = None if isinstance(current, str) or current is None else fingerprint(current, semantic=True)
     rows = [
@@ -176,14 +197,13 @@ def _run_row(
     session: Session, index: int, config: RunConfig | None, specs: _Specs, today: str | None,
     today_semantic: str | None,
 ) -> dict[str, object]:
-    surface = surface_of(config) if config is not None else None
+    surface = specs.surface(config)
     facts = specs.facts(surface)
-    result = fidelity(config, today, specs.store, format=session.format)
+    result = fidelity(config, today, format=session.format) if surface is None else fidelity(surface, today)
     reason = result.reason
     if result.state is Fidelity.DIFFERS and facts is not None and today_semantic is not None:
         reason = differs_reason(facts.semantic == today_semantic)
     recorded_names = list(config.tool_names) if config is not None else []
-    names = facts.names if facts is not None else recorded_names
     return {
         "session_id": session.id,
         "format": session.format,
@@ -193,12 +213,12 @@ def _run_row(
         "time": _run_time(session, config),
         "model": config.model if config is not None else None,
         "provider": config.provider if config is not None else None,
-        "tool_names": names,
+        "tool_names": facts.names if facts is not None else recorded_names,
         "surface_hash": surface,
         "semantic_hash": facts.semantic if facts is not None else None,
         "recorded": surface is not None,
         "spec_bytes": facts.size if facts is not None else None,
-        "rebuildable": result.rebuildable or facts is not None,
+        "rebuildable": facts is not None,
         "fidelity": result.state.value,
         "reason": reason,
     }
@@ -219,13 +239,14 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def surfaces(corpus: Corpus, store: SurfaceStore | None = None) -> pl.DataFrame:
-    """One row per distinct recorded surface, in order of first appearance.
+def surfaces(source: Corpus | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
+    """One row per distinct recorded surface, in order of first appearance. ``source`` is a corpus
+    or a frame ``runs`` already made (which saves working it out again).
 
     Columns: ``label`` (``S1``, ``S2``... by first appearance), ``surface_hash``, ``semantic_hash``,
     ``tools`` (count), ``tool_names``, ``bytes`` (the blob's size; null when the specs are not at
     hand), ``first_seen``, ``last_seen``, ``runs``, ``sessions``, ``rebuildable``."""
-    frame = runs(corpus, store).filter(pl.col("recorded"))
+    frame = _runs_of(source, store).filter(pl.col("recorded"))
     if frame.is_empty():
         return pl.DataFrame(schema=SURFACES_SCHEMA)
     grouped = (
@@ -251,15 +272,20 @@ def surfaces(corpus: Corpus, store: SurfaceStore | None = None) -> pl.DataFrame:
     return grouped.select(list(SURFACES_SCHEMA)).cast(SURFACES_SCHEMA)
 
 
-def storage(corpus: Corpus, store: SurfaceStore | None = None) -> pl.DataFrame:
+def _runs_of(source: Corpus | pl.DataFrame, store: SurfaceStore | None) -> pl.DataFrame:
+    return source if isinstance(source, pl.DataFrame) else runs(source, store)
+
+
+def storage(source: Corpus | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
     """The seed's arithmetic, session by session in time order: the bytes of specs each session
     would carry if it inlined its surfaces (each distinct surface it used, once) against the bytes
-    the store grows by (a surface's blob, the first time any session uses it).
+    the store grows by (a surface's blob, the first time any session uses it). ``source`` is a
+    corpus or a frame ``runs`` made.
 
     Columns: ``session_id``, ``time``, ``surfaces``, ``inline_bytes``, ``new_store_bytes``,
     ``cumulative_inline_bytes``, ``cumulative_store_bytes``. Surfaces whose specs are not at hand
     count zero bytes (``surfaces`` still counts them)."""
-    frame = runs(corpus, store).filter(pl.col("recorded"))
+    frame = _runs_of(source, store).filter(pl.col("recorded"))
     if frame.is_empty():
         return pl.DataFrame(schema=STORAGE_SCHEMA)
     per_session = (
@@ -442,8 +468,8 @@ def drift(corpus: Corpus, store: SurfaceStore | None = None, changes_only: bool 
     """Each distinct surface against the one that appeared before it (the corpus read as one
     agent's history), per tool: ``diff`` columns plus ``from_label``, ``to_label`` and ``at`` (when
     the newer surface first appeared). Surfaces whose specs are not at hand are skipped."""
-    table = surfaces(corpus, store).filter(pl.col("semantic_hash").is_not_null())
     specs = _Specs(corpus, store)
+    table = surfaces(_runs(corpus, specs, None)).filter(pl.col("semantic_hash").is_not_null())
     frames: list[pl.DataFrame] = []
     rows = list(table.iter_rows(named=True))
     for before, after in itertools.pairwise(rows):
@@ -509,7 +535,7 @@ def summary(corpus: Corpus, store: SurfaceStore | None = None, current: Tools | 
     distinct = recorded.unique("surface_hash")
     states = Counter(frame["fidelity"].to_list())
     reasons = Counter(frame.filter(pl.col("fidelity") == Fidelity.UNKNOWN.value)["reason"].to_list())
-    inline = storage(corpus, store)
+    inline = storage(frame)
     return SurfaceSummary(
         sessions=len(corpus.sessions),
         runs=frame.height,

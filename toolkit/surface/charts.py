@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+COUNT_AXIS = alt.Axis(format="d", tickMinStep=1)
 FIDELITY_COLORS = alt.Scale(domain=["matches", "differs", "unknown"], range=["#54a24b", "#e45756", "#bab0ac"])
 
 
@@ -16,7 +17,7 @@ def timeline(runs: pl.DataFrame, surfaces: pl.DataFrame) -> alt.Chart:
         pl.col("surface_hash").fill_null("").str.slice(0, 19).alias("hash"),
     )
     timed = data.height > 0 and data["time"].null_count() == 0
-    x = alt.X("time:T", title="run time (UTC)") if timed else alt.X("order:Q", title="run (corpus order)")
+    x = alt.X("time:T", title="run time (UTC)") if timed else alt.X("order:Q", title="run (corpus order)", axis=COUNT_AXIS)
     order = [*surfaces["label"].to_list(), "unknown"]
     chart: alt.Chart = alt.Chart(data).mark_point(filled=True, size=80).encode(
         x=x,
@@ -32,7 +33,7 @@ def fidelity_counts(runs: pl.DataFrame) -> alt.Chart:
     """Runs per fidelity state, per source format."""
     data = runs.group_by("format", "fidelity").agg(pl.len().alias("runs"))
     chart: alt.Chart = alt.Chart(data).mark_bar().encode(
-        x=alt.X("runs:Q", stack="zero"),
+        x=alt.X("runs:Q", stack="zero", axis=COUNT_AXIS),
         y=alt.Y("format:N", title=None),
         color=alt.Color("fidelity:N", scale=FIDELITY_COLORS),
         tooltip=["format", "fidelity", "runs"],
@@ -54,7 +55,7 @@ def storage(storage: pl.DataFrame) -> alt.Chart:
     )
     chart: alt.Chart = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("sessions:Q", title="sessions with a recorded surface (time order)",
-                  axis=alt.Axis(format="d", tickMinStep=1)),
+                  axis=COUNT_AXIS),
         y=alt.Y("bytes:Q", title="bytes of tool specs"),
         color=alt.Color("kept:N", title=None),
         tooltip=["sessions", "session_id", "kept", "bytes"],

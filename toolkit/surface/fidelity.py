@@ -48,7 +48,6 @@ NAMES_ONLY: Mapping[str, str] = {
     "claude_code": "the Claude Code transcript format records tool names only, not the specs sent",
     "codex": "the Codex rollout format records tool names only, not the specs sent",
     "gemini_cli": "the Gemini CLI transcript format records tool names only, not the specs sent",
-    "openhands": "the OpenHands event stream records tool names only, not the specs sent",
 }
 """Formats known to record the calls a model made but never the tool definitions it was given."""
 
@@ -176,17 +175,22 @@ class SurfaceMismatch(ValueError):
     """A run config whose recorded hash is not the hash of the specs it carries."""
 
 
-def record_run(config: RunConfig, store: SurfaceStore) -> RunConfig:
+def record_run(config: RunConfig, store: SurfaceStore, stored: set[str] | None = None) -> RunConfig:
     """Put a run's specs in the store and return the config with its surface hash set. A config
-    without specs is returned as it is; a recorded hash that disagrees with the specs raises."""
+    without specs is returned as it is; a recorded hash that disagrees with the specs raises.
+    ``stored`` names surfaces already put by the caller in this pass, which are not put again."""
     if config.tools is None:
         return config
-    stored = store.put(config.tools)
+    actual = fingerprint(config.tools)
+    if stored is None or actual not in stored:
+        store.put(config.tools)
+        if stored is not None:
+            stored.add(actual)
     if config.surface_hash is None:
-        return dataclasses.replace(config, surface_hash=stored)
-    if config.surface_hash != stored:
+        return dataclasses.replace(config, surface_hash=actual)
+    if config.surface_hash != actual:
         raise SurfaceMismatch(
-            f"recorded surface hash {config.surface_hash} is not the hash of the recorded specs ({stored})"
+            f"recorded surface hash {config.surface_hash} is not the hash of the recorded specs ({actual})"
         )
     return config
 
@@ -198,21 +202,21 @@ def record_surfaces(corpus: Corpus, store: SurfaceStore) -> Corpus:
     recorded hash that disagrees with the recorded specs is kept as recorded and reported as a
     problem naming the file and line, since the record is never rewritten silently."""
     problems: list[Problem] = list(corpus.problems)
-    sessions = [_record_session(session, store, problems) for session in corpus.sessions]
+    stored: set[str] = set()
+    sessions = [_record_session(session, store, problems, stored) for session in corpus.sessions]
     return dataclasses.replace(corpus, sessions=sessions, problems=problems)
 
 
-def _record_session(session: Session, store: SurfaceStore, problems: list[Problem]) -> Session:
+def _record_session(session: Session, store: SurfaceStore, problems: list[Problem], stored: set[str]) -> Session:
     configs: list[RunConfig] = []
     for config in session.run_configs:
         try:
-            configs.append(record_run(config, store))
+            configs.append(record_run(config, store, stored))
         except SurfaceMismatch as exc:
             source = config.source
             problems.append(Problem(source.file if source else session.file, source.line if source else None,
                                     str(exc)))
             configs.append(config)
-    if configs == list(session.run_configs):
+    if all(new is old for new, old in zip(configs, session.run_configs, strict=True)):
         return session
     return dataclasses.replace(session, run_configs=tuple(configs))
-

@@ -84,7 +84,8 @@ def canonical_bytes(tools: Tools) -> bytes:
     """The canonical form of the exact surface: the specs as sent, in their order, each object's
     keys in their given order, compact separators (``,`` and ``:``), non-ASCII written as UTF-8
     rather than escaped (lone surrogates kept with ``surrogatepass``), numbers as Python's ``json``
-    writes them. This is also the content of a store file, so a file's hash is its name."""
+    writes them (``NaN``/``Infinity`` included). This is also the content of a store file, so a
+    file's hash is its name. The form is frozen: stored blobs are named by it."""
     text = json.dumps(as_list(tools), separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8", "surrogatepass")
 
@@ -92,8 +93,9 @@ def canonical_bytes(tools: Tools) -> bytes:
 def semantic_bytes(tools: Tools) -> bytes:
     """The canonical form of what the surface means: every spec reduced to kind, name, schema
     and other settings with every description removed (the tool's own and those inside its JSON
-    schemas), keys sorted, the tools sorted. Shapes that say the same thing (an OpenAI chat spec
-    and an Anthropic spec of one tool with one schema) give the same bytes."""
+    schemas) and Anthropic's ``cache_control`` marker left out, keys sorted, the tools sorted.
+    Shapes that say the same thing (an OpenAI chat spec and an Anthropic spec of one tool with
+    one schema) give the same bytes."""
     forms = sorted(_dumps(spec.semantic()) for spec in tool_specs(tools))
     return ("[" + ",".join(forms) + "]").encode("utf-8", "surrogatepass")
 
@@ -175,6 +177,15 @@ def tool_specs(tools: Tools) -> list[ToolSpec]:
 
 
 GEMINI_DECLARATIONS = ("functionDeclarations", "function_declarations")
+GEMINI_TOOL_FIELDS = frozenset({
+    "googleSearchRetrieval", "codeExecution", "googleSearch", "computerUse", "urlContext", "fileSearch",
+    "googleMaps", "retrieval", "enterpriseWebSearch",
+    "google_search_retrieval", "code_execution", "google_search", "computer_use", "url_context", "file_search",
+    "google_maps", "enterprise_web_search",
+})
+"""Built-in tools a Gemini ``Tool`` object may hold beside ``functionDeclarations`` (fields of the
+``Tool`` message, https://ai.google.dev/api/caching#Tool and Vertex AI's ``Tool``, read 2026-11-29;
+snake case as the Python SDK dumps them). Each becomes its own server tool, named by its field."""
 SCHEMA_KEYS = ("parameters", "parametersJsonSchema", "parameters_json_schema", "input_schema", "inputSchema")
 """Where each shape keeps the input schema (OpenAI and Gemini ``parameters``, Gemini's JSON-schema
 variants, Anthropic ``input_schema``, MCP ``inputSchema``)."""
@@ -193,8 +204,8 @@ def _read(element: JsonValue, position: int) -> Iterator[ToolSpec]:
         yield ToolSpec(None, "unknown", None, None, "other", element, position)
         return
     declarations = next((element[k] for k in GEMINI_DECLARATIONS if k in element), None)
-    if isinstance(declarations, list):
-        for declaration in declarations:
+    if isinstance(declarations, list) or ("type" not in element and GEMINI_TOOL_FIELDS & element.keys()):
+        for declaration in declarations if isinstance(declarations, list) else ():
             if isinstance(declaration, dict):
                 yield _flat(declaration, "gemini", position, "function")
             else:

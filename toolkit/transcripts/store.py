@@ -393,8 +393,9 @@ class TranscriptStore:
                                      "pass replace=True to overwrite it")
         with self._write() as db:
             db.executemany("INSERT OR IGNORE INTO images (sha256, data) VALUES (?, ?)", found_images.items())
+            known = set(self.problems())  # loading a corpus again does not repeat its problems
             db.executemany("INSERT INTO problems (file, line, reason) VALUES (?, ?, ?)",
-                           [(p.file, p.line, p.reason) for p in problems])
+                           [(p.file, p.line, p.reason) for p in dict.fromkeys(problems) if p not in known])
         stored: list[str] = []
         for session in _progress(sessions, progress):
             with self._write() as db:

@@ -1,0 +1,110 @@
+"""Text against images: what the same characters cost as text and as pages of small glyphs.
+
+An image is billed by its size (or flat), never by the characters drawn in it, so a page of dense
+text can cost fewer tokens than the text. The page only helps while the provider does not shrink
+it: a downscaled page shrinks its glyphs too. Pages here are plain character grids of a fixed glyph
+cell; the glyph-snapshot module renders real ones, these are the budget arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from toolkit.costs.images import image_tokens, rule_for
+from toolkit.costs.models import resolve
+from toolkit.costs.text import text_tokens
+
+if TYPE_CHECKING:
+    import polars as pl
+
+CELL = (6, 12)
+"""Default glyph cell in pixels (width, height): a small bitmap font with a little leading. An
+assumption to vary, not a measured legibility limit."""
+
+PAGE_SIZES: tuple[tuple[int, int], ...] = (
+    (384, 384), (512, 512), (768, 768), (1024, 1024), (1092, 1092), (1568, 1568), (2048, 2048), (1920, 1080),
+)
+
+
+def chars_per_page(width: int, height: int, cell: tuple[int, int] = CELL) -> int:
+    return (width // cell[0]) * (height // cell[1])
+
+
+def image_vs_text(
+    text: str,
+    models: Iterable[str],
+    sizes: Sequence[tuple[int, int]] = PAGE_SIZES,
+    cell: tuple[int, int] = CELL,
+    detail: str | None = None,
+) -> pl.DataFrame:
+    """One row per model and page size: the text's tokens, the pages it fills, what those pages
+    cost, whether the provider downscales them, and the ratio image/text (below 1: images cheaper).
+
+    Columns: provider, model, family, width, height, resized_width, resized_height, downscaled,
+    glyph_height_seen (the cell height after the provider's resize, pixels), chars_per_page, pages,
+    tokens_per_page, image_tokens, text_tokens, text_exact, ratio, rule."""
+    import polars as pl
+
+    rows: list[dict[str, object]] = []
+    for model in models:
+        family = resolve(model).family
+        rule_for(model)
+        counted = text_tokens(text, model)
+        for width, height in sizes:
+            page = image_tokens(width, height, model, detail)
+            capacity = chars_per_page(width, height, cell)
+            pages = max(1, math.ceil(len(text) / capacity))
+            seen = page.resized
+            rows.append({
+                "provider": family.provider, "model": model, "family": family.name,
+                "width": width, "height": height,
+                "resized_width": None if seen is None else seen[0],
+                "resized_height": None if seen is None else seen[1],
+                "downscaled": page.downscaled,
+                "glyph_height_seen": None if seen is None else round(cell[1] * seen[1] / height, 2),
+                "chars_per_page": capacity, "pages": pages, "tokens_per_page": page.tokens,
+                "image_tokens": pages * page.tokens, "text_tokens": counted.tokens, "text_exact": counted.exact,
+                "ratio": pages * page.tokens / max(1, counted.tokens), "rule": page.rule,
+            })
+    return pl.DataFrame(rows)
+
+
+def cheapest_pages(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per model, the cheapest page size the provider does not downscale (unknown resize counts
+    as kept), against the text: ``saving`` is the fraction of the text's tokens the pages save
+    (negative: the pages cost more)."""
+    import polars as pl
+
+    kept = frame.filter(pl.col("downscaled").is_null() | ~pl.col("downscaled"))
+    best = kept.sort("image_tokens").group_by("model", maintain_order=True).first()
+    return best.select(
+        "provider", "model", "width", "height", "pages", "image_tokens", "text_tokens", "text_exact",
+        (1 - pl.col("ratio")).alias("saving"),
+    ).sort("provider", "model")
+
+
+def size_sweep(models: Iterable[str], sides: Iterable[int], aspect: float = 1.0,
+               detail: str | None = None) -> pl.DataFrame:
+    """Tokens and resize for images ``side`` px wide and ``side / aspect`` high, per model: the
+    staircase of each provider's rule (columns: provider, model, width, height, tokens, resized
+    width/height, downscaled, rule)."""
+    import polars as pl
+
+    rows: list[dict[str, object]] = []
+    for model in models:
+        family = resolve(model).family
+        for side in sides:
+            height = max(1, round(side / aspect))
+            try:
+                cost = image_tokens(side, height, model, detail)
+            except ValueError:
+                continue
+            rows.append({
+                "provider": family.provider, "model": model, "width": side, "height": height,
+                "tokens": cost.tokens, "resized_width": None if cost.resized is None else cost.resized[0],
+                "resized_height": None if cost.resized is None else cost.resized[1],
+                "downscaled": cost.downscaled, "rule": cost.rule,
+            })
+    return pl.DataFrame(rows)

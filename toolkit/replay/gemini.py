@@ -1,0 +1,267 @@
+"""Gemini ``generateContent`` (REST body; the model is named in the URL).
+
+Calls: a model turn of ``functionCall`` parts, the first carrying a thought signature, then a user
+turn of ``functionResponse`` parts. The signature is the one the same model returned when the
+record keeps it, else the documented placeholder that tells Gemini to skip validation of a call it
+did not sign. A function call turn must follow a user turn or a function response turn, so calls
+answered after a model turn of words join that turn: the one place where appending a stored
+message rewrites the last content of the shorter request. Images a tool returned follow in a user
+turn of their own, as pydantic-ai sends them (corpora ``gemini/pydanticai_cassette_function_
+response_images.yaml``, accepted by gemini-2.5-flash).
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from toolkit.replay import prose
+from toolkit.replay import tools as tools_
+from toolkit.replay.calls import NAME_RE
+from toolkit.replay.checks import Checker, WireProblem
+from toolkit.replay.openai_chat import tool_images
+from toolkit.replay.parts import Inline, Resolved, resolve, text_of
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+
+NAME = "gemini"
+MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
+"""https://ai.google.dev/gemini-api/docs/image-understanding (read 2026-11-29 via
+../shared/reference/providers.md §1.3)."""
+
+PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
+"""The documented dummy signature for calls Gemini did not sign ("You can set the following dummy
+signatures of either 'context_engineering_is_the_way_to_go' or 'skip_thought_signature_validator'",
+https://ai.google.dev/gemini-api/docs/thought-signatures; Vertex documents only the second). It
+travels as the literal string in the REST JSON: base64-encoding it makes it a different value that
+Gemini rejects (langchain-ai/langchain-google#1972, 2026-08-27; googleapis/go-genai#711)."""
+
+DATA_FIELDS = ("text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
+               "codeExecutionResult")
+"""The ``data`` one-of of a part: exactly one must be set ("required oneof field 'data' must have
+one initialized field", API error quoted in boldsoftware/sketch#68)."""
+PART_FIELDS = (*DATA_FIELDS, "thought", "thoughtSignature", "mediaResolution", "videoMetadata")
+CONTINUED = "[the replayed history begins with a tool call]"
+
+
+def encode(plan: Plan, notes: list[str]) -> Body:
+    system = [plan.system] if plan.system else []
+    contents: list[dict[str, Any]] = []
+    merged = 0
+    for item in plan.items:
+        match item:
+            case Turn(role="system", leading=True):
+                system.append(text_of(item.parts))
+            case Turn(role="system"):
+                contents.append({"role": "user", "parts": [{"text": prose.system_note(text_of(item.parts))}]})
+            case Turn(role="user"):
+                contents.append({"role": "user", "parts": _parts(item.parts, model=False)})
+            case Turn(role="assistant"):
+                contents.append({"role": "model", "parts": _parts(item.parts, model=True)})
+            case Exchange():
+                merged += _calls(contents, item)
+                contents.append({"role": "user", "parts": [_response(a.call.id, a.call.name, a.output, a.is_error)
+                                                           for a in item.answers]})
+                images = tool_images(item)
+                if images:
+                    contents.append({"role": "user", "parts": _parts(images, model=False)})
+            case Turn():
+                raise AssertionError(f"unexpected turn role {item.role!r}")
+            case _:
+                assert_never(item)
+    if not contents:
+        contents.append({"role": "user", "parts": [{"text": prose.EMPTY_HISTORY}]})
+    if merged:
+        notes.append(f"gemini: {merged} call turn(s) joined the model turn before them (a function call turn must "
+                     "follow a user or function response turn)")
+    body: Body = {}
+    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
+    if tools:
+        body["tools"] = tools
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    body["contents"] = contents
+    return body
+
+
+def _calls(contents: list[dict[str, Any]], exchange: Exchange) -> int:
+    """Append the call turn. Model turns of words just before it join it (a function call turn must
+    follow a user turn), and a history that would open with it gets a user turn saying so first.
+    Returns 1 when earlier contents were rewritten."""
+    first = exchange.answers[0].call
+    parts: list[dict[str, Any]] = []
+    for n, answer in enumerate(exchange.answers):
+        call = answer.call
+        part: dict[str, Any] = {"functionCall": {"id": call.id, "name": call.name, "args": call.input}}
+        if n == 0:
+            part["thoughtSignature"] = first.signature or PLACEHOLDER_SIGNATURE
+        parts.append(part)
+    words: list[dict[str, Any]] = []
+    while contents and contents[-1]["role"] == "model":
+        words[:0] = contents.pop()["parts"]
+    rewritten = 1 if words else 0
+    if not contents:
+        contents.append({"role": "user", "parts": [{"text": CONTINUED}]})
+    contents.append({"role": "model", "parts": words + parts})
+    return rewritten
+
+
+def _response(call_id: str, name: str, output: str, is_error: bool) -> dict[str, Any]:
+    """Gemini CLI's own shape for a result: ``{"output": ...}`` or ``{"error": ...}``."""
+    return {"functionResponse": {"id": call_id, "name": name, "response": {"error" if is_error else "output": output}}}
+
+
+def _parts(parts: tuple[Part, ...] | list[Part], model: bool) -> list[dict[str, Any]]:
+    return [_part(p) for p in resolve(parts, NAME, MEDIA_TYPES, False)] or [{"text": prose.EMPTY_MESSAGE}]
+
+
+def _part(part: Resolved) -> dict[str, Any]:
+    match part:
+        case TextPart(text=text):
+            return {"text": text}
+        case ThoughtPart(block=block):
+            return {"text": block.text, "thought": True, "thoughtSignature": block.signature}
+        case Inline():
+            assert part.data is not None
+            return {"inlineData": {"mimeType": part.image.media_type, "data": part.data}}
+        case _:
+            assert_never(part)
+
+
+def check(body: Body) -> list[WireProblem]:
+    c = Checker(NAME)
+    c.keys(body, "", ("tools", "systemInstruction", "contents"), ("contents",))
+    c.order(body, ("tools", "systemInstruction", "contents"))
+    _check_tools(c, body.get("tools", []))
+    if "systemInstruction" in body:
+        system = c.obj(body["systemInstruction"], "systemInstruction")
+        if system is not None:
+            c.keys(system, "systemInstruction", ("parts", "role"), ("parts",))
+            for j, raw in enumerate(c.array(system.get("parts"), "systemInstruction.parts", nonempty=True) or []):
+                part = c.obj(raw, f"systemInstruction.parts[{j}]")
+                if part is not None:
+                    c.string(part.get("text"), f"systemInstruction.parts[{j}].text")
+    previous: tuple[str, list[dict[str, Any]]] | None = None
+    for i, raw in enumerate(c.array(body.get("contents"), "contents", nonempty=True) or []):
+        where = f"contents[{i}]"
+        content = c.obj(raw, where)
+        if content is None:
+            continue
+        c.keys(content, where, ("role", "parts"), ("role", "parts"))
+        role = content.get("role")
+        if role not in ("user", "model"):
+            c.add(f"{where}.role", "role", f"role must be 'user' or 'model', not {role!r}")
+        parts = [p for j, p in enumerate(c.array(content.get("parts"), f"{where}.parts", nonempty=True) or [])
+                 if _check_part(c, p, f"{where}.parts[{j}]", role)]
+        calls = [p["functionCall"] for p in parts if "functionCall" in p]
+        responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
+        before = previous[1] if previous else []
+        if calls:
+            if previous is None or previous[0] != "user":
+                c.add(where, "order", "Please ensure that function call turn comes immediately after a user turn or "
+                      "after a function response turn.")
+            first = next(p for p in parts if "functionCall" in p)
+            if not first.get("thoughtSignature"):
+                c.add(where, "signature", "Function call is missing a thought_signature in functionCall parts "
+                      "(the first functionCall part of each step must carry one).")
+        if previous is not None and any("functionCall" in p for p in before) and not responses:
+            c.add(where, "pairing", "a function call turn must be answered by the function response turn after it")
+        if responses:
+            asked = [p["functionCall"] for p in before if "functionCall" in p]
+            if not asked:
+                c.add(where, "pairing", "Please ensure that function response turn comes immediately after a function "
+                      "call turn.")
+            elif len(asked) != len(responses):
+                c.add(where, "pairing", "Please ensure that the number of function response parts is equal to the "
+                      "number of function call parts of the function call turn.")
+            else:
+                for k, (call, response) in enumerate(zip(asked, responses, strict=True)):
+                    if (call.get("id"), call.get("name")) != (response.get("id"), response.get("name")):
+                        c.add(f"{where}.parts[{k}].functionResponse", "pairing",
+                              "function responses must answer the calls of the turn before, in order (id and name)")
+        previous = (str(role), parts)
+    if previous is not None and any("functionCall" in p for p in previous[1]):
+        c.add("contents", "pairing", "the request ends on a function call turn without its function responses")
+    return c.problems
+
+
+def _check_part(c: Checker, raw: Any, at: str, role: Any) -> bool:
+    part = c.obj(raw, at)
+    if part is None:
+        return False
+    c.keys(part, at, PART_FIELDS)
+    data = [k for k in DATA_FIELDS if k in part]
+    if len(data) != 1:
+        c.add(at, "shape", f"a part holds exactly one of {', '.join(DATA_FIELDS)} (found {len(data)})")
+        return False
+    kind = data[0]
+    if kind == "text":
+        c.string(part["text"], f"{at}.text", nonblank=not part.get("thought"))
+    elif kind == "inlineData":
+        blob = c.obj(part["inlineData"], f"{at}.inlineData")
+        if blob is not None:
+            c.keys(blob, f"{at}.inlineData", ("mimeType", "data", "displayName"), ("mimeType", "data"))
+            if blob.get("mimeType") not in MEDIA_TYPES:
+                c.add(f"{at}.inlineData.mimeType", "image", f"{blob.get('mimeType')!r} is not one of "
+                      f"{', '.join(sorted(MEDIA_TYPES))}")
+            c.base64(blob.get("data"), f"{at}.inlineData.data")
+    elif kind == "functionCall":
+        if role != "model":
+            c.add(at, "role", "functionCall parts belong in model turns")
+        call = c.obj(part["functionCall"], f"{at}.functionCall")
+        if call is not None:
+            c.keys(call, f"{at}.functionCall", ("id", "name", "args"), ("name",))
+            _check_name(c, call.get("name"), f"{at}.functionCall.name")
+            if "args" in call and not isinstance(call["args"], dict):
+                c.add(f"{at}.functionCall.args", "arguments", "args must be an object")
+            if "id" in call:
+                c.call_id(call["id"], f"{at}.functionCall.id")
+    elif kind == "functionResponse":
+        if role != "user":
+            c.add(at, "role", "functionResponse parts belong in user turns")
+        response = c.obj(part["functionResponse"], f"{at}.functionResponse")
+        if response is not None:
+            c.keys(response, f"{at}.functionResponse", ("id", "name", "response", "parts"), ("name", "response"))
+            _check_name(c, response.get("name"), f"{at}.functionResponse.name")
+            if not isinstance(response.get("response"), dict):
+                c.add(f"{at}.functionResponse.response", "shape", "response must be a JSON object")
+    if "thoughtSignature" in part:
+        c.base64(part["thoughtSignature"], f"{at}.thoughtSignature")
+    return True
+
+
+def _check_name(c: Checker, name: Any, where: str) -> None:
+    if c.string(name, where) and not NAME_RE.fullmatch(name):
+        c.add(where, "name", f"function name {name!r} must start with a letter or underscore and hold only "
+              "letters, digits, underscores and dashes (at most 64)")
+
+
+def _check_tools(c: Checker, tools: Any) -> None:
+    names: set[str] = set()
+    for i, raw in enumerate(c.array(tools, "tools") or []):
+        tool = c.obj(raw, f"tools[{i}]")
+        if tool is None:
+            continue
+        declarations = tool.get("functionDeclarations")
+        if declarations is None:
+            continue
+        for k, decl_raw in enumerate(c.array(declarations, f"tools[{i}].functionDeclarations") or []):
+            at = f"tools[{i}].functionDeclarations[{k}]"
+            decl = c.obj(decl_raw, at)
+            if decl is None:
+                continue
+            c.keys(decl, at, ("name", "description", "parameters", "parametersJsonSchema"), ("name",))
+            if "parameters" in decl and "parametersJsonSchema" in decl:
+                c.add(at, "tools", "parameters and parametersJsonSchema are mutually exclusive")
+            name = decl.get("name")
+            _check_name(c, name, f"{at}.name")
+            if isinstance(name, str):
+                if name in names:
+                    c.add(f"{at}.name", "tools", f"duplicate function name {name!r}")
+                names.add(name)
+
+
+WIRE = WireSpec(
+    name="gemini", family="google", messages_key="contents", system_key="systemInstruction", encode=encode,
+    check=check, media_types=MEDIA_TYPES,
+    sdk_call="google.genai.Client().models.generate_content(model=MODEL, contents=body['contents'], "
+             "config={'system_instruction': body.get('systemInstruction'), 'tools': body.get('tools')})",
+)

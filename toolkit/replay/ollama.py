@@ -1,0 +1,172 @@
+"""Ollama ``POST /api/chat``.
+
+Calls: an assistant message with ``tool_calls`` (arguments as an object, no call ids), then one
+``tool`` message per call naming it in ``tool_name``: Ollama matches results to calls by name and
+order (ollama/ollama#11294). Images ride as base64 in ``images`` (no URLs); tool messages carry
+text, so a tool's images follow in a user message. Thinking from the same model rides in
+``thinking``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from toolkit.replay import prose
+from toolkit.replay import tools as tools_
+from toolkit.replay.checks import Checker, WireProblem
+from toolkit.replay.openai_chat import result_text, tool_images
+from toolkit.replay.parts import Inline, resolve, text_of
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+
+NAME = "ollama"
+MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
+""""Valid image formats depend on the model" (ollama 0.6.3 ``_types.Message.images``); the client
+reads png, jpg, jpeg and webp files (``_types.Image``), read 2026-11-29."""
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def encode(plan: Plan, notes: list[str]) -> Body:
+    messages: list[dict[str, Any]] = []
+    if plan.system:
+        messages.append({"role": "system", "content": plan.system})
+    for item in plan.items:
+        match item:
+            case Turn():
+                messages.append(_turn(item))
+            case Exchange():
+                messages.append({"role": "assistant", "tool_calls": [
+                    {"function": {"name": a.call.name, "arguments": a.call.input}} for a in item.answers
+                ]})
+                messages.extend({"role": "tool", "tool_name": a.call.name, "content": result_text(a.output, a.is_error)}
+                                for a in item.answers)
+                images = tool_images(item)
+                if images:
+                    messages.append(_message("user", images))
+            case _:
+                assert_never(item)
+    if not messages:
+        messages.append({"role": "user", "content": prose.EMPTY_HISTORY})
+    body: Body = {}
+    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
+    if tools:
+        body["tools"] = tools
+    body["messages"] = messages
+    body["model"] = plan.model
+    body["stream"] = False
+    return body
+
+
+def _turn(turn: Turn) -> dict[str, Any]:
+    match turn.role:
+        case "system":
+            return {"role": "system", "content": text_of(turn.parts)}
+        case "user" | "assistant":
+            return _message(turn.role, turn.parts)
+        case _:
+            assert_never(turn.role)
+
+
+def _message(role: str, parts: tuple[Part, ...] | list[Part]) -> dict[str, Any]:
+    user = role == "user"
+    resolved = resolve([p for p in parts if not isinstance(p, ThoughtPart)], NAME, MEDIA_TYPES, False,
+                       allowed=user, where="assistant messages")
+    message: dict[str, Any] = {"role": role, "content": "\n\n".join(p.text for p in resolved if isinstance(p, TextPart))}
+    thinking = [p.block.text for p in parts if isinstance(p, ThoughtPart)]
+    if thinking:
+        message["thinking"] = "\n\n".join(thinking)
+    images = [p.data for p in resolved if isinstance(p, Inline) and p.data is not None]
+    if images:
+        message["images"] = images
+    return message
+
+
+def check(body: Body) -> list[WireProblem]:
+    c = Checker(NAME)
+    c.keys(body, "", ("tools", "messages", "model", "stream"), ("messages", "model"))
+    c.order(body, ("tools", "messages"))
+    c.string(body.get("model"), "model", nonblank=True)
+    if "stream" in body and not isinstance(body["stream"], bool):
+        c.add("stream", "shape", "stream must be a boolean")
+    _check_tools(c, body.get("tools", []))
+    expected: list[str] = []
+    for i, raw in enumerate(c.array(body.get("messages"), "messages", nonempty=True) or []):
+        where = f"messages[{i}]"
+        message = c.obj(raw, where)
+        if message is None:
+            continue
+        role = message.get("role")
+        if role != "tool" and expected:
+            c.add(where, "pairing", f"tool calls without tool messages: {', '.join(expected)}")
+            expected = []
+        if role not in ROLES:
+            c.add(f"{where}.role", "role", f"role {role!r} is not one of {', '.join(ROLES)}")
+            continue
+        allowed = ["role", "content", "images"]
+        if role == "assistant":
+            allowed += ["thinking", "tool_calls"]
+        if role == "tool":
+            allowed.append("tool_name")
+        c.keys(message, where, allowed, () if "tool_calls" in message else ("content",))
+        if "content" in message:
+            c.string(message["content"], f"{where}.content")
+        for k, image in enumerate(c.array(message.get("images", []), f"{where}.images") or []):
+            c.base64(image, f"{where}.images[{k}]")
+        if "thinking" in message:
+            c.string(message["thinking"], f"{where}.thinking")
+        if role == "assistant" and "tool_calls" in message:
+            expected = _check_calls(c, message["tool_calls"], where)
+        elif role == "tool":
+            if not expected:
+                c.add(where, "pairing", "a tool message must answer a call of the assistant message before it")
+            elif message.get("tool_name") != expected[0]:
+                c.add(f"{where}.tool_name", "pairing",
+                      f"tool_name {message.get('tool_name')!r} does not answer the next call, {expected[0]!r}")
+                expected.pop(0)
+            else:
+                expected.pop(0)
+    if expected:
+        c.add("messages", "pairing", f"tool calls without tool messages at the end: {', '.join(expected)}")
+    return c.problems
+
+
+def _check_calls(c: Checker, calls: Any, where: str) -> list[str]:
+    names: list[str] = []
+    for k, raw in enumerate(c.array(calls, f"{where}.tool_calls", nonempty=True) or []):
+        at = f"{where}.tool_calls[{k}]"
+        call = c.obj(raw, at)
+        if call is None:
+            continue
+        c.keys(call, at, ("function",), ("function",))
+        function = c.obj(call.get("function"), f"{at}.function")
+        if function is None:
+            continue
+        c.keys(function, f"{at}.function", ("name", "arguments"), ("name", "arguments"))
+        if c.name(function.get("name"), f"{at}.function.name"):
+            names.append(function["name"])
+        if not isinstance(function.get("arguments"), dict):
+            c.add(f"{at}.function.arguments", "arguments", "arguments must be an object")
+    return names
+
+
+def _check_tools(c: Checker, tools: Any) -> None:
+    names: set[str] = set()
+    for i, raw in enumerate(c.array(tools, "tools") or []):
+        where = f"tools[{i}]"
+        tool = c.obj(raw, where)
+        if tool is None:
+            continue
+        c.keys(tool, where, ("type", "function"), ("type", "function"))
+        function = c.obj(tool.get("function"), f"{where}.function")
+        if function is None:
+            continue
+        c.keys(function, f"{where}.function", ("name", "description", "parameters"), ("name",))
+        if c.name(function.get("name"), f"{where}.function.name"):
+            if function["name"] in names:
+                c.add(f"{where}.function.name", "tools", f"duplicate tool name {function['name']!r}")
+            names.add(function["name"])
+
+
+WIRE = WireSpec(
+    name="ollama", family="ollama", messages_key="messages", system_key=None, encode=encode, check=check,
+    media_types=MEDIA_TYPES, sdk_call="ollama.Client().chat(**body)",
+)

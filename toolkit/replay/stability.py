@@ -1,0 +1,81 @@
+"""Prefix stability: does appending a stored message leave every earlier byte of the request's
+messages part unchanged? That is what lets a provider's prompt cache keep matching turn after turn."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from toolkit.record import Session
+from toolkit.replay import prose
+from toolkit.replay.request import Request, request
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixReport:
+    """Prefix stability of one session on one wire in one mode."""
+
+    session_id: str
+    wire: str
+    mode: str
+    checked: int
+    """Pairs (path up to message k, path up to k+1) compared."""
+    stable: int
+    """Pairs where the shorter messages part is a byte prefix of the longer."""
+    breaks: tuple[str, ...]
+    """The ids of the messages k+1 whose arrival rewrote earlier bytes."""
+
+    @property
+    def ratio(self) -> float:
+        return 1.0 if self.checked == 0 else self.stable / self.checked
+
+
+def is_prefix(shorter: Request, longer: Request) -> bool:
+    """The shorter request's messages array, left open, is a byte prefix of the longer's."""
+    return longer.messages_bytes().startswith(shorter.messages_bytes()[:-1])
+
+
+def _placeholder(req: Request) -> bool:
+    messages = req.body[req.messages_key]
+    return len(messages) == 1 and prose.EMPTY_HISTORY in str(messages[0])
+
+
+def prefix_stability(
+    session: Session,
+    *,
+    wire: str,
+    mode: str,
+    vision: bool = True,
+    images: Mapping[str, bytes] | None = None,
+    points: int | None = None,
+    model: str | None = None,
+) -> PrefixReport:
+    """Replay the path up to each message k and k+1 and compare. ``points`` samples that many
+    evenly spaced k (every k by default; each replay is linear in the path, so all of them is
+    quadratic). A request whose only message is the empty-history placeholder is not compared:
+    the first real message replaces the placeholder by design."""
+    path = session.path()
+    ks = list(range(len(path) - 1))
+    if points is not None and points < len(ks):
+        step = len(ks) / points
+        ks = sorted({int(i * step) for i in range(points)})
+    checked = stable = 0
+    breaks: list[str] = []
+    cache: dict[int, Request] = {}
+
+    def at(k: int) -> Request:
+        if k not in cache:
+            cache[k] = request(session, wire=wire, mode=mode, vision=vision, upto=path[k].id, images=images,
+                               model=model)
+        return cache[k]
+
+    for k in ks:
+        shorter, longer = at(k), at(k + 1)
+        if _placeholder(shorter):
+            continue
+        checked += 1
+        if is_prefix(shorter, longer):
+            stable += 1
+        else:
+            breaks.append(path[k + 1].id)
+    return PrefixReport(session.id, wire, mode, checked, stable, tuple(breaks))

@@ -1,0 +1,21 @@
+"""``validate(body, wire)``: the problems of a request body against its wire's documented rules.
+
+Each wire module holds its own rules (call/result pairing and ordering, role order, id format,
+argument types, signature presence, image placement); this is the one entry point. The official
+SDK types check shapes too, but never pairing or ordering: ``toolkit.replay.sdk`` runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from toolkit.replay.checks import WireProblem
+from toolkit.replay.wires import wire_spec
+
+
+def validate(body: object, wire: str) -> list[WireProblem]:
+    """Every problem of ``body`` as a request to ``wire`` (an empty list: valid)."""
+    spec = wire_spec(wire)
+    if not isinstance(body, Mapping):
+        return [WireProblem(spec.name, "", "shape", f"a request body is a JSON object, not {type(body).__name__}")]
+    problems: list[WireProblem] = spec.check(dict(body))
+    return problems
