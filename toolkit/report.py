@@ -33,7 +33,7 @@ def inject_parameters(nb: nbformat.NotebookNode, values: dict[str, object]) -> N
     """Put a cell that overrides the parameters right after the cell tagged ``parameters``
     (papermill's convention), so the notebook's own defaults stay visible above it."""
     source = "\n".join(f"{name} = {value!r}" for name, value in values.items())
-    cell = nbformat.v4.new_code_cell(source=source)
+    cell = nbformat.v4.new_code_cell(source=source)  # type: ignore[no-untyped-call]
     cell.metadata["tags"] = ["injected-parameters"]
     for index, existing in enumerate(nb.cells):
         if "parameters" in existing.get("metadata", {}).get("tags", []):
@@ -48,7 +48,7 @@ def execute(path: Path, parameters: dict[str, object] | None = None,
     outputs. A failing cell raises ``nbclient.exceptions.CellExecutionError``."""
     from nbclient import NotebookClient
 
-    nb = nbformat.read(path, as_version=4)
+    nb: nbformat.NotebookNode = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     if parameters:
         inject_parameters(nb, parameters)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
@@ -60,7 +60,7 @@ def execute(path: Path, parameters: dict[str, object] | None = None,
 def to_html(nb: nbformat.NotebookNode) -> str:
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", embed_images=True)
+    exporter = HTMLExporter(template_name="lab", embed_images=True)  # type: ignore[no-untyped-call]
     body, _ = exporter.from_notebook_node(nb)
     return str(body)
 

@@ -8,24 +8,26 @@ import polars as pl
 
 def session_lengths(lengths: pl.DataFrame) -> alt.Chart:
     """Path length of each session (bars), coloured by format, tool calls in the tooltip."""
-    return alt.Chart(lengths).mark_bar().encode(
+    chart: alt.Chart = alt.Chart(lengths).mark_bar().encode(
         x=alt.X("path_messages:Q", title="messages on the path (root to tip)"),
         y=alt.Y("session_id:N", sort="-x", title=None, axis=alt.Axis(labelLimit=220)),
         color=alt.Color("format:N"),
         tooltip=["session_id", "format", "file", "messages", "path_messages", "leaves", "tool_calls",
                  "images"],
     ).properties(title="Sessions by length", width=520)
+    return chart
 
 
 def block_kinds(kinds: pl.DataFrame) -> alt.Chart:
     """Blocks per kind, one bar group per format."""
-    return alt.Chart(kinds).mark_bar().encode(
+    chart: alt.Chart = alt.Chart(kinds).mark_bar().encode(
         x=alt.X("blocks:Q", title="blocks"),
         y=alt.Y("kind:N", title=None),
         color=alt.Color("kind:N", legend=None),
         row=alt.Row("format:N", title=None),
         tooltip=["format", "kind", "blocks", "chars", alt.Tooltip("char_share:Q", format=".1%")],
     ).properties(title="Block kinds", width=420, height=110)
+    return chart
 
 
 def tool_usage(usage: pl.DataFrame, top: int = 25) -> alt.LayerChart:
@@ -39,30 +41,34 @@ def tool_usage(usage: pl.DataFrame, top: int = 25) -> alt.LayerChart:
                  alt.Tooltip("error_rate:Q", format=".1%")],
     )
     errors = base.mark_bar(color="#e45756").encode(x="errors:Q")
-    return (bars + errors).properties(title="Tool calls by name (errors in red)", width=480)
+    layered: alt.LayerChart = (bars + errors).properties(title="Tool calls by name (errors in red)", width=480)
+    return layered
 
 
 def images_per_session(lengths: pl.DataFrame) -> alt.Chart:
-    return alt.Chart(lengths.filter(pl.col("images") > 0)).mark_bar(color="#72b7b2").encode(
+    chart: alt.Chart = alt.Chart(lengths.filter(pl.col("images") > 0)).mark_bar(color="#72b7b2").encode(
         x=alt.X("images:Q", title="images"),
         y=alt.Y("session_id:N", sort="-x", title=None, axis=alt.Axis(labelLimit=220)),
         tooltip=["session_id", "format", "images"],
     ).properties(title="Images per session", width=480)
+    return chart
 
 
 def reasoning_share(shares: pl.DataFrame) -> alt.Chart:
-    return alt.Chart(shares).mark_bar(color="#b279a2").encode(
+    chart: alt.Chart = alt.Chart(shares).mark_bar(color="#b279a2").encode(
         x=alt.X("share:Q", title="reasoning characters / all characters", axis=alt.Axis(format="%")),
         y=alt.Y("session_id:N", sort="-x", title=None, axis=alt.Axis(labelLimit=220)),
         tooltip=["session_id", "reasoning_blocks", "reasoning_chars", "all_chars",
                  alt.Tooltip("share:Q", format=".1%")],
     ).properties(title="Reasoning share per session", width=480)
+    return chart
 
 
 def events(counts: pl.DataFrame) -> alt.Chart:
-    return alt.Chart(counts).mark_bar().encode(
+    chart: alt.Chart = alt.Chart(counts).mark_bar().encode(
         x=alt.X("events:Q"),
         y=alt.Y("type:N", sort="-x", title="event type"),
         color=alt.Color("kind:N"),
         tooltip=["kind", "type", "events", "sessions"],
     ).properties(title="Events (compactions, summaries, errors, bookkeeping)", width=480)
+    return chart
