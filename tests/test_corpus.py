@@ -95,6 +95,18 @@ def test_saved_corpus_reopens_identically(demo: object, tmp_path: Path) -> None:
     for name, frame in corpus.frames().items():  # type: ignore[attr-defined]
         assert again.frames()[name].equals(frame), name
         assert pl.read_parquet(tmp_path / "saved" / f"{name}.parquet").equals(frame), name
+    # tool specs are kept once per distinct surface, not inlined in every run config
+    assert len(list((tmp_path / "saved" / "surfaces").iterdir())) == 3
+    configs = pl.read_parquet(tmp_path / "saved" / "record" / "run_configs.parquet")["run_config"]
+    assert not any('"parameters"' in text for text in configs)
+
+
+def test_shared_corpora_reopen_identically(corpora: Path, tmp_path: Path) -> None:
+    corpus = load(corpora)
+    corpus.save(tmp_path / "saved")
+    again = load(tmp_path / "saved")
+    assert again.sessions == corpus.sessions
+    assert again.images == corpus.images and again.problems == corpus.problems
 
 
 def test_tool_results_pair_with_calls(demo: object) -> None:

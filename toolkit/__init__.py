@@ -1,6 +1,7 @@
 """The context toolkit: the history an LLM agent carries between turns, as data."""
 
 from toolkit.corpus import Corpus, load
+from toolkit.costs import image_tokens, request_cost, text_tokens
 from toolkit.record import (
     Block,
     Event,
@@ -41,5 +42,8 @@ __all__ = [
     "Usage",
     "fidelity",
     "fingerprint",
+    "image_tokens",
     "load",
+    "request_cost",
+    "text_tokens",
 ]

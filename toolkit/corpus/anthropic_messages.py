@@ -75,9 +75,9 @@ def messages_to_record(
     ``system`` message) as record messages, ids ``<id_prefix>:<first_index + i>``, chained under
     ``parent_id``. The other arguments are as in ``openai_chat.messages_to_record``."""
     where = Origin(file, ctx, line, lines)
-    out = _system(system, where, id_prefix) + _messages(messages, where, id_prefix, first_index, model, provider,
-                                                         CallBook(history))
-    return chain(out, parent_id)
+    head = chain(_system(system, where, id_prefix), parent_id)
+    return head + _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history),
+                            head[-1].id if head else parent_id)
 
 
 def system_text(system: Any) -> str | None:
@@ -100,15 +100,16 @@ def _system(system: Any, where: Origin, prefix: str) -> list[Message]:
 
 
 def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
-              provider: str | None, book: CallBook) -> list[Message]:
+              provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
     out: list[Message] = []
     for i, raw in enumerate(messages):
         message_id = f"{prefix}:{first + i}"
         line = where.at(i)
         if not isinstance(raw, dict):
             where.problem(line, f"message {i + 1} is a JSON {type(raw).__name__}, not an object")
-            out.append(Message(message_id, None, "user", (Opaque("message", raw, "not an object"),),
+            out.append(Message(message_id, parent, "user", (Opaque("message", raw, "not an object"),),
                                source=where.source(line)))
+            parent = message_id
             continue
         role = raw.get("role")
         record_role: Role
@@ -119,9 +120,10 @@ def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, m
             record_role = "user"
         blocks = content_to_blocks(raw.get("content"), where, line, model, provider, book)
         speaker = record_role == "assistant"
-        out.append(Message(message_id, None, record_role, tuple(blocks), model=model if speaker else None,
+        out.append(Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
                            provider=provider if speaker else None, source=where.source(line)))
-    return chain(out, None)
+        parent = message_id
+    return out
 
 
 def content_to_blocks(content: Any, where: Origin, line: int | None, model: str | None, provider: str | None,
@@ -244,12 +246,13 @@ def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: 
         where.problem(where.line, "request body has no messages list")
         messages = []
     signer = provider or PROVIDER
-    out = _system(body.get("system"), where, id_prefix) + _messages(
-        messages, where, id_prefix, first_index, model, signer, CallBook(history))
+    head = _system(body.get("system"), where, id_prefix)
+    out = head + _messages(messages, where, id_prefix, first_index, model, signer, CallBook(history),
+                           head[-1].id if head else None)
     tools = items(body.get("tools"))
     config = run_config(model=model, provider=signer, system=system_text(body.get("system")), tools=tools,
                         tool_names=tool_names(tools), where=where)
-    return Request(chain(out, None), config, next_index=first_index + len(messages))
+    return Request(out, config, next_index=first_index + len(messages))
 
 
 def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, message_id: str,

@@ -98,9 +98,9 @@ def contents_to_record(
     messages, ids ``<id_prefix>:<first_index + i>``, chained under ``parent_id``. The other
     arguments are as in ``openai_chat.messages_to_record``."""
     where = Origin(file, ctx, line, lines)
-    out = _system(system_instruction, where, id_prefix) + _contents(
-        contents, where, id_prefix, first_index, model, provider, CallBook(history))
-    return chain(out, parent_id)
+    head = chain(_system(system_instruction, where, id_prefix), parent_id)
+    return head + _contents(contents, where, id_prefix, first_index, model, provider, CallBook(history),
+                            head[-1].id if head else parent_id)
 
 
 def system_text(instruction: Any) -> str | None:
@@ -121,22 +121,24 @@ def _system(instruction: Any, where: Origin, prefix: str) -> list[Message]:
 
 
 def _contents(contents: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
-              provider: str | None, book: CallBook) -> list[Message]:
+              provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
     out: list[Message] = []
     for i, raw in enumerate(contents):
         message_id = f"{prefix}:{first + i}"
         line = where.at(i)
         if not isinstance(raw, dict):
             where.problem(line, f"content {i + 1} is a JSON {type(raw).__name__}, not an object")
-            out.append(Message(message_id, None, "user", (Opaque("content", raw, "not an object"),),
+            out.append(Message(message_id, parent, "user", (Opaque("content", raw, "not an object"),),
                                source=where.source(line)))
-            continue
-        out.append(content_to_message(raw, message_id, where, line, model, provider, book, index=i))
-    return chain(out, None)
+        else:
+            out.append(content_to_message(raw, message_id, where, line, model, provider, book, index=i,
+                                          parent=parent))
+        parent = message_id
+    return out
 
 
 def content_to_message(raw: JsonObj, message_id: str, where: Origin, line: int | None, model: str | None,
-                       provider: str | None, book: CallBook, index: int = 0) -> Message:
+                       provider: str | None, book: CallBook, index: int = 0, parent: str | None = None) -> Message:
     """One ``Content`` (role and parts) as a record message."""
     role = raw.get("role")
     parts = raw.get("parts")
@@ -160,7 +162,7 @@ def content_to_message(raw: JsonObj, message_id: str, where: Origin, line: int |
         where.problem(line, f"content {index + 1} has unknown role {role!r}; kept as a user message")
         record_role = "user"
     speaker = record_role == "assistant"
-    return Message(message_id, None, record_role, tuple(blocks), model=model if speaker else None,
+    return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
                    provider=signer if speaker else None, source=where.source(line))
 
 
@@ -308,12 +310,13 @@ def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: 
         contents = []
     instruction = field(body, "systemInstruction")
     signer = provider or PROVIDER
-    out = _system(instruction, where, id_prefix) + _contents(
-        contents, where, id_prefix, first_index, model, signer, CallBook(history))
+    head = _system(instruction, where, id_prefix)
+    out = head + _contents(contents, where, id_prefix, first_index, model, signer, CallBook(history),
+                           head[-1].id if head else None)
     tools = tools_sent(body.get("tools"))
     config = run_config(model=model, provider=signer, system=system_text(instruction), tools=tools,
                         tool_names=tool_names(tools), where=where)
-    return Request(chain(out, None), config, next_index=first_index + len(contents))
+    return Request(out, config, next_index=first_index + len(contents))
 
 
 def gemini_usage(raw: Any) -> Usage | None:

@@ -92,26 +92,26 @@ def messages_to_record(
     ``provider`` label assistant messages and their reasoning; ``history`` holds earlier messages of
     the same conversation whose calls these messages may answer."""
     where = Origin(file, ctx, line, lines)
-    out = _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history))
-    return chain(out, parent_id)
+    return _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history), parent_id)
 
 
 def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
-              provider: str | None, book: CallBook) -> list[Message]:
+              provider: str | None, book: CallBook, parent: str | None = None) -> list[Message]:
     out: list[Message] = []
     for i, raw in enumerate(messages):
         message_id = f"{prefix}:{first + i}"
         if not isinstance(raw, dict):
             where.problem(where.at(i), f"message {i + 1} is a JSON {type(raw).__name__}, not an object")
-            out.append(Message(message_id, None, "user", (Opaque("message", raw, "not an object"),),
+            out.append(Message(message_id, parent, "user", (Opaque("message", raw, "not an object"),),
                                source=where.source(where.at(i))))
-            continue
-        out.append(_message(raw, i, message_id, where, model, provider, book))
-    return chain(out, None)
+        else:
+            out.append(_message(raw, i, message_id, where, model, provider, book, parent))
+        parent = message_id
+    return out
 
 
 def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | None, provider: str | None,
-             book: CallBook) -> Message:
+             book: CallBook, parent: str | None = None) -> Message:
     line = where.at(i)
     role = raw.get("role")
     blocks: list[Block] = []
@@ -140,7 +140,7 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | 
         record_role = "user"
         blocks += _content(raw.get("content"), where, line, model, provider)
     speaker = record_role == "assistant"
-    return Message(message_id, None, record_role, tuple(blocks), model=model if speaker else None,
+    return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
                    provider=provider if speaker else None, source=where.source(line), tags=tags)
 
 
@@ -472,11 +472,11 @@ def items_to_record(
     """Responses API input or output items as record messages (arguments as in
     ``messages_to_record``); a message's id is that of its first item."""
     where = Origin(file, ctx, line, lines)
-    return chain(_items(items, where, id_prefix, first_index, model, provider, CallBook(history)), parent_id)
+    return _items(items, where, id_prefix, first_index, model, provider, CallBook(history), parent_id)
 
 
 def _items(entries: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
-           provider: str | None, book: CallBook) -> list[Message]:
+           provider: str | None, book: CallBook, parent: str | None = None) -> list[Message]:
     groups: list[tuple[Role, int, list[Block], tuple[str, ...]]] = []
     for i, item in enumerate(entries):
         role: Role
@@ -494,9 +494,10 @@ def _items(entries: Sequence[Any], where: Origin, prefix: str, first: int, model
     out: list[Message] = []
     for role, i, blocks, tags in groups:
         speaker = role == "assistant"
-        out.append(Message(f"{prefix}:{first + i}", None, role, tuple(blocks), model=model if speaker else None,
+        out.append(Message(f"{prefix}:{first + i}", parent, role, tuple(blocks), model=model if speaker else None,
                            provider=provider if speaker else None, source=where.source(where.at(i)), tags=tags))
-    return chain(out, None)
+        parent = out[-1].id
+    return out
 
 
 def _item(item: JsonObj, i: int, where: Origin, model: str | None, provider: str | None,
@@ -584,12 +585,13 @@ def parse_responses_request(body: JsonObj, where: Origin, *, id_prefix: str, fir
     model = text_of(body.get("model")) or model
     raw = body.get("input")
     entries: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else items(raw)
-    messages = _items(entries, where, id_prefix, first_index, model, provider, CallBook(history))
     instructions = text_of(body.get("instructions"))
+    system: list[Message] = []
     if instructions and not history:  # a continued response already holds them
-        system = Message(f"{id_prefix}:{first_index}.instructions", None, "system", (Text(instructions),),
-                         source=where.source(where.line))
-        messages = chain([system, *messages], None)
+        system = [Message(f"{id_prefix}:{first_index}.instructions", None, "system", (Text(instructions),),
+                          source=where.source(where.line))]
+    messages = system + _items(entries, where, id_prefix, first_index, model, provider, CallBook(history),
+                               system[0].id if system else None)
     tools = items(body.get("tools"))
     config = run_config(model=model, provider=provider, system=instructions, tools=tools,
                         tool_names=[tool_name(t) for t in tools], where=where)

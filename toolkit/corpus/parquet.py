@@ -10,6 +10,8 @@ Layout of a saved directory::
     record/events.parquet     session_id, index, event (JSON)
     record/run_configs.parquet session_id, index, run_config (JSON)
     record/images.parquet     sha256, data (bytes): each image once
+    surfaces/             tool specs, once per distinct surface (``toolkit.surface.SurfaceStore``);
+                          a run config keeps only its hash, as the seed on tool surfaces argues
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import polars as pl
 
 from toolkit import codec
 from toolkit.record import Event, Message, Problem, RunConfig
+from toolkit.surface import SurfaceStore, fingerprint
 
 if TYPE_CHECKING:
     from toolkit.corpus import Corpus
@@ -36,6 +39,27 @@ def _dump(value: object) -> str:
     return orjson.dumps(value).decode("utf-8")
 
 
+STORED = "tools_in_store"
+"""Key set on an encoded run config whose specs live in ``surfaces/`` under its surface hash."""
+
+
+def _encode_config(config: RunConfig, store: SurfaceStore) -> dict[str, object]:
+    """The run config with its specs replaced by their hash when the store can give them back
+    byte for byte (a recorded hash that disagrees with its specs stays inline, as recorded)."""
+    encoded: dict[str, object] = dict(codec.encode_run_config(config))
+    if config.tools is not None and config.surface_hash == fingerprint(list(config.tools)):
+        store.put(list(config.tools))
+        encoded["tools"] = None
+        encoded[STORED] = True
+    return encoded
+
+
+def _decode_config(data: dict[str, object], store: SurfaceStore) -> RunConfig:
+    if data.pop(STORED, False):
+        data["tools"] = store.get(str(data["surface_hash"]))
+    return codec.decode_run_config(data)
+
+
 def save(corpus: Corpus, directory: Path) -> Path:
     from toolkit.corpus import MANIFEST
 
@@ -44,6 +68,7 @@ def save(corpus: Corpus, directory: Path) -> Path:
     record.mkdir(exist_ok=True)
     for name, frame in corpus.frames().items():
         frame.write_parquet(directory / f"{name}.parquet")
+    store = SurfaceStore(directory / "surfaces")
     headers: list[dict[str, object]] = []
     messages: list[dict[str, object]] = []
     events: list[dict[str, object]] = []
@@ -54,7 +79,7 @@ def save(corpus: Corpus, directory: Path) -> Path:
                         for i, m in enumerate(session.messages))
         events.extend({"session_id": sid, "index": i, "event": _dump(codec.encode_event(e))}
                       for i, e in enumerate(session.events))
-        configs.extend({"session_id": sid, "index": i, "run_config": _dump(codec.encode_run_config(c))}
+        configs.extend({"session_id": sid, "index": i, "run_config": _dump(_encode_config(c, store))}
                        for i, c in enumerate(session.run_configs))
     tables: dict[str, tuple[list[dict[str, object]], dict[str, pl.DataType | type[pl.DataType]]]] = {
         "sessions": (headers, {"session_id": pl.Int64, "header": pl.String}),
@@ -82,6 +107,7 @@ def load_saved(directory: Path) -> Corpus:
     if version != FORMAT_VERSION:
         raise ValueError(f"{directory / MANIFEST}: saved corpus format {version!r} is not {FORMAT_VERSION}")
     record = directory / "record"
+    store = SurfaceStore(directory / "surfaces")
     by_session: dict[int, tuple[list[Message], list[Event], list[RunConfig]]] = {}
     headers = pl.read_parquet(record / "sessions.parquet")
     for sid in headers["session_id"]:
@@ -94,7 +120,7 @@ def load_saved(directory: Path) -> Corpus:
         by_session[sid][1].append(codec.decode_event(orjson.loads(text)))
     for sid, text in pl.read_parquet(record / "run_configs.parquet").sort(["session_id", "index"]).select(
             "session_id", "run_config").iter_rows():
-        by_session[sid][2].append(codec.decode_run_config(orjson.loads(text)))
+        by_session[sid][2].append(_decode_config(orjson.loads(text), store))
     sessions = []
     for sid, header_text in headers.select("session_id", "header").iter_rows():
         msgs, evts, cfgs = by_session[sid]

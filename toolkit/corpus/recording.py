@@ -38,6 +38,7 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol, assert_never
 from urllib.parse import urlsplit
@@ -102,8 +103,12 @@ class Origin:
             return self.lines[index]
         return self.line if self.line is not None else index + 1
 
+    @cached_property
+    def name(self) -> str:
+        return self.ctx.name(self.file)
+
     def source(self, line: int | None) -> SourceRef:
-        return SourceRef(self.ctx.name(self.file), line)
+        return SourceRef(self.name, line)
 
     def problem(self, line: int | None, reason: str) -> None:
         self.ctx.problem(self.file, line, reason)
@@ -342,10 +347,14 @@ OPENAI_BODY_KEYS = frozenset({"n", "response_format", "stream_options", "frequen
                               "prediction", "audio", "store", "user", "service_tier"})
 
 
+SIGNAL_SAMPLE = 2000
+"""Messages a classification looks at: a wire's marks show within the first turns."""
+
+
 def _message_signals(messages: Sequence[object]) -> tuple[int, int, int, int]:
     """Votes for (openai_chat, anthropic, responses, gemini) from a message list's shapes."""
     openai = anthropic = responses = gemini = 0
-    for m in messages:
+    for m in messages[:SIGNAL_SAMPLE]:
         if not isinstance(m, dict):
             continue
         if "parts" in m:
@@ -373,9 +382,11 @@ def _message_signals(messages: Sequence[object]) -> tuple[int, int, int, int]:
 
 
 def _role_list(value: object) -> bool:
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(m, dict) and ("role" in m or "type" in m) for m in value
-    ) and any(isinstance(m, dict) and "role" in m for m in value)
+    if not isinstance(value, list) or not value:
+        return False
+    sample = value[:SIGNAL_SAMPLE]
+    return all(isinstance(m, dict) and ("role" in m or "type" in m) for m in sample) and any(
+        isinstance(m, dict) and "role" in m for m in sample)
 
 
 def _tools_signal(tools: object) -> tuple[int, int]:
@@ -394,7 +405,7 @@ def classify(doc: object) -> tuple[str, str] | None:
     """``(wire, kind)`` of a bare body, kind being ``request``, ``response`` or ``messages``; ``None``
     when the document is not a body of any of these wires."""
     if isinstance(doc, list):
-        if not _role_list(doc) and not (doc and all(isinstance(m, dict) and "parts" in m for m in doc)):
+        if not _role_list(doc) and not (doc and all(isinstance(m, dict) and "parts" in m for m in doc[:SIGNAL_SAMPLE])):
             return None
         openai, anthropic, responses, gemini = _message_signals(doc)
         if gemini and gemini >= max(openai, anthropic, responses):
@@ -890,13 +901,17 @@ class Turn:
 
     interaction: Interaction
     request: Request
-    keys: list[Key]
     replies: list[Message] = field(default_factory=list)
     response_id: str | None = None
     provider: str | None = None
     problems: list[Problem] = field(default_factory=list)
     """Problems of the request's content, reported only if the request ends up in a session: every
     request resends the whole history, and a bad message must be reported once, not per request."""
+
+    @cached_property
+    def keys(self) -> list[Key]:
+        """The request's messages by content (computed only when requests are compared)."""
+        return [message_key(m) for m in self.request.messages]
 
 
 @dataclass
@@ -1011,7 +1026,7 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
     key = BODY_LIST_KEYS.get(wire.name, "messages")
     if kind == "none":  # a bare response: no request was recorded
         request = Request(messages=[], config=RunConfig(), next_index=0)
-        return Turn(it, request, [], provider=provider)
+        return Turn(it, request, provider=provider)
     if kind == "messages":
         body: object = {key: it.request}
         lines = it.request_lines.get("")
@@ -1042,8 +1057,7 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
         request = replace(request, config=replace(request.config, tools=None, surface_hash=None, provider=None))
     if history:
         request = replace(request, messages=history + chain(request.messages, history[-1].id))
-    return Turn(it, request, [message_key(m) for m in request.messages], provider=provider,
-                problems=inherited + deferred.problems)
+    return Turn(it, request, provider=provider, problems=inherited + deferred.problems)
 
 
 def _response(it: Interaction, turn: Turn, conversation: Conversation, stem: str, where: Origin) -> None:
@@ -1082,6 +1096,8 @@ def _response(it: Interaction, turn: Turn, conversation: Conversation, stem: str
 def _continues(conversations: list[Conversation], wire: Wire, turn: Turn) -> Conversation | None:
     """The conversation whose last request this one extends (the longest such), if any."""
     best: Conversation | None = None
+    if not conversations:
+        return None
     for conversation in conversations:
         if conversation.wire.name != wire.name or not _is_prefix(conversation.keys, turn.keys):
             continue
@@ -1180,6 +1196,8 @@ def _reprefix(messages: list[Message], events: list[Event], configs: list[RunCon
 
 def _link(out: list[Session], conversations: list[Conversation]) -> list[Session]:
     """Title a session that carries an earlier one on to another wire (same first user message)."""
+    if len(out) < 2:
+        return out
     firsts = [next((m.text.strip() for m in s.path() if m.role == "user" and m.text.strip()), None) for s in out]
     linked: list[Session] = []
     for k, session in enumerate(out):
