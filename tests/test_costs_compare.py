@@ -36,5 +36,5 @@ def test_cheapest_pages_skip_downscaled_sizes() -> None:
 def test_size_sweep_steps() -> None:
     sweep = size_sweep(["gpt-4o", "gpt-5.3-codex"], [512, 513, 768, 769])
     assert sweep["model"].unique().to_list() == ["gpt-4o"]  # no documented multiplier: no rows
-    assert sweep["tokens"].to_list() == [255, 425, 765, 765]
+    assert sweep["tokens"].to_list() == [255, 765, 765, 765]  # squares: 513 px is already 2 x 2 tiles
     assert sweep["downscaled"].to_list() == [False, False, False, True]

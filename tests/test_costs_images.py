@@ -194,6 +194,26 @@ def test_patch_low_512_box() -> None:
     assert (cost.units, cost.tokens) == (16 * 12, 231)  # ceil(192 * 1.2) = ceil(230.4)
 
 
+def test_patch_low_box_boundary() -> None:
+    assert image_tokens(512, 512, "gpt-5.5", "low").resized == (512, 512)
+    assert image_tokens(513, 512, "gpt-5.5", "low").resized == (512, 511)  # 512 * 512 // 513
+
+
+def test_patch_1536_budget_boundary() -> None:
+    at = image_tokens(1248, 1248, "gpt-4.1-nano")
+    assert (at.resized, at.units) == ((1248, 1248), 1521)
+    # 40 x 39 = 1560 patches: shrink 1.004516, adjusted to 39 columns: x 39/39.2075 -> 0.999199,
+    # so 1249 x 1248 becomes 1248.0 x 1247.0
+    above = image_tokens(1249, 1248, "gpt-4.1-nano")
+    assert (above.resized, above.units) == ((1248, 1247), 1521)
+
+
+def test_patch_2048_box_binds_before_the_6144_budget() -> None:
+    at = image_tokens(2048, 2048, "gpt-5.2")
+    assert (at.units, at.tokens) == (4096, 4916)  # 64 x 64 < 6144: the budget never binds
+    assert image_tokens(2049, 2049, "gpt-5.2").resized == (2048, 2048)
+
+
 def test_patch_30000_limit_rejects() -> None:
     ok = image_tokens(5536, 5536, "gpt-6-astra", "original")
     assert (ok.units, ok.tokens) == (173 * 173, 35915)

@@ -510,3 +510,34 @@ def test_a_bad_message_resent_by_every_request_is_reported_once(tmp_path: Path) 
     assert len(session.path()) == 8
     with pytest.raises(RecordError, match="hologram"):
         load(tmp_path / "resent.yaml", strict=True)
+
+
+def test_anthropic_streamed_tool_input_that_is_not_json(tmp_path: Path) -> None:
+    events = [
+        {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "c",
+                                              "content": [], "usage": {"input_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_x",
+                                                                     "name": "edit", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"path": '}},
+        {"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 4096}},
+    ]
+    request = {"model": "c", "max_tokens": 5, "stream": True, "messages": [{"role": "user", "content": "edit"}]}
+    path = cassette(tmp_path / "cut.yaml", [exchange("https://api.anthropic.com/v1/messages", request, sse(events))])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    corpus = load(path)
+    (problem,) = corpus.problems
+    assert problem.reason == "arguments of tool call toolu_x (edit) are not valid JSON; kept as text"
+    assert problem.line is not None and lines[problem.line - 1].strip() == "response:"
+    call = corpus.sessions[0].path()[-1].blocks[0]
+    assert isinstance(call, ToolUse) and call.input is None and call.raw_input == '{"path": '
+    with pytest.raises(RecordError, match="not valid JSON"):
+        load(path, strict=True)
+
+
+def test_invalid_utf8_in_a_cassette(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"interactions:\n- request:\n    body: 'caf\xe9'\n    uri: https://api.openai.com/v1/chat/completions\n")
+    corpus = load(path)
+    (problem,) = corpus.problems
+    assert (problem.file, problem.line) == ("latin1.yaml", 3) and "not valid UTF-8" in problem.reason
+    assert corpus.sessions == []

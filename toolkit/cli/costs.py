@@ -101,6 +101,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(frame.to_dicts()))
         return 0
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40, float_precision=3):
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, fmt_str_lengths=40, float_precision=3,
+                   tbl_hide_dataframe_shape=True):
         print(frame.drop("families"))
     return 0

@@ -38,7 +38,6 @@ from toolkit.corpus.recording import (
     Request,
     Wire,
     as_int,
-    chain,
     items,
     obj,
     run_config,
@@ -65,6 +64,9 @@ PROVIDER = "openai"
 
 KNOWN_PARTS = frozenset({"input_audio", "file", "audio", "audio_url", "video_url", "input_video"})
 """Content parts the record has no kind for: kept as opaque blocks without a problem."""
+
+REASONING_KEYS = frozenset({"reasoning_details", "reasoning_content", "reasoning", "thinking"})
+"""Fields OpenAI-compatible servers put reasoning in (OpenRouter, DeepSeek / vLLM, Ollama)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,16 +116,21 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | 
              book: CallBook, parent: str | None = None) -> Message:
     line = where.at(i)
     role = raw.get("role")
+    content = raw.get("content")
+    if role == "user" and isinstance(content, str) and "images" not in raw:  # the common case, kept fast
+        return Message(message_id, parent, "user", (Text(content),) if content else (), source=where.source(line))
     blocks: list[Block] = []
     tags: tuple[str, ...] = ()
     record_role: Role
     if role == "assistant":
         record_role = "assistant"
-        blocks += _reasoning(raw, where, line, model, provider)
-        blocks += _content(raw.get("content"), where, line, model, provider)
+        if REASONING_KEYS.intersection(raw):
+            blocks += _reasoning(raw, where, line, model, provider)
+        blocks += _content(content, where, line, model, provider)
         if isinstance(raw.get("refusal"), str) and raw["refusal"]:
             blocks.append(Text(raw["refusal"]))
-        blocks += _calls(raw, message_id, where, line, book)
+        if "tool_calls" in raw or "function_call" in raw:
+            blocks += _calls(raw, message_id, where, line, book)
         for key in ("audio", "annotations"):
             if raw.get(key):
                 blocks.append(Opaque(key, raw[key], "assistant metadata the record has no kind for"))
@@ -133,12 +140,12 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | 
     elif role in ("system", "developer", "user"):
         record_role = "user" if role == "user" else "system"
         tags = ("developer",) if role == "developer" else ()
-        blocks += _content(raw.get("content"), where, line, model, provider)
+        blocks += _content(content, where, line, model, provider)
         blocks += _ollama_images(raw.get("images"), where, line)
     else:
         where.problem(line, f"message {i + 1} has unknown role {role!r}; kept as a user message")
         record_role = "user"
-        blocks += _content(raw.get("content"), where, line, model, provider)
+        blocks += _content(content, where, line, model, provider)
     speaker = record_role == "assistant"
     return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
                    provider=provider if speaker else None, source=where.source(line), tags=tags)

@@ -164,29 +164,35 @@ class CallBook:
 
     def __init__(self, history: Iterable[Message] = ()) -> None:
         self.ids: set[str] = set()
-        self.pending: list[tuple[str, str]] = []
+        self.pending: dict[str, str] = {}
+        """Unanswered call id → tool name, oldest first."""
         for message in history:
             for block in message.blocks:
-                if isinstance(block, ToolUse):
-                    self.call(block.id, block.name)
-                elif isinstance(block, ToolResult):
-                    self.answer(block.tool_use_id, block.name)
+                match block:
+                    case ToolUse():
+                        self.call(block.id, block.name)
+                    case ToolResult():
+                        self.answer(block.tool_use_id, block.name)
+                    case Text() | Reasoning() | Image() | Opaque():
+                        pass
+                    case _:
+                        assert_never(block)
 
     def call(self, call_id: str, name: str) -> None:
         self.ids.add(call_id)
-        self.pending.append((call_id, name))
+        self.pending[call_id] = name
 
     def answer(self, call_id: str | None, name: str | None, *, by_name: bool = False) -> str | None:
         """The id of the call a result answers, or ``None`` when no earlier call matches. With
         ``by_name`` a result whose id names no call still pairs by name and order."""
         if call_id is not None and call_id in self.ids:
-            self.pending = [p for p in self.pending if p[0] != call_id]
+            self.pending.pop(call_id, None)
             return call_id
         if call_id is not None and not by_name:
             return None
-        for i, (pending_id, pending_name) in enumerate(self.pending):
+        for pending_id, pending_name in self.pending.items():
             if name is None or pending_name == name:
-                del self.pending[i]
+                del self.pending[pending_id]
                 return pending_id
         return None
 
@@ -347,8 +353,10 @@ OPENAI_BODY_KEYS = frozenset({"n", "response_format", "stream_options", "frequen
                               "prediction", "audio", "store", "user", "service_tier"})
 
 
-SIGNAL_SAMPLE = 2000
+SIGNAL_SAMPLE = 500
 """Messages a classification looks at: a wire's marks show within the first turns."""
+
+OPENAI_MESSAGE_KEYS = frozenset({"tool_calls", "function_call", "tool_call_id", "images", "reasoning_content"})
 
 
 def _message_signals(messages: Sequence[object]) -> tuple[int, int, int, int]:
@@ -362,9 +370,7 @@ def _message_signals(messages: Sequence[object]) -> tuple[int, int, int, int]:
         kind = m.get("type")
         if isinstance(kind, str) and (kind in RESPONSES_ITEMS or kind.endswith(("_call", "_call_output"))):
             responses += 1
-        if m.get("role") in ("developer", "tool", "function") or any(
-            k in m for k in ("tool_calls", "function_call", "tool_call_id", "images", "reasoning_content")
-        ):
+        if m.get("role") in ("developer", "tool", "function") or not OPENAI_MESSAGE_KEYS.isdisjoint(m):
             openai += 1
         content = m.get("content")
         if isinstance(content, list):
@@ -513,6 +519,8 @@ class Interaction:
     response_size: int = 0
     recorded: bool = True
     """False for a bare body read as a one-interaction file (no HTTP exchange recorded)."""
+    shape: tuple[str, str] | None = None
+    """A bare body's ``classify`` result, kept so it is computed once."""
 
 
 def _headers(raw: object) -> dict[str, str]:
@@ -793,7 +801,7 @@ def _load_yaml(text: str, where: Origin) -> Loaded | None:
     return Loaded(out, recording=True)
 
 
-def _from_document(doc: object, where: Origin) -> Loaded | None:
+def _from_document(doc: object, where: Origin, shape: tuple[str, str] | None = None) -> Loaded | None:
     if isinstance(doc, dict):
         for key in ("interactions", "http_interactions"):
             if isinstance(doc.get(key), list):
@@ -806,11 +814,11 @@ def _from_document(doc: object, where: Origin) -> Loaded | None:
         if is_exchange(doc):  # a one-line exchange log
             it = _line_interaction(doc, 1, where)
             return Loaded([] if it is None else [it], recording=True)
-    shape = classify(doc)
+    shape = shape or classify(doc)
     if shape is None:
         where.problem(None, "document is neither a recording nor a model request, response or message list")
         return None
-    it = Interaction(index=1, line=None, recorded=False)
+    it = Interaction(index=1, line=None, recorded=False, shape=shape)
     if shape[1] == "response":
         it.response = doc
     else:
@@ -832,6 +840,10 @@ def _load_jsonl(data: bytes, where: Origin) -> Loaded:
 def load(path: Path, ctx: ImportContext) -> Loaded | None:
     """A file's interactions, or ``None`` (with a problem) when it cannot be read at all."""
     where = Origin(path, ctx)
+    key = _version(path)
+    if _PARSED and key is not None and _PARSED[0][0] == key:
+        _, doc, shape = _PARSED.pop()
+        return _from_document(doc, where, shape)
     data = path.read_bytes()
     if not data.strip():
         where.problem(None, "empty file")
@@ -1003,6 +1015,8 @@ def sessions(loaded: Loaded, path: Path, ctx: ImportContext) -> list[Session]:
 
 def _wire_of(it: Interaction) -> tuple[Wire, str] | None:
     if it.request is not None:
+        if it.uri is None and it.shape is not None:
+            return wires()[it.shape[0]], it.shape[1]
         return wire_for(it.uri, it.request)
     if it.response is not None and not (it.uri and OTHER_PATHS.search(urlsplit(it.uri).path)):
         shape = classify(it.response)  # a response recorded without its request (batch output)
@@ -1217,6 +1231,28 @@ SNIFF_FULL_PARSE = 32 * 1024 * 1024
 """Largest JSON document detection parses whole when its first 64 KiB do not decide."""
 
 _SHAPES: dict[tuple[str, int, int], str | None] = {}
+_PARSED: list[tuple[tuple[str, int, int], object, tuple[str, str] | None]] = []
+"""The last document detection parsed whole and its shape, so the read that follows does not
+parse or classify it again."""
+
+
+def _version(path: Path) -> tuple[str, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return str(path), stat.st_mtime_ns, stat.st_size
+
+
+def _parse_whole(path: Path) -> object:
+    """The file as one JSON document (``None`` when it is not one), remembered for the next read."""
+    try:
+        doc: object = orjson.loads(path.read_bytes())
+    except (orjson.JSONDecodeError, OSError):
+        return None
+    key = _version(path)
+    _PARSED[:] = [] if key is None else [(key, doc, classify(doc))]
+    return doc
 
 CASSETTE_YAML = re.compile(r"(?m)^(interactions|http_interactions):")
 CASSETTE_JSON = re.compile(r'"(interactions|http_interactions)"\s*:\s*\[')
@@ -1226,15 +1262,13 @@ HAR_JSON = re.compile(r'"log"\s*:\s*\{')
 def detect(path: Path, head: str) -> str | None:
     """Which importer of this family a file belongs to (``recording``, ``openai_chat``,
     ``anthropic``, ``gemini``), from its content; cached per file version, since four sniffers ask."""
-    try:
-        stat = path.stat()
-    except OSError:
+    key = _version(path)
+    if key is None:
         return None
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key not in _SHAPES:
         if len(_SHAPES) > 4096:
             _SHAPES.clear()
-        _SHAPES[key] = _detect(path, head, stat.st_size)
+        _SHAPES[key] = _detect(path, head, key[2])
     return _SHAPES[key]
 
 
@@ -1251,10 +1285,7 @@ def _detect(path: Path, head: str, size: int) -> str | None:
     doc: object = None
     first_line = text.split("\n", 1)[0]
     if size <= 65536:
-        try:
-            doc = orjson.loads(path.read_bytes())
-        except (orjson.JSONDecodeError, OSError):
-            doc = None
+        doc = _parse_whole(path)
     if doc is None and "\n" in text.strip() and _parses(first_line):
         row = orjson.loads(first_line)
         if is_exchange(row):
@@ -1268,13 +1299,12 @@ def _detect(path: Path, head: str, size: int) -> str | None:
         doc = _first_items(text)
     elif doc is None and size <= SNIFF_FULL_PARSE and re.search(r'"(messages|contents|choices|candidates|input|'
                                                                 r'content|role)"', head):
-        try:
-            doc = orjson.loads(path.read_bytes())
-        except (orjson.JSONDecodeError, OSError):
+        doc = _parse_whole(path)
+        if doc is None:
             return None
     if isinstance(doc, dict) and is_exchange(doc):
         return FORMAT
-    shape = classify(doc)
+    shape = _PARSED[0][2] if _PARSED and _PARSED[0][1] is doc else classify(doc)
     return None if shape is None else wires()[shape[0]].format
 
 

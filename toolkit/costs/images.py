@@ -116,7 +116,8 @@ def _choose(detail: str | None, levels: tuple[str, ...], auto: str, model_rule: 
 class OpenAITiles:
     """GPT-4o-era tile pricing: ``base + per_tile * tiles512`` after fitting 2048x2048 and
     scaling the shortest side down to 768 (OPENAI_VISION "Tile-based tokenization"). ``low`` is
-    the base only and the model sees a 512x512 version."""
+    the base only; the model then sees the image fitted into 512x512 (the 2024 revision of the
+    same guide: "a low-res 512px x 512px version of the image")."""
 
     base: int
     per_tile: int

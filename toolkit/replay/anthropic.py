@@ -47,9 +47,11 @@ def encode(plan: Plan, notes: list[str]) -> Body:
                 messages.append({"role": "assistant", "content": _content(item.parts, user=False)})
             case Exchange():
                 called.extend(a.call.name for a in item.answers)
+                words = _content(item.lead, user=False) if item.lead else []
                 messages.append({"role": "assistant", "content": [
-                    {"type": "tool_use", "id": a.call.id, "name": a.call.name, "input": a.call.input}
-                    for a in item.answers
+                    *([{"type": "text", "text": words}] if isinstance(words, str) else words),
+                    *({"type": "tool_use", "id": a.call.id, "name": a.call.name, "input": a.call.input}
+                      for a in item.answers),
                 ]})
                 messages.append({"role": "user", "content": [_result(a.call.id, a.output, a.is_error, a.images)
                                                              for a in item.answers]})

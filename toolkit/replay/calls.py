@@ -170,8 +170,6 @@ class Pairing:
     """Stored ids of calls left out by the ``MAX_CALLS`` bound (their results go with them)."""
     names: dict[str, str] = field(default_factory=dict)
     """Stored call id → replayed name, for results that do not name their tool."""
-    order: dict[str, int] = field(default_factory=dict)
-    """Stored call id → the order it was made in, so a result turn lists answers as the calls were made."""
 
     def open(self, calls: Sequence[Call], omitted: Iterable[ToolUse], names: Names) -> None:
         for use in omitted:
@@ -180,7 +178,6 @@ class Pairing:
         for call in calls:
             self.pending[call.source_id] = call
             self.names[call.source_id] = call.name
-            self.order[call.source_id] = len(self.order)
 
     def take(self, result: ToolResult) -> Call | None:
         """The pending call ``result`` answers, removed from the pending set."""

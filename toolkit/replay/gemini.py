@@ -100,7 +100,8 @@ def _calls(contents: list[dict[str, Any]], exchange: Exchange) -> int:
     rewritten = 1 if words else 0
     if not contents:
         contents.append({"role": "user", "parts": [{"text": CONTINUED}]})
-    contents.append({"role": "model", "parts": words + parts})
+    own = _parts(exchange.lead, model=True) if exchange.lead else []
+    contents.append({"role": "model", "parts": words + own + parts})
     return rewritten
 
 

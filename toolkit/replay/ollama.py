@@ -34,9 +34,12 @@ def encode(plan: Plan, notes: list[str]) -> Body:
             case Turn():
                 messages.append(_turn(item))
             case Exchange():
-                messages.append({"role": "assistant", "tool_calls": [
-                    {"function": {"name": a.call.name, "arguments": a.call.input}} for a in item.answers
-                ]})
+                reply: dict[str, Any] = _message("assistant", item.lead) if item.lead else {"role": "assistant"}
+                if not reply.get("content"):
+                    reply.pop("content", None)
+                reply["tool_calls"] = [{"function": {"name": a.call.name, "arguments": a.call.input}}
+                                       for a in item.answers]
+                messages.append(reply)
                 messages.extend({"role": "tool", "tool_name": a.call.name, "content": result_text(a.output, a.is_error)}
                                 for a in item.answers)
                 images = tool_images(item)

@@ -54,10 +54,14 @@ def _turn(turn: Turn) -> dict[str, Any]:
         case "user":
             return {"role": "user", "content": user_content(turn.parts)}
         case "assistant":
-            return {"role": "assistant", "content": text_of(resolve(turn.parts, NAME, MEDIA_TYPES, True,
-                                                                    allowed=False, where="assistant messages"))}
+            return {"role": "assistant", "content": assistant_text(turn.parts)}
         case _:
             assert_never(turn.role)
+
+
+def assistant_text(parts: tuple[Part, ...]) -> str:
+    """An assistant turn as text: images become markers (assistant content takes text only)."""
+    return text_of(resolve(parts, NAME, MEDIA_TYPES, True, allowed=False, where="assistant messages"))
 
 
 def user_content(parts: tuple[Part, ...] | list[Part]) -> str | list[dict[str, Any]]:
@@ -85,7 +89,8 @@ def _exchange(exchange: Exchange) -> list[dict[str, Any]]:
         {"id": a.call.id, "type": "function", "function": {"name": a.call.name, "arguments": a.call.arguments}}
         for a in exchange.answers
     ]
-    out: list[dict[str, Any]] = [{"role": "assistant", "content": None, "tool_calls": calls}]
+    words = assistant_text(exchange.lead)
+    out: list[dict[str, Any]] = [{"role": "assistant", "content": words or None, "tool_calls": calls}]
     out.extend(
         {"role": "tool", "tool_call_id": a.call.id, "content": result_text(a.output, a.is_error)}
         for a in exchange.answers

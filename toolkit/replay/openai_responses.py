@@ -15,7 +15,7 @@ from typing import Any, assert_never
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.openai_chat import MEDIA_TYPES, result_text
+from toolkit.replay.openai_chat import MEDIA_TYPES, assistant_text, result_text
 from toolkit.replay.parts import Inline, Resolved, only_text, resolve, text_of
 from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
 
@@ -35,6 +35,8 @@ def encode(plan: Plan, notes: list[str]) -> Body:
             case Turn():
                 items.append(_turn(item))
             case Exchange():
+                if item.lead:
+                    items.append({"role": "assistant", "content": assistant_text(item.lead)})
                 items.extend(_call(a, custom) for a in item.answers)
                 items.extend(_output(a, custom) for a in item.answers)
             case _:
@@ -59,8 +61,7 @@ def _turn(turn: Turn) -> dict[str, Any]:
         case "user":
             return {"role": "user", "content": _content(turn.parts)}
         case "assistant":
-            return {"role": "assistant", "content": text_of(resolve(turn.parts, NAME, MEDIA_TYPES, True,
-                                                                    allowed=False, where="assistant messages"))}
+            return {"role": "assistant", "content": assistant_text(turn.parts)}
         case _:
             assert_never(turn.role)
 

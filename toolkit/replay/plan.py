@@ -110,11 +110,15 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class Exchange:
-    """Calls whose answers landed in one stored message, rendered at that message: a wire's call
-    turn then its result turn. A call whose answer never landed is never part of one."""
+    """One reply's answered calls: the reply's own words (``lead``) with its calls, then the
+    results, rendered once the answers have landed. A call whose answer never landed is never
+    part of one."""
 
     answers: tuple[Answer, ...]
     message_id: str
+    """The stored reply that made the calls."""
+    lead: tuple[Part, ...] = ()
+    """The reply's words, thoughts and images, which the wire puts in the same turn as its calls."""
 
 
 Item: TypeAlias = Turn | Exchange

@@ -275,6 +275,21 @@ class _HeadEntry:
     images: list[str] = field(default_factory=list)
 
 
+@dataclass
+class _Held:
+    """A reply whose calls await their answers (``native``)."""
+
+    message_id: str
+    words: list[Part]
+    calls: list[Call]
+    answers: dict[str, Answer] = field(default_factory=dict)
+    closed: bool = False
+    """A later user message showed the unanswered calls never will be."""
+
+    def ready(self) -> bool:
+        return self.closed or len(self.answers) == len(self.calls)
+
+
 class _Fold:
     """One pass over the path, appending plan items. Each stored message's items depend only on
     the messages before it, which is what makes the request for a longer path extend the shorter
@@ -297,6 +312,8 @@ class _Fold:
         self.prose_omitted: set[str] = set()
         self.stretch: list[_HeadEntry] = []
         self.head_by_id: dict[str, _HeadEntry] = {}
+        self.queue: list[_Held | Turn] = []
+        self.held_by_call: dict[str, _Held] = {}
         self.counts: dict[str, int] = {}
 
     def count(self, what: str, n: int = 1) -> None:
@@ -329,9 +346,11 @@ class _Fold:
     def _finish(self) -> None:
         pending = len(self.pairing.pending)
         if pending:
+            held = self.queue[0]
             self.notes.append(
-                f"calls: {pending} call(s) have no result in this path yet; they are left out, since a call "
-                "without its result would fail the request"
+                f"calls: {pending} call(s) have no result in this path yet; the reply {held.message_id} that made "
+                f"them and the {len(self.queue) - 1} item(s) after it are held back until the results land, since "
+                "a call without its result would fail the request"
             )
         said = {
             "omitted": "call(s) beyond the last {max} of their reply are not replayed",
@@ -467,12 +486,18 @@ class _Fold:
         return lines
 
     def _native(self, message: Message) -> None:
+        """A reply with calls is held until every call is answered (or shown never to be), then
+        emitted whole: its words with its calls, then the results. Whatever follows a held reply
+        waits behind it, so the items keep the stored order and nothing emitted is ever rewritten."""
         results = [b for b in message.blocks if isinstance(b, ToolResult)]
         uses = [b for b in message.blocks if isinstance(b, ToolUse)]
         lead: list[Part] = []
         if message.role == "user" and not results and self.pairing.pending:
             orphans = self.pairing.orphan_all()
             self.count("orphaned", len(orphans))
+            for held in self.queue:
+                if isinstance(held, _Held):
+                    held.closed = True
             lead.append(TextPart(prose.unanswered([_told(c) for c in orphans])))
         parts, signature = self._native_parts(message)
         omitted, kept = split_kept(uses)
@@ -481,15 +506,62 @@ class _Fold:
         new_calls = make_calls(kept, message.id, self.names, signature)
         if signature is not None and not new_calls:
             self.count("signatures")
-        if message.role == "assistant":
-            self._turn(message, lead + parts)
-            self.pairing.open(new_calls, omitted, self.names)
-            extra = self._exchange(results, message.id)
-            self._turn(message, extra)
-            return
-        extra = self._exchange(results, message.id)
-        self._turn(message, lead + extra + parts)
+        role: TurnRole = "assistant" if message.role == "assistant" else "user"
+        if role == "assistant":
+            self._hold(message.id, parts, new_calls, omitted)
+            extra = self._answer(results)
+            if extra:
+                self.queue.append(Turn("user", join_text(extra), message.id))
+        else:
+            extra = self._answer(results)
+            if lead or extra or parts:
+                self.queue.append(Turn(role, join_text(lead + extra + parts), message.id))
+            self._hold(message.id, [], new_calls, omitted)
+        self._flush()
+
+    def _hold(self, message_id: str, parts: list[Part], new_calls: list[Call], omitted: list[ToolUse]) -> None:
+        if new_calls:
+            held = _Held(message_id, parts, new_calls)
+            for call in new_calls:
+                self.held_by_call[call.source_id] = held
+            self.queue.append(held)
+        elif parts:
+            self.queue.append(Turn("assistant", join_text(parts), message_id))
         self.pairing.open(new_calls, omitted, self.names)
+
+    def _answer(self, results: Sequence[ToolResult]) -> list[Part]:
+        """Give each result to the held reply whose call it answers; return the prose of results
+        that answer no call in the path."""
+        extra: list[Part] = []
+        for result in results:
+            call = self.pairing.take(result)
+            if call is not None:
+                images = tuple(image_part(i, self.images, self.vision) for i in result.images)
+                held = self.held_by_call.pop(call.source_id)
+                held.answers[call.source_id] = Answer(call, cut(result.output), result.is_error, images)
+            elif self.pairing.is_omitted(result):
+                self.count("dropped")
+            else:
+                self.count("orphan_results")
+                name = self.pairing.name_of(result, self.names)
+                extra.append(TextPart(prose.tool_result(name, cut(result.output), result.is_error)))
+                extra.extend(image_part(i, self.images, self.vision) for i in result.images)
+        return extra
+
+    def _flush(self) -> None:
+        while self.queue:
+            head = self.queue[0]
+            if isinstance(head, _Held):
+                if not head.ready():
+                    return
+                answers = tuple(head.answers[c.source_id] for c in head.calls if c.source_id in head.answers)
+                if answers:
+                    self.items.append(Exchange(answers, head.message_id, join_text(head.words)))
+                elif head.words:
+                    self.items.append(Turn("assistant", join_text(head.words), head.message_id))
+            else:
+                self.items.append(head)
+            self.queue.pop(0)
 
     def _native_parts(self, message: Message) -> tuple[list[Part], str | None]:
         """The message's blocks other than calls and results, and a bare thought signature from
@@ -520,7 +592,7 @@ class _Fold:
 
     def _native_thought(self, block: Reasoning, message: Message) -> bool:
         """Whether ``block`` may cross natively: same provider, same model, in a form the wire keeps."""
-        if self.wire.family == "openai":
+        if self.wire.family == "openai" or message.role != "assistant":
             return False
         signer = provider_family(block.provider or message.provider, block.model or message.model)
         if signer != self.wire.family or model_name(block.model or message.model) != self.model:
@@ -528,29 +600,6 @@ class _Fold:
         if self.wire.name == "ollama":
             return bool(block.text.strip()) and not block.redacted
         return bool(block.signature)
-
-    def _exchange(self, results: Sequence[ToolResult], message_id: str) -> list[Part]:
-        """Pair ``results`` with pending calls into one exchange (appended), and return the prose
-        of results that answer no call in the path."""
-        answers: list[tuple[int, Answer]] = []
-        extra: list[Part] = []
-        for result in results:
-            call = self.pairing.take(result)
-            if call is not None:
-                images = tuple(image_part(i, self.images, self.vision) for i in result.images)
-                answers.append((self.pairing.order[call.source_id],
-                                Answer(call, cut(result.output), result.is_error, images)))
-            elif self.pairing.is_omitted(result):
-                self.count("dropped")
-            else:
-                self.count("orphan_results")
-                name = self.pairing.name_of(result, self.names)
-                extra.append(TextPart(prose.tool_result(name, cut(result.output), result.is_error)))
-                extra.extend(image_part(i, self.images, self.vision) for i in result.images)
-        if answers:
-            answers.sort(key=lambda pair: pair[0])
-            self.items.append(Exchange(tuple(a for _, a in answers), message_id))
-        return extra
 
 
 def _told(call: Call) -> str:

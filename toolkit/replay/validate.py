@@ -8,6 +8,7 @@ SDK types check shapes too, but never pairing or ordering: ``toolkit.replay.sdk`
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 from toolkit.replay.checks import WireProblem
 from toolkit.replay.wires import wire_spec
 

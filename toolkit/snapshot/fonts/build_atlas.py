@@ -1,0 +1,319 @@
+"""Regenerate the committed glyph atlas from the X11 "misc-fixed" bitmap fonts.
+
+Run only to rebuild the atlas (development time, never at run time)::
+
+    apt-get install xfonts-base          # Debian: PCF files under /usr/share/fonts/X11/misc/
+    python -m toolkit.snapshot.fonts.build_atlas [--fonts DIR]
+
+It reads the ISO10646-1 PCF file of each cell size (``4x6.pcf.gz`` ...), places every glyph in its
+character cell, adds the few glyphs the project draws itself (required characters a small cell lacks,
+check marks, the snapshot's own marks), checks that the marks differ from every glyph of their cell,
+and writes one 1-bit PNG per cell plus ``atlas.json`` (cell metrics and the code points, as runs).
+The misc-fixed fonts are public domain ("Public domain font. Share and enjoy.", the COPYRIGHT
+property of each file; see LICENSE.txt beside this script).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image, ImageDraw
+
+Bitmap = npt.NDArray[np.bool_]
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_FONTS = Path("/usr/share/fonts/X11/misc")
+CELLS: tuple[str, ...] = ("4x6", "5x7", "5x8", "6x10", "6x13", "7x14", "9x15", "10x20")
+"""The cell sizes shipped, smallest first; each is the misc-fixed face of that name."""
+ATLAS_COLUMNS = 64
+"""Glyphs per row of an atlas PNG."""
+
+MARKS: tuple[str, ...] = ("uncovered", "continuation", "tab", "trailing", "header", "end")
+"""The snapshot's own marks, stored after the font's glyphs in this order (see ``font.py``)."""
+
+# PCF table types and format bits (X.Org libXfont ``pcf.h``).
+_PROPERTIES, _ACCELERATORS, _METRICS, _BITMAPS, _ENCODINGS, _BDF_ACCELERATORS = 1, 2, 4, 8, 32, 256
+_COMPRESSED_METRICS = 0x100
+
+# Hand-drawn glyphs for required characters a cell lacks ("#" ink, "." blank), one row per string.
+# Ѝ/ѝ are И/и with a grave accent where Й/й carry their breve.
+DRAWN: dict[str, dict[str, tuple[str, ...]]] = {
+    "4x6": {
+        "Ѝ": (".#..", "#...", "#.#.", "###.", "#.#.", "..#."),
+        "ѝ": ("#...", ".#..", "#.#.", "###.", "#.#.", "...."),
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    name: str
+    width: int
+    height: int
+    ascent: int
+    glyphs: dict[int, Bitmap]
+    """Code point → its cell bitmap (``height`` x ``width``)."""
+    font: str
+    copyright: str
+
+
+def _read_pcf(data: bytes, origin: str) -> Face:
+    """A PCF font's glyphs placed in character cells (format as in X.Org libXfont ``pcfread.c``)."""
+    if data[:4] != b"\x01fcp":
+        raise ValueError(f"{origin}: not a PCF file")
+    (count,) = struct.unpack_from("<i", data, 4)
+    toc: dict[int, int] = {}
+    for i in range(count):
+        kind, _fmt, _size, offset = struct.unpack_from("<iiii", data, 8 + 16 * i)
+        toc[kind] = offset
+
+    def table(kind: int) -> tuple[int, str, int]:
+        if kind not in toc:
+            raise ValueError(f"{origin}: PCF table {kind} missing")
+        (fmt,) = struct.unpack_from("<i", data, toc[kind])
+        return fmt, (">" if fmt & 4 else "<"), toc[kind] + 4
+
+    properties = _properties(data, *table(_PROPERTIES)[1:])
+    _fmt, order, at = table(_BDF_ACCELERATORS if _BDF_ACCELERATORS in toc else _ACCELERATORS)
+    ascent, descent = struct.unpack_from(order + "ii", data, at + 8)
+    metrics = _metrics(data, *table(_METRICS))
+    bitmaps = _bitmaps(data, metrics, *table(_BITMAPS))
+    encoding = _encoding(data, *table(_ENCODINGS)[1:])
+    width = int(properties["AVERAGE_WIDTH"]) // 10
+    height = ascent + descent
+    glyphs: dict[int, Bitmap] = {}
+    for codepoint, index in encoding.items():
+        left, _right, advance, glyph_ascent, _descent = metrics[index]
+        if advance != width:
+            continue
+        cell = np.zeros((height, width), dtype=bool)
+        bits = bitmaps[index]
+        for y in range(bits.shape[0]):
+            for x in range(bits.shape[1]):
+                cy, cx = ascent - glyph_ascent + y, left + x
+                if bits[y, x] and 0 <= cy < height and 0 <= cx < width:
+                    cell[cy, cx] = True
+        glyphs[codepoint] = cell
+    return Face(origin, width, height, ascent, glyphs, str(properties.get("FONT", "")),
+                str(properties.get("COPYRIGHT", "")))
+
+
+def _properties(data: bytes, order: str, at: int) -> dict[str, str | int]:
+    (count,) = struct.unpack_from(order + "i", data, at)
+    at += 4
+    raw = [struct.unpack_from(order + "ibi", data, at + 9 * i) for i in range(count)]
+    at += 9 * count + ((4 - (count & 3)) & 3)
+    (size,) = struct.unpack_from(order + "i", data, at)
+    strings = data[at + 4: at + 4 + size]
+
+    def text(offset: int) -> str:
+        return strings[offset: strings.index(b"\0", offset)].decode("latin-1")
+
+    return {text(name): (text(value) if is_string else value) for name, is_string, value in raw}
+
+
+def _metrics(data: bytes, fmt: int, order: str, at: int) -> list[tuple[int, int, int, int, int]]:
+    out: list[tuple[int, int, int, int, int]] = []
+    if fmt & 0xFF00 == _COMPRESSED_METRICS:
+        (count,) = struct.unpack_from(order + "h", data, at)
+        for i in range(count):
+            left, right, advance, ascent, descent = (b - 0x80 for b in data[at + 2 + 5 * i: at + 7 + 5 * i])
+            out.append((left, right, advance, ascent, descent))
+        return out
+    (count,) = struct.unpack_from(order + "i", data, at)
+    for i in range(count):
+        left, right, advance, ascent, descent, _attributes = struct.unpack_from(order + "hhhhhH", data, at + 4 + 12 * i)
+        out.append((left, right, advance, ascent, descent))
+    return out
+
+
+def _bitmaps(data: bytes, metrics: Sequence[tuple[int, int, int, int, int]], fmt: int, order: str,
+             at: int) -> list[Bitmap]:
+    (count,) = struct.unpack_from(order + "i", data, at)
+    offsets = struct.unpack_from(order + f"{count}i", data, at + 4)
+    sizes = struct.unpack_from(order + "4i", data, at + 4 + 4 * count)
+    start = at + 4 + 4 * count + 16
+    raw = np.frombuffer(data, dtype=np.uint8, count=sizes[fmt & 3], offset=start)
+    if not fmt & 8:  # least significant bit first: bring to most significant first
+        raw = np.packbits(np.unpackbits(raw, bitorder="little"))
+    unit = 1 << ((fmt >> 4) & 3)
+    if bool(fmt & 4) != bool(fmt & 8) and unit > 1:
+        raw = raw.reshape(-1, unit)[:, ::-1].reshape(-1)
+    pad = 1 << (fmt & 3)
+    out: list[Bitmap] = []
+    for i, (left, right, _advance, ascent, descent) in enumerate(metrics):
+        width, height = right - left, ascent + descent
+        stride = ((width + 7) // 8 + pad - 1) // pad * pad
+        rows = raw[offsets[i]: offsets[i] + stride * height].reshape(height, stride)
+        out.append(np.unpackbits(rows, axis=1)[:, :width].astype(bool))
+    return out
+
+
+def _encoding(data: bytes, order: str, at: int) -> dict[int, int]:
+    first_col, last_col, first_row, last_row, _default = struct.unpack_from(order + "5h", data, at)
+    cols = last_col - first_col + 1
+    count = cols * (last_row - first_row + 1)
+    indices = struct.unpack_from(order + f"{count}H", data, at + 10)
+    out: dict[int, int] = {}
+    for k, index in enumerate(indices):
+        if index != 0xFFFF:
+            row, col = divmod(k, cols)
+            out[((row + first_row) << 8) | (col + first_col)] = index
+    return out
+
+
+def _kept(codepoint: int) -> bool:
+    """Printable characters only: controls and private-use code points never come from the font
+    (the snapshot's marks live in the private-use area, and text in it counts as uncovered)."""
+    return not (codepoint < 0x20 or 0x7F <= codepoint < 0xA0 or 0xE000 <= codepoint <= 0xF8FF)
+
+
+def _drawn(rows: tuple[str, ...], face: Face) -> Bitmap:
+    cell = np.array([[c == "#" for c in row] for row in rows], dtype=bool)
+    if cell.shape != (face.height, face.width):
+        raise ValueError(f"drawn glyph is {cell.shape}, cell {face.name} is {(face.height, face.width)}")
+    return cell
+
+
+def _lines(face: Face, strokes: Iterable[tuple[float, float, float, float]]) -> Bitmap:
+    """Strokes given in cell fractions (x0, y0, x1, y1 of the glyph box above the descent)."""
+    image = Image.new("1", (face.width, face.height), 0)
+    draw = ImageDraw.Draw(image)
+    right, bottom = face.width - 2, face.ascent - 1
+    for x0, y0, x1, y1 in strokes:
+        draw.line((round(x0 * right), round(y0 * bottom), round(x1 * right), round(y1 * bottom)), fill=1)
+    return np.array(image, dtype=bool)
+
+
+def supplements(face: Face) -> dict[int, Bitmap]:
+    """Glyphs the project adds to a face: composed where the font has an identical form
+    (Ѐ is È, ѐ is è), drawn where it has none."""
+    out: dict[int, Bitmap] = {}
+    glyphs = face.glyphs
+    for cyrillic, latin in (("Ѐ", "È"), ("ѐ", "è")):
+        if ord(cyrillic) not in glyphs and ord(latin) in glyphs:
+            out[ord(cyrillic)] = glyphs[ord(latin)]
+    for char, rows in DRAWN.get(face.name, {}).items():
+        if ord(char) not in glyphs:
+            out[ord(char)] = _drawn(rows, face)
+    for plain, grave, base in (("и", "ѝ", "e"), ("И", "Ѝ", "E")):
+        accented = "è" if base == "e" else "È"
+        if ord(grave) in glyphs or ord(grave) in out or ord(plain) not in glyphs:
+            continue
+        accent = glyphs[ord(accented)] & ~glyphs[ord(base)]
+        if (glyphs[ord(base)] & glyphs[ord(accented)]).sum() == glyphs[ord(base)].sum() and not (
+                accent & glyphs[ord(plain)]).any():
+            out[ord(grave)] = glyphs[ord(plain)] | accent
+    if ord("✓") not in glyphs:
+        out[ord("✓")] = _lines(face, [(0.0, 0.55, 0.35, 1.0), (0.35, 1.0, 1.0, 0.15)])
+    if ord("✗") not in glyphs:
+        out[ord("✗")] = _lines(face, [(0.0, 0.2, 1.0, 1.0), (0.0, 1.0, 1.0, 0.2)])
+    return out
+
+
+def marks(face: Face) -> list[Bitmap]:
+    """The snapshot's marks for one face, in ``MARKS`` order: uncovered = an inverted ``?`` (the
+    convention of U+FFFD), continuation = a hooked arrow at the start of a wrapped row, tab = an
+    arrow to a bar, trailing = an open box across the whole cell (wider
+    than the font's own U+2423) for a trailing space, header = an inverted ``>`` that
+    starts a message's inverted header bar, end = a bar with a rule that follows the last line."""
+    question = face.glyphs[ord("?")]
+    greater = face.glyphs[ord(">")]
+    mid = face.ascent // 2
+    w, a = face.width, face.ascent
+    continuation = np.zeros((face.height, w), dtype=bool)
+    continuation[0:mid + 1, 0] = True
+    continuation[mid, 0:w] = True
+    continuation[max(0, mid - 1), w - 2] = True
+    continuation[min(a - 1, mid + 1), w - 2] = True
+    tab = np.zeros((face.height, w), dtype=bool)
+    tab[1:a, w - 1] = True
+    tab[mid, 0:w] = True
+    tab[max(0, mid - 1), w - 3] = True
+    tab[min(a - 1, mid + 1), w - 3] = True
+    trailing = np.zeros((face.height, w), dtype=bool)
+    trailing[a - 1, :] = True
+    trailing[a - 2, 0] = True
+    trailing[a - 2, w - 1] = True
+    end = np.zeros((face.height, w), dtype=bool)
+    end[:, 0] = True
+    end[mid, :] = True
+    end[mid - 1, :] = True
+    return [~question, continuation, tab, trailing, ~greater, end]
+
+
+def build(fonts: Path, out: Path) -> dict[str, object]:
+    """Write ``<cell>.png`` per cell and ``atlas.json``; returns the JSON written."""
+    cells: dict[str, object] = {}
+    for name in CELLS:
+        path = fonts / f"{name}.pcf.gz"
+        face = _read_pcf(gzip.decompress(path.read_bytes()), name)
+        glyphs = {cp: bits for cp, bits in face.glyphs.items() if _kept(cp)}
+        added = supplements(face)
+        glyphs.update(added)
+        order = sorted(glyphs)
+        stack = [glyphs[cp] for cp in order]
+        own = marks(face)
+        seen = {bits.tobytes(): cp for cp, bits in zip(order, stack, strict=True)}
+        for mark_name, bits in zip(MARKS, own, strict=True):
+            clash = seen.get(bits.tobytes())
+            if clash is not None:
+                raise ValueError(f"{name}: mark {mark_name} has the same bitmap as U+{clash:04X}")
+            seen[bits.tobytes()] = -1
+        stack.extend(own)
+        rows = (len(stack) + ATLAS_COLUMNS - 1) // ATLAS_COLUMNS
+        sheet = np.zeros((rows * face.height, ATLAS_COLUMNS * face.width), dtype=bool)
+        for i, bits in enumerate(stack):
+            r, c = divmod(i, ATLAS_COLUMNS)
+            sheet[r * face.height:(r + 1) * face.height, c * face.width:(c + 1) * face.width] = bits
+        Image.fromarray(~sheet).save(out / f"{name}.png", optimize=True)
+        cells[name] = {
+            "width": face.width, "height": face.height, "ascent": face.ascent,
+            "file": f"{name}.png", "columns": ATLAS_COLUMNS, "glyphs": len(order),
+            "codepoints": _runs(order), "marks": list(MARKS), "added": sorted(added),
+            "font": face.font, "copyright": face.copyright,
+        }
+    atlas: dict[str, object] = {
+        "format": 1,
+        "source": "X11 misc-fixed ISO10646-1 PCF fonts (Debian xfonts-base), public domain; "
+                  "regenerate with toolkit/snapshot/fonts/build_atlas.py",
+        "cells": cells,
+    }
+    (out / "atlas.json").write_text(json.dumps(atlas, separators=(",", ":")) + "\n", encoding="utf-8")
+    return atlas
+
+
+def _runs(codepoints: Sequence[int]) -> list[list[int]]:
+    """Sorted code points as ``[first, length]`` runs."""
+    runs: list[list[int]] = []
+    for cp in codepoints:
+        if runs and runs[-1][0] + runs[-1][1] == cp:
+            runs[-1][1] += 1
+        else:
+            runs.append([cp, 1])
+    return runs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--fonts", type=Path, default=DEFAULT_FONTS, help="directory of the misc-fixed PCF files")
+    parser.add_argument("--out", type=Path, default=HERE, help="where to write the atlas")
+    args = parser.parse_args(argv)
+    atlas = build(args.fonts, args.out)
+    cells = atlas["cells"]
+    assert isinstance(cells, dict)
+    for name, cell in cells.items():
+        print(name, cell["glyphs"], "glyphs,", len(cell["added"]), "added by the project")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
