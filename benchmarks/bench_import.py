@@ -28,8 +28,8 @@ print(time.perf_counter() - start, n, resource.getrusage(resource.RUSAGE_SELF).r
 
 TOOLKIT = """
 import resource, sys, time
-start = time.perf_counter()
 from toolkit.corpus import load
+start = time.perf_counter()
 corpus = load(sys.argv[1], progress=False)
 elapsed = time.perf_counter() - start
 print(elapsed, sum(len(s.messages) for s in corpus.sessions), len(corpus.problems),

@@ -11,8 +11,9 @@ thing with one interaction and no URI, so every importer of this family reads th
 
 Sessions: a client resends the whole history on every call, so successive requests of one
 conversation are prefixes of each other. Requests are compared message by message on their
-content (ids, signatures and reasoning left out, since clients rewrite those), and a request that
-extends an earlier one continues its conversation. A conversation becomes ONE session: the messages
+content (role, words with whitespace collapsed, calls, results, images; ids, signatures and
+reasoning left out, since clients rewrite those), and a request that extends an earlier one
+continues its conversation. A conversation becomes ONE session: the messages
 of its longest (last) request, then that request's reply as the tip. The reply of every earlier
 request lands on the message the next request carried in its place, which takes the reply's usage,
 model and time (and its reasoning when the client did not send that back); a reply the client
@@ -880,19 +881,23 @@ def _parses(text: str) -> bool:
 Key = tuple[str, tuple[tuple[object, ...], ...]]
 
 
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _block_key(block: Block) -> tuple[object, ...] | None:
-    """What identifies a block across resends: its content, not ids or signatures, which clients
-    rewrite (pydantic-ai adds call ids and re-encodes Gemini signatures URL-safe). Reasoning is
-    left out: many clients do not send it back."""
+    """What identifies a non-text block across resends: its content, not ids or signatures, which
+    clients rewrite (pydantic-ai adds call ids and re-encodes Gemini signatures URL-safe). Reasoning
+    is left out: many clients do not send it back."""
     match block:
         case Text():
-            return ("text", block.text.strip())
+            return None
         case ToolUse():
             raw = block.raw_input if block.raw_input is not None else orjson.dumps(
                 block.input, option=orjson.OPT_SORT_KEYS).decode()
             return ("tool_use", block.name, raw)
         case ToolResult():
-            return ("tool_result", block.output.strip(), tuple(i.sha256 or i.url for i in block.images))
+            return ("tool_result", _words(block.output), tuple(i.sha256 or i.url for i in block.images))
         case Reasoning():
             return None
         case Image():
@@ -904,7 +909,10 @@ def _block_key(block: Block) -> tuple[object, ...] | None:
 
 
 def message_key(message: Message) -> Key:
-    return message.role, tuple(k for k in (_block_key(b) for b in message.blocks) if k is not None)
+    """A message by content: its role, its words (however the client split them into parts, with
+    whitespace collapsed), and its other blocks."""
+    others = tuple(k for k in (_block_key(b) for b in message.blocks) if k is not None)
+    return message.role, (("text", _words(message.text)), *others)
 
 
 @dataclass

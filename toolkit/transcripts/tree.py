@@ -144,7 +144,6 @@ def render(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: i
     a straight run of more than that many unmarked messages is shown as its count."""
     marks = list(checkpoints)
     nodes = layout(session, marks)
-    by_index = {n.index: n for n in nodes}
     kids: dict[int, list[Node]] = {}
     for node in nodes:
         if node.parent is not None:
@@ -170,7 +169,7 @@ def render(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: i
     def plain(node: Node) -> bool:
         return node.children == 1 and not node.tip and not node.checkpoints
 
-    stack: list[tuple[Node, str, str]] = [(by_index[n.index], "", "") for n in reversed(nodes) if n.parent is None]
+    stack: list[tuple[Node, str, str]] = [(n, "", "") for n in reversed(nodes) if n.parent is None]
     while stack:
         node, first, rest = stack.pop()
         lines.append(line(node, first))
