@@ -155,3 +155,15 @@ def test_shared_corpora_load_with_no_unreadable_lines(corpora: Path) -> None:
     for problem in corpus.problems:
         assert problem.file == "codex/localpush_desktop0.104_sanitized_a.jsonl", str(problem)
         assert "not valid JSON; kept as text" in problem.reason, str(problem)
+
+
+def test_a_content_part_whose_type_is_not_a_string_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([
+        {"role": "user", "content": [{"type": {"nested": True}, "text": "x"}, {"type": "text", "text": "ok"}]},
+    ]), encoding="utf-8")
+    corpus = load(path)
+    assert [p.reason for p in corpus.problems] == [
+        "content part type is a JSON dict, not a string; kept as opaque"]
+    kinds = [b.kind for _, b in corpus.sessions[0].blocks()]
+    assert kinds == ["opaque", "text"]

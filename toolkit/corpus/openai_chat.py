@@ -203,6 +203,9 @@ def _content(content: Any, where: Origin, line: int | None, model: str | None,
 
 def _part(part: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None) -> list[Block]:
     kind = part.get("type")
+    if kind is not None and not isinstance(kind, str):
+        where.problem(line, f"content part type is a JSON {type(kind).__name__}, not a string; kept as opaque")
+        return [Opaque("part", part, "type is not a string")]
     if kind in ("text", "input_text", "output_text") or (kind is None and isinstance(part.get("text"), str)):
         text = part.get("text")
         return [Text(text)] if isinstance(text, str) and text else []

@@ -379,6 +379,8 @@ def _message_signals(messages: Sequence[object]) -> tuple[int, int, int, int]:
                 if not isinstance(part, dict):
                     continue
                 ptype = part.get("type")
+                if not isinstance(ptype, str):
+                    continue
                 if ptype in ANTHROPIC_BLOCKS or (ptype == "image" and "source" in part):
                     anthropic += 1
                 elif ptype in OPENAI_PARTS:
