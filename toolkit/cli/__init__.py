@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "tree",
     "costs",
     "replay",
+    "snapshot",
 )
 """Subcommand modules of ``toolkit.cli``, in the order ``--help`` lists them."""
 

@@ -19,7 +19,8 @@ from toolkit.replay.validate import validate
 
 ESTIMATE = "estimate: bytes/4"
 """The token method named when no tokenizer or calibrated estimator knows the model."""
-_INLINE_DATA = re.compile(r'"(data|image_url|url)":"data:[^"]*"|"data":"[A-Za-z0-9+/=_-]{64,}"')
+_INLINE_DATA = re.compile(r'"data:[^"]*"|"[A-Za-z0-9+/=_-]{200,}"')
+"""Inline bytes in a body: data URLs, and long unbroken base64 strings (image data, signatures)."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def tokens(req: Request) -> tuple[int, str]:
     else bytes/4, named as an estimate."""
     from toolkit.costs import UnknownModelError, text_tokens
 
-    text = _INLINE_DATA.sub('"":""', req.bytes.decode("utf-8"))
+    text = _INLINE_DATA.sub('""', req.bytes.decode("utf-8"))
     try:
         counted = text_tokens(text, req.model)
     except UnknownModelError:
@@ -125,7 +126,8 @@ def stability(
     points: int | None = 40,
 ) -> pl.DataFrame:
     """Prefix stability per session × wire × mode. Columns: ``session``, ``wire``, ``mode``,
-    ``checked`` (pairs k, k+1 compared; ``points`` of them at most), ``stable``, ``ratio``,
+    ``checked`` (pairs k, k+1 compared; ``points`` of them at most), ``stable``, ``config_changes``
+    (breaks where the recorded system prompt or tools changed at k+1), ``ratio`` (stable / checked),
     ``breaks`` (ids of the messages whose arrival rewrote earlier bytes)."""
     rows: list[dict[str, Any]] = []
     for session in sessions:
@@ -133,10 +135,11 @@ def stability(
             for mode in modes:
                 report = prefix_stability(session, wire=wire, mode=mode, images=images, points=points)
                 rows.append({"session": session.id, "wire": wire, "mode": mode, "checked": report.checked,
-                             "stable": report.stable, "ratio": report.ratio, "breaks": list(report.breaks)})
+                             "stable": report.stable, "config_changes": len(report.config_breaks),
+                             "ratio": report.ratio, "breaks": list(report.breaks)})
     return pl.DataFrame(rows, schema={
         "session": pl.String, "wire": pl.String, "mode": pl.String, "checked": pl.Int64, "stable": pl.Int64,
-        "ratio": pl.Float64, "breaks": pl.List(pl.String),
+        "config_changes": pl.Int64, "ratio": pl.Float64, "breaks": pl.List(pl.String),
     })
 
 

@@ -231,7 +231,7 @@ def _blocks(c: Checker, content: Any, where: str, role: str) -> list[tuple[str, 
                 _check_image(c, block, at)
             case "tool_use":
                 c.keys(block, at, ("type", "id", "name", "input", "cache_control"), ("id", "name", "input"))
-                c.call_id(block.get("id"), f"{at}.id", limit=255)
+                c.call_id(block.get("id"), f"{at}.id", limit=None)
                 c.name(block.get("name"), f"{at}.name")
                 if not isinstance(block.get("input"), dict):
                     c.add(f"{at}.input", "arguments", "tool_use input must be an object")
@@ -346,6 +346,6 @@ def _check_final(c: Checker, blocks: list[tuple[str, dict[str, Any]]], thinking:
 
 
 WIRE = WireSpec(
-    name="anthropic", family="anthropic", messages_key="messages", system_key="system", encode=encode,
-    check=check, media_types=MEDIA_TYPES, sdk_call="anthropic.Anthropic().messages.create(**body)",
+    name="anthropic", family="anthropic", messages_key="messages", encode=encode, check=check,
+    sdk_call="anthropic.Anthropic().messages.create(**body)",
 )

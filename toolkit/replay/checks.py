@@ -88,13 +88,13 @@ class Checker:
         if positions != sorted(positions):
             self.add("", "order", f"body keys must render in the order {' → '.join(present)}")
 
-    def call_id(self, value: Any, where: str, *, limit: int = CALL_ID_MAX) -> bool:
+    def call_id(self, value: Any, where: str, *, limit: int | None = CALL_ID_MAX) -> bool:
         if not self.string(value, where):
             return False
         if not ID_RE.fullmatch(value):
             self.add(where, "id", f"id {value!r} must match ^[A-Za-z0-9_-]+$")
             return False
-        if len(value) > limit:
+        if limit is not None and len(value) > limit:
             self.add(where, "id", f"id is {len(value)} characters long; at most {limit} are accepted")
             return False
         return True
@@ -109,7 +109,8 @@ class Checker:
 
     def json_object_text(self, value: Any, where: str) -> None:
         """Arguments carried as a string must be the JSON text of an object."""
-        if not self.string(value, where):
+        if not isinstance(value, str):
+            self.add(where, "arguments", f"arguments must be a string of JSON, not {_kind(value)}")
             return
         try:
             parsed = json.loads(value)

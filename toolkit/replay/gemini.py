@@ -214,7 +214,7 @@ def _check_part(c: Checker, raw: Any, at: str, role: Any) -> bool:
             if "args" in call and not isinstance(call["args"], dict):
                 c.add(f"{at}.functionCall.args", "arguments", "args must be an object")
             if "id" in call:
-                c.call_id(call["id"], f"{at}.functionCall.id")
+                c.string(call["id"], f"{at}.functionCall.id")
     elif kind == "functionResponse":
         if role != "user":
             c.add(at, "role", "functionResponse parts belong in user turns")
@@ -261,8 +261,7 @@ def _check_tools(c: Checker, tools: Any) -> None:
 
 
 WIRE = WireSpec(
-    name="gemini", family="google", messages_key="contents", system_key="systemInstruction", encode=encode,
-    check=check, media_types=MEDIA_TYPES,
+    name="gemini", family="google", messages_key="contents", encode=encode, check=check,
     sdk_call="google.genai.Client().models.generate_content(model=MODEL, contents=body['contents'], "
              "config={'system_instruction': body.get('systemInstruction'), 'tools': body.get('tools')})",
 )

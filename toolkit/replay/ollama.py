@@ -170,6 +170,6 @@ def _check_tools(c: Checker, tools: Any) -> None:
 
 
 WIRE = WireSpec(
-    name="ollama", family="ollama", messages_key="messages", system_key=None, encode=encode, check=check,
-    media_types=MEDIA_TYPES, sdk_call="ollama.Client().chat(**body)",
+    name="ollama", family="ollama", messages_key="messages", encode=encode, check=check,
+    sdk_call="ollama.Client().chat(**body)",
 )

@@ -252,6 +252,6 @@ def _check_assistant(c: Checker, message: dict[str, Any], where: str, seen: set[
 
 
 WIRE = WireSpec(
-    name="openai-chat", family="openai", messages_key="messages", system_key=None, encode=encode, check=check,
-    media_types=MEDIA_TYPES, sdk_call="openai.OpenAI().chat.completions.create(**body)",
+    name="openai-chat", family="openai", messages_key="messages", encode=encode, check=check,
+    sdk_call="openai.OpenAI().chat.completions.create(**body)",
 )

@@ -223,6 +223,6 @@ def _check_output(c: Checker, output: Any, where: str) -> None:
 
 
 WIRE = WireSpec(
-    name="openai-responses", family="openai", messages_key="input", system_key="instructions", encode=encode,
-    check=check, media_types=MEDIA_TYPES, sdk_call="openai.OpenAI().responses.create(**body)",
+    name="openai-responses", family="openai", messages_key="input", encode=encode,
+    check=check, sdk_call="openai.OpenAI().responses.create(**body)",
 )

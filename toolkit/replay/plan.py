@@ -8,7 +8,7 @@ wires share one set of invariants and one set of tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -43,10 +43,6 @@ class ImagePart:
 
     image: Image
     data: str | None
-
-    def data_url(self) -> str:
-        assert self.data is not None
-        return f"data:{self.image.media_type};base64,{self.data}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,14 +145,8 @@ class WireSpec:
     family: str
     """The provider family whose signatures this wire can carry back (``openai``, ``anthropic``...)."""
     messages_key: str
-    system_key: str | None
-    """The top-level key holding the system prompt (``None``: it rides in the messages)."""
     encode: Callable[[Plan, list[str]], Body]
     check: Callable[[Body], list[Any]]
-    media_types: frozenset[str]
-    """Image types the wire accepts inline."""
     sdk_call: str
     """How to send a body with the official SDK (documentation for frozen requests)."""
 
-
-JsonMap: TypeAlias = Mapping[str, JsonValue]

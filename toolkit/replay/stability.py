@@ -24,10 +24,20 @@ class PrefixReport:
     """Pairs where the shorter messages part is a byte prefix of the longer."""
     breaks: tuple[str, ...]
     """The ids of the messages k+1 whose arrival rewrote earlier bytes."""
+    config_breaks: tuple[str, ...] = ()
+    """The breaks where the recorded run configuration itself changed (a new system prompt or new
+    tools from message k+1 on): every wire's prefix changes then, inside the messages part on wires
+    that carry the system prompt as a message (Chat Completions, Ollama)."""
 
     @property
     def ratio(self) -> float:
         return 1.0 if self.checked == 0 else self.stable / self.checked
+
+    @property
+    def replay_ratio(self) -> float:
+        """The ratio with recorded configuration changes left out: what the replay itself keeps."""
+        compared = self.checked - len(self.config_breaks)
+        return 1.0 if compared == 0 else self.stable / compared
 
 
 def is_prefix(shorter: Request, longer: Request) -> bool:
@@ -61,6 +71,7 @@ def prefix_stability(
         ks = sorted({int(i * step) for i in range(points)})
     checked = stable = 0
     breaks: list[str] = []
+    config_breaks: list[str] = []
     cache: dict[int, Request] = {}
 
     def at(k: int) -> Request:
@@ -78,4 +89,6 @@ def prefix_stability(
             stable += 1
         else:
             breaks.append(path[k + 1].id)
-    return PrefixReport(session.id, wire, mode, checked, stable, tuple(breaks))
+            if session.run_config(path[k].id) != session.run_config(path[k + 1].id):
+                config_breaks.append(path[k + 1].id)
+    return PrefixReport(session.id, wire, mode, checked, stable, tuple(breaks), tuple(config_breaks))

@@ -1,0 +1,96 @@
+"""``toolkit snapshot FILE --model M [-o DIR] [--cell WxH] [--page WxH] [--json]``: render a text
+(or the middle of a corpus file's longest session) into glyph pages for a model, write the PNGs,
+and print what they cost, what they save and what survives the provider's resize."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from toolkit.corpus import detect, load
+from toolkit.costs import UnknownModelError
+from toolkit.snapshot.compact import compact, turns
+from toolkit.snapshot.geometry import Geometry, geometry_for
+from toolkit.snapshot.legibility import Assessment, assess
+from toolkit.snapshot.render import Turn, render
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("snapshot", help="render text or a session's middle as glyph pages for a model")
+    parser.add_argument("file", type=Path, help="a UTF-8 text file, or a corpus file (its longest session's middle)")
+    parser.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
+    parser.add_argument("-o", "--out", type=Path, help="directory to write page-NNN.png into")
+    parser.add_argument("--cell", default="4x6", help="glyph cell WxH (default 4x6)")
+    parser.add_argument("--page", help="page size WxH (default: the model's preset)")
+    parser.add_argument("--head", type=int, default=2, help="messages kept verbatim at the start (corpus files)")
+    parser.add_argument("--tail", type=int, default=6, help="messages kept verbatim at the end (corpus files)")
+    parser.add_argument("--ocr", action="store_true", help="also read the pages with tesseract where installed")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.set_defaults(func=run)
+
+
+def _size(text: str, what: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit():
+        raise ValueError(f"{what} must be WxH, e.g. 4x6 or 1568x784, got {text!r}")
+    return int(width), int(height)
+
+
+def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str | list[Turn], str]:
+    """What to render: the middle of the longest session of a corpus file, else the file's text."""
+    if detect(path) is not None:
+        corpus = load(path, progress=False)
+        if corpus.sessions:
+            session = corpus.longest()
+            done = compact(session.path(), head=head, tail=tail, geometry=geometry)
+            middle = [m for snap in done.snapshots.values() for m in snap.sources]
+            return turns(middle), f"session {session.id}: {len(middle)} middle messages"
+    return path.read_text(encoding="utf-8", errors="surrogateescape"), "text file"
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        cell_w, cell_h = _size(args.cell, "--cell")
+        cell = f"{cell_w}x{cell_h}"
+        geometry = geometry_for(args.model, cell)
+        if args.page:
+            geometry = geometry.with_page(*_size(args.page, "--page"))
+        if not args.file.is_file():
+            raise ValueError(f"{args.file}: no such file")
+        text, what = content(args.file, args.head, args.tail, geometry)
+        result = assess(text, geometry, args.model, ocr=args.ocr)
+    except (UnknownModelError, ValueError, KeyError, UnicodeDecodeError) as exc:
+        print(f"toolkit snapshot: {exc}", file=sys.stderr)
+        return 2
+    written = write_pages(text, geometry, args.out) if args.out else []
+    report(result, what, written, args.json)
+    return 0
+
+
+def write_pages(text: str | Sequence[Turn], geometry: Geometry, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for page in render(text, geometry):
+        path = out / f"page-{page.index + 1:03d}.png"
+        path.write_bytes(page.png())
+        paths.append(path)
+    return paths
+
+
+def report(result: Assessment, what: str, written: list[Path], as_json: bool) -> None:
+    data = {**result.as_dict(), "source": what, "written": [str(p) for p in written]}
+    if as_json:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+        return
+    for key in ("model", "cell", "page", "pages", "chars", "uncovered_chars", "image_tokens", "text_tokens",
+                "compression", "resized", "legibility", "ocr_accuracy", "source"):
+        print(f"{key:16s}{data[key]}")
+    if not result.text_tokens_exact:
+        print(f"{'':16s}(text tokens are an estimate for {result.model})")
+    if not result.resize_documented:
+        print(f"{'':16s}(the provider does not document its resize; legibility uses the stated estimate)")
+    if written:
+        print(f"{'written':16s}{len(written)} PNG files in {written[0].parent}")
