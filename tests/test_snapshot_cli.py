@@ -1,0 +1,68 @@
+"""``toolkit snapshot``: a thin shell over render, assess and compact."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tests.conftest import DATA
+from toolkit.cli import main
+from toolkit.snapshot.geometry import geometry_for
+from toolkit.snapshot.render import render
+
+KEYS = {"pages", "chars", "uncovered_chars", "image_tokens", "text_tokens", "compression", "resized", "legibility"}
+
+
+def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "notes.txt"
+    text = "line one\n\tline two  \nІсторія ✓ 😀\n" * 200
+    source.write_text(text, encoding="utf-8")
+    out = tmp_path / "pages"
+    assert main(["snapshot", str(source), "--model", "gpt-5.4", "-o", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) >= KEYS
+    geometry = geometry_for("gpt-5.4")
+    pages = render(text, geometry)
+    assert data["pages"] == len(pages) and data["chars"] == len(text)
+    assert data["uncovered_chars"] == 200
+    assert data["resized"] is False and data["legibility"] == 1.0
+    assert data["image_tokens"] == data["tokens_per_page"] * len(pages)
+    assert data["compression"] == round(data["text_tokens"] / data["image_tokens"], 3)
+    written = sorted(out.glob("page-*.png"))
+    assert len(written) == len(pages)
+    with Image.open(written[0]) as image:
+        assert image.size == geometry.size and image.mode == "1"
+    assert written[0].read_bytes() == pages[0].png()
+
+
+def test_explicit_cell_and_page_over_the_threshold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "t.txt"
+    source.write_text("An image is billed flat or by area, never by the characters in it.\n" * 60, encoding="utf-8")
+    assert main(["snapshot", str(source), "--model", "claude-sonnet-4.5", "--cell", "4x6",
+                 "--page", "2000x1000", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["page"] == "2000x1000" and data["resized"] is True and data["legibility"] < 0.9
+
+
+def test_corpus_file_snapshots_the_middle_of_its_longest_session(capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted((DATA / "claude_code").glob("*.jsonl")) if DATA.is_dir() else []
+    if not files:
+        pytest.skip("the demo corpus data/ is absent")
+    assert main(["snapshot", str(files[0]), "--model", "openrouter/anthropic/claude-sonnet-4.5",
+                 "--head", "1", "--tail", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "middle messages" in out and "compression" in out and "legibility" in out
+
+
+def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "t.txt"
+    source.write_text("x", encoding="utf-8")
+    assert main(["snapshot", str(source), "--model", "no-such-model"]) == 2
+    assert "unknown model" in capsys.readouterr().err
+    assert main(["snapshot", str(source), "--model", "gpt-4o", "--cell", "4by6"]) == 2
+    assert "WxH" in capsys.readouterr().err
+    assert main(["snapshot", str(tmp_path / "missing.txt"), "--model", "gpt-4o"]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,154 @@
+"""The renderer: layout rules, pixels against a per-cell reference, and the round trip."""
+
+from __future__ import annotations
+
+from io import BytesIO
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from toolkit.snapshot.font import load
+from toolkit.snapshot.geometry import Geometry
+from toolkit.snapshot.render import CONTINUATION, END, HEADER, TEXT, UNUSED, Page, Turn, decode, read, render
+
+
+def tiny(cols: int = 10, rows: int = 3, cell: str = "4x6", **extra: int) -> Geometry:
+    width = int(cell.split("x")[0])
+    return Geometry(cell, 4 + cols * width, 4 + rows * load(cell).height, **extra)
+
+
+def reference_ink(page: Page) -> np.ndarray:
+    """The page drawn one cell at a time (slow and obvious, independent of ``draw``)."""
+    g = page.geometry
+    font = load(g.cell)
+    out = np.zeros((g.height, g.width), dtype=bool)
+    for index, (row, kind) in enumerate(zip(page.grid, page.kinds, strict=True)):
+        column, r = divmod(index, g.rows)
+        y = g.margin + r * g.pitch
+        for c, glyph in enumerate(row):
+            x = g.column_x(column) + c * font.width
+            bitmap = font.glyphs[font.greater if kind == HEADER and c == 0 else glyph]
+            out[y:y + font.height, x:x + font.width] = bitmap
+        if kind == HEADER:
+            x0 = g.column_x(column)
+            out[y:y + g.pitch, x0:x0 + g.cols * font.width] ^= True
+    for column in range(1, g.columns):
+        out[g.margin:g.margin + g.rows * g.pitch, g.column_x(column) - (g.gutter + 1) // 2] = True
+    return out
+
+
+def test_a_long_line_wraps_with_the_continuation_mark() -> None:
+    font = load("4x6")
+    page, = render("a" * 25, tiny())
+    a = font.lookup[ord("a")]
+    assert list(page.kinds) == [TEXT, CONTINUATION, CONTINUATION]
+    assert (page.grid[0] == a).all()
+    assert page.grid[1, 0] == font.continuation and (page.grid[1, 1:] == a).all()
+    assert page.grid[2, 0] == font.continuation
+    assert (page.grid[2, 1:7] == a).all() and (page.grid[2, 7:] == font.blank).all()
+    assert page.chars == 25 and page.text_cells.sum() == 25
+
+
+def test_the_first_unused_row_carries_the_end_mark() -> None:
+    font = load("4x6")
+    page, = render("x", tiny())
+    assert list(page.kinds) == [TEXT, END, UNUSED]
+    assert page.grid[1, 0] == font.end
+
+
+def test_tabs_expand_to_stops_and_trailing_spaces_are_marked() -> None:
+    font = load("4x6")
+    page, = render("a\tb\nab  ", tiny(tab_size=4))
+    row0, row1 = page.grid[0], page.grid[1]
+    assert list(row0[:5]) == [font.lookup[ord("a")], font.tab, font.blank, font.blank, font.lookup[ord("b")]]
+    assert list(row1[:4]) == [font.lookup[ord("a")], font.lookup[ord("b")], font.trailing, font.trailing]
+    assert page.chars == len("a\tb\nab  ")
+
+
+def test_uncovered_characters_are_marked_and_counted() -> None:
+    font = load("4x6")
+    page, = render("x😀y\x1b", tiny())
+    assert page.uncovered == 2 and page.chars == 4
+    assert page.grid[0, 1] == font.uncovered and page.grid[0, 3] == font.uncovered
+
+
+def test_messages_start_with_an_inverted_header_row() -> None:
+    g = tiny(cols=20, rows=4)
+    page, = render([Turn("hi", "user · m1", "m1"), Turn("yo", "assistant · m2", "m2")], g)
+    assert list(page.kinds) == [HEADER, TEXT, HEADER, TEXT]
+    band = page.ink[g.margin:g.margin + g.pitch, g.margin:g.margin + g.cols * 4]
+    assert band.mean() > 0.6
+    assert page.turns == ("m1", "m2")
+
+
+@pytest.mark.parametrize("geometry", [
+    Geometry("4x6", 300, 200), Geometry("6x13", 500, 300, line_spacing=2), Geometry("5x8", 700, 200, columns=2),
+    Geometry("9x15", 900, 300, columns=2, margin=3), Geometry("10x20", 600, 300),
+])
+def test_pixels_match_a_cell_by_cell_reference(geometry: Geometry) -> None:
+    text = "Header test\tx  \n" + "word " * 90 + "\nІсторія ✓ 😀 ┌─┐\n\n\tend"
+    pages = render([Turn(text, "user · m1", "m1"), Turn("second", "assistant · m2", "m2")], geometry)
+    assert len(pages) >= 1
+    for page in pages:
+        assert (page.ink == reference_ink(page)).all()
+
+
+def test_png_is_one_bit_deterministic_and_reads_back() -> None:
+    g = Geometry("4x6", 200, 120)
+    first = render("Same text, same bytes.\n\tAgain.", g)[0].png()
+    second = render("Same text, same bytes.\n\tAgain.", g)[0].png()
+    assert first == second
+    with Image.open(BytesIO(first)) as image:
+        assert image.mode == "1" and image.size == (200, 120)
+        assert decode([image.copy()], g).text == "Same text, same bytes.\n\tAgain."
+
+
+def test_read_finds_the_grid_and_row_kinds_from_pixels() -> None:
+    g = tiny(cols=12, rows=5)
+    page, = render([Turn("abc " * 5, "u · 1", "1")], g)
+    grid, kinds = read(page.image, g)
+    assert (kinds[:3] == page.kinds[:3]).all() and kinds[3] == END
+    used = page.kinds != UNUSED
+    assert (grid[used] == page.grid[used]).all()
+
+
+ALPHABET = st.sampled_from(list("abcXYZ019 .,;:!?-_/\\\"'()[]{}<>|") + list("АБВгдеЇїҐґ") + list("ΑΒΓαβγάέ")
+                           + list("┌┐└┘─│├┤") + list("\t\n  \u00a0") + ["\x1b", "\r", "😀", "联", "\ue000", "é", "ß"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.lists(ALPHABET, max_size=400).map("".join))
+def test_round_trip_returns_the_text_up_to_homoglyphs_and_uncovered(text: str) -> None:
+    for geometry in (Geometry("4x6", 120, 60, tab_size=4), Geometry("6x13", 300, 100, columns=2, tab_size=8)):
+        font = load(geometry.cell)
+        pages = render(text, geometry)
+        assert decode(pages, geometry).text == font.fold(text)
+        assert sum(p.chars for p in pages) == len(text)
+        assert sum(p.uncovered for p in pages) == sum(1 for c in text if c not in "\n\t" and not font.covers(c))
+
+
+def test_messages_round_trip_with_their_labels() -> None:
+    g = Geometry("5x7", 400, 150, columns=2)
+    turns = [Turn("first\nmessage", "user · 2025-01-01 10:00 · a1", "a1"), Turn("", "assistant · a2", "a2"),
+             Turn("tab\there  ", "tool · a3", "a3")]
+    decoded = decode(render(turns, g), g)
+    assert decoded.turns == (("user · 2025-01-01 10:00 · a1", "first\nmessage"), ("assistant · a2", ""),
+                             ("tool · a3", "tab\there  "))
+
+
+def test_no_messages_no_pages_and_empty_text_one_page() -> None:
+    g = tiny()
+    assert render([], g) == []
+    page, = render("", g)
+    assert list(page.kinds) == [TEXT, END, UNUSED] and page.chars == 0
+    assert decode([page], g).text == ""
+
+
+def test_geometry_rejects_unknown_cells_and_pages_too_small() -> None:
+    with pytest.raises(ValueError, match="no glyph cell"):
+        Geometry("3x5", 400, 400)
+    with pytest.raises(ValueError, match="at least 8 columns"):
+        Geometry("4x6", 30, 400)

@@ -1,0 +1,195 @@
+"""What the page-geometry notebook shows: a sweep of geometries per provider, published results to
+compare with, the generational loss of re-snapping, and a live explorer built from widgets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from toolkit.corpus import Corpus
+from toolkit.costs import image_tokens, text_tokens
+from toolkit.snapshot.compact import resnap, turns
+from toolkit.snapshot.geometry import Geometry, geometry_for, seen
+from toolkit.snapshot.legibility import Assessment, assess, legibility
+from toolkit.snapshot.render import END, UNUSED, Page, render
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """A result from ../shared/reference/peers.md section B (compression as text tokens per vision
+    token, accuracy in the paper's own metric, as the source states it)."""
+
+    paper: str
+    compression: float
+    accuracy: float
+    metric: str
+    source: str
+
+
+PUBLISHED: tuple[Published, ...] = (
+    Published("DeepSeek-OCR (Fox, 100 vision tokens)", 7.5, 0.973,
+              "OCR precision, 700-800 text tokens", "https://arxiv.org/abs/2510.18234"),
+    Published("DeepSeek-OCR (Fox, 100 vision tokens)", 12.5, 0.871,
+              "OCR precision, 1200-1300 text tokens", "https://arxiv.org/abs/2510.18234"),
+    Published("DeepSeek-OCR (<10x)", 10.0, 0.97, "OCR precision (~97% below 10x)", "https://arxiv.org/abs/2510.18234"),
+    Published("DeepSeek-OCR (20x)", 20.0, 0.60, "OCR precision (~60% at 20x)", "https://arxiv.org/abs/2510.18234"),
+    Published("Text or Pixels? (GPT-4.1-mini)", 1000 / 442, 0.99, "RULER S-NIAH accuracy",
+              "https://arxiv.org/html/2510.18279v2"),
+    Published("Text or Pixels? (Qwen2.5-VL-72B)", 1000 / 418, 0.97, "RULER S-NIAH accuracy",
+              "https://arxiv.org/html/2510.18279v2"),
+    Published("Glyph (3-4x, 72 dpi)", 3.5, 1.0, "parity with Qwen3-8B on LongBench/MRCR/RULER (relative)",
+              "https://arxiv.org/html/2510.17800v1"),
+    Published("SeeTok", 4.43, 1.0, "matches subword tokenizers (relative)", "https://arxiv.org/abs/2510.18840"),
+    Published("VIST", 2.3, 1.0, "same accuracy on 11 ICL benchmarks (relative)", "https://arxiv.org/html/2502.00791v5"),
+    Published("LensVLM", 4.3, 1.0, "full-text parity (relative)", "https://arxiv.org/html/2605.07019v1"),
+    Published("AgentOCR", 2.0, 0.95, ">95% of text-agent performance at >50% tokens saved (relative)",
+              "https://arxiv.org/html/2601.04786v1"),
+)
+"""Published working points (peers.md B, research date 2026-11-29). Their metrics differ from
+ours (glyph-level legibility after the provider's resize): a marker, not a like-for-like score."""
+
+
+def samples(corpus: Corpus, count: int = 5, limit: int = 120_000) -> dict[str, str]:
+    """Texts to try pages on: the prose of the longest sessions, each cut to ``limit`` characters."""
+    ranked = sorted(corpus.sessions, key=lambda s: len(s.path()), reverse=True)[:count]
+    out: dict[str, str] = {}
+    for session in ranked:
+        text = "\n".join(t.text for t in turns(session.path()))
+        out[f"{session.format}: {session.title or session.id}"[:80]] = text[:limit]
+    return out
+
+
+def sweep(text: str, models: Sequence[str], cells: Sequence[str], scales: Sequence[float] = (1.0, 1.25, 1.5),
+          legibility_pages: int = 1) -> pl.DataFrame:
+    """Compression against legibility for each model's preset page per glyph cell, and for that
+    page scaled past the model's resize (``scales`` > 1), all on the same text. ``compression``
+    counts whole pages; ``compression_full`` counts the rows the text fills, as a long history
+    that fills its pages would. Legibility is read on the first ``legibility_pages`` pages."""
+    rows: list[dict[str, Any]] = []
+    words = {model: text_tokens(text, model) for model in models}
+    for model in models:
+        for cell in cells:
+            base = geometry_for(model, cell)
+            for scale in scales:
+                geometry = base if scale == 1.0 else base.with_page(round(base.width * scale), round(base.height * scale))
+                pages = render(text, geometry)
+                used = sum(int((p.kinds != UNUSED).sum() - (p.kinds == END).sum()) for p in pages)
+                cost = image_tokens(geometry.width, geometry.height, model)
+                read = legibility(pages[:legibility_pages], geometry, model)
+                spent = cost.tokens * len(pages)
+                rows.append({
+                    "model": model, "cell": cell, "scale": scale, "page": f"{geometry.width}x{geometry.height}",
+                    "columns": geometry.columns, "pages": len(pages), "tokens_per_page": cost.tokens,
+                    "text_tokens": words[model].tokens, "compression": words[model].tokens / spent,
+                    "compression_full": words[model].tokens / (spent * used / (len(pages) * geometry.lines)),
+                    "legibility": read.accuracy, "downscaled": bool(read.downscaled),
+                    "resize_documented": read.resize_documented,
+                })
+    return pl.DataFrame(rows)
+
+
+def published_frame() -> pl.DataFrame:
+    return pl.DataFrame([{"paper": p.paper, "compression": p.compression, "accuracy": p.accuracy,
+                          "metric": p.metric, "source": p.source} for p in PUBLISHED])
+
+
+def tradeoff(frame: pl.DataFrame) -> alt.LayerChart:
+    """Compression against legibility per provider, published results marked."""
+    ours = alt.Chart(frame).mark_point(filled=True, size=70).encode(
+        x=alt.X("compression_full:Q", title="compression (text tokens per image token, full pages)",
+                scale=alt.Scale(type="log")),
+        y=alt.Y("legibility:Q", title="accuracy (ours: glyph legibility after the provider's resize)",
+                scale=alt.Scale(domain=[0, 1.02])),
+        color=alt.Color("model:N"),
+        shape=alt.Shape("downscaled:N", title="page downscaled"),
+        tooltip=["model", "cell", "page", "columns", "scale", "pages", "compression", "compression_full", "legibility"],
+    )
+    peers = alt.Chart(published_frame()).mark_point(shape="diamond", size=110, color="black", filled=False).encode(
+        x=alt.X("compression:Q"), y=alt.Y("accuracy:Q"), tooltip=["paper", "compression", "accuracy", "metric", "source"],
+    )
+    labels = peers.mark_text(align="left", dx=7, fontSize=9, color="#555").encode(text="paper:N")
+    chart: alt.LayerChart = alt.layer(ours, peers, labels).properties(  # type: ignore[assignment]
+        title="Glyph snapshots: compression against legibility (diamonds: published results, their own metrics)",
+        width=620, height=380,
+    )
+    return chart
+
+
+def generations(page: Page, model: str | None = None, scale: float | None = None, passes: int = 4) -> pl.DataFrame:
+    """Accuracy of each re-snap generation of one page, rendered from the previous pixels."""
+    return pl.DataFrame([{"generation": g.generation, "accuracy": g.accuracy,
+                          "lost": sum(n for _, _, n in g.lost)} for g in resnap(page, model, scale=scale, passes=passes)])
+
+
+def generation_chart(frames: Mapping[str, pl.DataFrame]) -> alt.Chart:
+    data = pl.concat([frame.with_columns(pl.lit(name).alias("re-snap")) for name, frame in frames.items()])
+    chart: alt.Chart = alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("generation:O", title="re-snap generation (0 = rendered from the source text)"),
+        y=alt.Y("accuracy:Q", title="characters still legible", scale=alt.Scale(domain=[0, 1.02])),
+        color=alt.Color("re-snap:N"),
+        tooltip=["re-snap", "generation", "accuracy", "lost"],
+    ).properties(title="Re-snapping from pixels loses a generation per pass", width=520)
+    return chart
+
+
+def describe(result: Assessment) -> str:
+    """One state of the explorer as an HTML table."""
+    g = result.geometry
+    view = seen(g.width, g.height, result.model)
+    rows = {
+        "page": f"{g.width}×{g.height} px, {g.cell} cells, {g.columns} column(s) of {g.cols}×{g.rows}",
+        "model sees": "not documented" if view.size is None else f"{view.size[0]}×{view.size[1]}"
+        + ("" if view.documented else " (estimate)"),
+        "pages": result.pages,
+        "image tokens per page": result.tokens_per_page,
+        "characters per page": f"{result.chars / max(1, result.pages):,.0f} (capacity {g.capacity:,})",
+        "text tokens": f"{result.text_tokens:,}" + ("" if result.text_tokens_exact else " (estimate)"),
+        "compression vs text": f"{result.compression:.2f}×",
+        "legibility after resize": f"{result.legibility.accuracy:.4%}",
+        "uncovered characters": result.uncovered_chars,
+    }
+    body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
+                   for k, v in rows.items())
+    return f"<table>{body}</table>"
+
+
+def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[str]) -> Any:
+    """Widgets: model, glyph cell, page size (the model's preset or typed in), text sample; the
+    first page, its cost, compression and legibility update on every change."""
+    import ipywidgets as widgets
+
+    model = widgets.Dropdown(options=list(models), description="model")
+    cell = widgets.Dropdown(options=list(cells), description="cell")
+    follow = widgets.Checkbox(value=True, description="model's preset page")
+    width = widgets.BoundedIntText(value=1024, min=64, max=4000, step=8, description="width")
+    height = widgets.BoundedIntText(value=1024, min=64, max=4000, step=8, description="height")
+    sample = widgets.Dropdown(options=list(texts), description="text")
+    image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+    stats = widgets.HTML()
+
+    def update(*_: Any) -> None:
+        try:
+            geometry = geometry_for(model.value, cell.value)
+            if follow.value:
+                width.value, height.value = geometry.width, geometry.height
+            else:
+                geometry = Geometry(cell.value, width.value, height.value, columns=geometry.columns)
+            result = assess(texts[sample.value], geometry, model.value)
+        except ValueError as exc:
+            stats.value = f"<b>{exc}</b>"
+            return
+        image.value = render(texts[sample.value], geometry)[0].png()
+        stats.value = describe(result)
+
+    for control in (model, cell, follow, width, height, sample):
+        control.observe(update, names="value")
+    update()
+    return widgets.VBox([widgets.HBox([model, cell, sample]), widgets.HBox([follow, width, height]), stats, image])
+
+
+__all__ = ["PUBLISHED", "Geometry", "describe", "explorer", "generation_chart", "generations", "published_frame",
+           "samples", "sweep", "tradeoff"]

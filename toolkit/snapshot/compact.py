@@ -1,0 +1,269 @@
+"""Snapshot compaction: verbatim head, the middle as pages of pixel text, verbatim tail.
+
+The pages are always rendered from the source text of the messages they replace, never from an
+earlier snapshot's pixels: ``compact`` given a ``Compacted`` history puts each snapshot's source
+messages back and renders again, so compacting twice gives the very pages compacting once gave.
+``resnap`` is the alternative a compactor without the source would take (re-rendering the previous
+pages from their pixels) and shows what each generation of that loses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import assert_never
+
+import numpy as np
+from PIL import Image
+
+from toolkit.record import Image as ImageBlock
+from toolkit.record import Message, Opaque, Reasoning, Text, ToolResult, ToolUse, bare_tool_name
+from toolkit.replay import prose
+from toolkit.replay.calls import input_text
+from toolkit.snapshot.font import Bitmaps
+from toolkit.snapshot.geometry import Geometry, seen
+from toolkit.snapshot.legibility import DEFAULT_RESAMPLE, compare
+from toolkit.snapshot.render import Page, Turn, read, render
+
+SNAPSHOT_TAG = "snapshot"
+"""Tag of a message that carries snapshot pages."""
+
+OPAQUE_LIMIT = 2000
+"""Characters of an unrecognised block's raw JSON put on a page (the cut says how much is left)."""
+
+IMAGE_NOT_KEPT = "snapshots carry text only; the picture is not on the page"
+
+
+def label(message: Message) -> str:
+    """A header bar's text: speaker, time, message id (last, so a narrow column cuts only the id)."""
+    parts: list[str] = [message.role]
+    if message.time is not None:
+        parts.append(message.time.strftime("%Y-%m-%d %H:%M"))
+    parts.append(message.id)
+    return " · ".join(parts)
+
+
+def tool_names(messages: Sequence[Message]) -> dict[str, str]:
+    """Call id → tool name (one vocabulary: ``mcp__server__tool`` is ``tool``)."""
+    return {b.id: bare_tool_name(b.name) for m in messages for b in m.blocks if isinstance(b, ToolUse)}
+
+
+def message_text(message: Message, names: Mapping[str, str]) -> str:
+    """Every block of a message in its prose form, in full (a page is cheap; nothing is cut but an
+    unrecognised block's raw JSON)."""
+    parts: list[str] = []
+    for block in message.blocks:
+        match block:
+            case Text():
+                parts.append(block.text)
+            case ToolUse():
+                parts.append(prose.tool_use(bare_tool_name(block.name), input_text(block, sys.maxsize)))
+            case ToolResult():
+                name = block.name or names.get(block.tool_use_id, "unknown tool")
+                parts.append(prose.tool_result(bare_tool_name(name), block.output, block.is_error))
+                parts.extend(prose.image_unseen(image, IMAGE_NOT_KEPT) for image in block.images)
+            case Reasoning():
+                parts.append(prose.reasoning(block))
+            case ImageBlock():
+                parts.append(prose.image_unseen(block, IMAGE_NOT_KEPT))
+            case Opaque():
+                parts.append(prose.opaque(block, OPAQUE_LIMIT))
+            case _:
+                assert_never(block)
+    return "\n".join(parts)
+
+
+def turns(messages: Sequence[Message], names: Mapping[str, str] | None = None) -> list[Turn]:
+    """Messages as the turns a snapshot renders."""
+    names = tool_names(messages) if names is None else names
+    return [Turn(message_text(m, names), label(m), m.id) for m in messages]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What one snapshot message replaced, so it can be rendered again from the source."""
+
+    message_id: str
+    sources: tuple[Message, ...]
+    geometry: Geometry
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """A compacted history: the messages to send, the page bytes its image blocks name, and the
+    source of every snapshot in it."""
+
+    messages: tuple[Message, ...]
+    images: dict[str, bytes]
+    """sha256 → PNG bytes of every page."""
+    pages: tuple[Page, ...]
+    snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    head: int = 0
+    tail: int = 0
+
+    @property
+    def chars(self) -> int:
+        return sum(p.chars for p in self.pages)
+
+    @property
+    def uncovered(self) -> int:
+        return sum(p.uncovered for p in self.pages)
+
+    def expanded(self) -> list[Message]:
+        """The history with every snapshot message replaced by the messages it stands for."""
+        return expand(self.messages, self.snapshots)
+
+
+def expand(messages: Sequence[Message], snapshots: Mapping[str, Snapshot]) -> list[Message]:
+    """Snapshot messages replaced by their sources (recursively); a message whose parent was a
+    snapshot is relinked to the snapshot's last source message."""
+    out: list[Message] = []
+    last_source: dict[str, str | None] = {}
+    for message in messages:
+        if message.id in snapshots:
+            sources = expand(snapshots[message.id].sources, snapshots)
+            last_source[message.id] = sources[-1].id if sources else message.parent_id
+            out.extend(sources)
+        elif SNAPSHOT_TAG in message.tags:
+            raise ValueError(
+                f"message {message.id} is a snapshot whose source messages are not known: compact the "
+                "Compacted object itself (it keeps them), or use resnap() to re-render from pixels"
+            )
+        elif message.parent_id in last_source:
+            out.append(replace(message, parent_id=last_source[message.parent_id]))
+        else:
+            out.append(message)
+    return out
+
+
+def _pairs_safe(messages: Sequence[Message], head: int, tail: int) -> tuple[int, int]:
+    """Head end and tail start moved so no tool call is split from its result across a boundary."""
+    n = len(messages)
+    head, tail_start = min(head, n), max(min(head, n), n - tail)
+    calls = {b.id: i for i, m in enumerate(messages) for b in m.blocks if isinstance(b, ToolUse)}
+    answers: dict[str, int] = {}
+    for i, m in enumerate(messages):
+        for b in m.blocks:
+            if isinstance(b, ToolResult):
+                answers.setdefault(b.tool_use_id, i)
+    changed = True
+    while changed:
+        changed = False
+        for call_id, at in calls.items():
+            answer = answers.get(call_id)
+            if answer is None:
+                continue
+            if at < head <= answer < tail_start:
+                head, changed = answer + 1, True
+            if head <= at < tail_start <= answer:
+                tail_start, changed = at, True
+        tail_start = max(tail_start, head)
+    return head, tail_start
+
+
+def _caption(sources: Sequence[Message], pages: Sequence[Page]) -> str:
+    ids = [m.id for m in sources]
+    listed = ", ".join(ids) if len(ids) <= 12 else f"{ids[0]} … {ids[-1]}"
+    chars = sum(p.chars for p in pages)
+    uncovered = sum(p.uncovered for p in pages)
+    return (
+        f"[Snapshot of {len(ids)} earlier messages ({listed}) as {len(pages)} page image"
+        f"{'s' if len(pages) != 1 else ''} of pixel text: {chars} characters"
+        + (f", {uncovered} of them not drawable and shown as an inverted ?" if uncovered else "")
+        + ". Read the pages in order, each page's text columns left to right. Each message starts with a "
+        "black bar naming its speaker, time and id; a row starting with a hooked arrow continues the line "
+        "above; an arrow to a bar is a tab; open boxes at a line's end are trailing spaces.]"
+    )
+
+
+def _snapshot_id(sources: Sequence[Message], geometry: Geometry) -> str:
+    digest = hashlib.sha256(("\n".join(m.id for m in sources) + "\n" + repr(geometry)).encode("utf-8", "surrogatepass"))
+    return f"snapshot-{digest.hexdigest()[:16]}"
+
+
+def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 6,
+            geometry: Geometry | None = None) -> Compacted:
+    """Keep the first ``head`` and last ``tail`` messages as they are and render the middle to
+    pages carried as image blocks of one user message, with a caption. Boundaries move so no tool
+    call is parted from its result. A ``Compacted`` history is first expanded back to its source
+    messages, so its snapshots are rendered again from their text, never from their pixels."""
+    geometry = geometry or Geometry()
+    source = messages.expanded() if isinstance(messages, Compacted) else expand(messages, {})
+    head_end, tail_start = _pairs_safe(source, head, tail)
+    middle = source[head_end:tail_start]
+    if not middle:
+        return Compacted(tuple(source), {}, (), {}, head_end, len(source) - tail_start)
+    pages = render(turns(middle, tool_names(source)), geometry)
+    images: dict[str, bytes] = {}
+    blocks: list[Text | ImageBlock] = [Text(_caption(middle, pages))]
+    for page in pages:
+        data = page.png()
+        digest = hashlib.sha256(data).hexdigest()
+        images[digest] = data
+        blocks.append(ImageBlock("image/png", digest, len(data), geometry.width, geometry.height))
+    snapshot_id = _snapshot_id(middle, geometry)
+    snapshot = Message(
+        id=snapshot_id, parent_id=source[head_end - 1].id if head_end else None, role="user",
+        blocks=tuple(blocks), time=middle[-1].time, tags=(SNAPSHOT_TAG,),
+    )
+    tail_messages = list(source[tail_start:])
+    if tail_messages:
+        tail_messages[0] = replace(tail_messages[0], parent_id=snapshot_id)
+    return Compacted(
+        messages=(*source[:head_end], snapshot, *tail_messages), images=images, pages=tuple(pages),
+        snapshots={snapshot_id: Snapshot(snapshot_id, tuple(middle), geometry)},
+        head=head_end, tail=len(tail_messages),
+    )
+
+
+# --- re-snapping from pixels ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """One re-snap of a page from the previous generation's pixels."""
+
+    generation: int
+    ink: Bitmaps
+    accuracy: float
+    """Characters of the original page still read correctly."""
+    lost: tuple[tuple[str, str, int], ...]
+
+    @property
+    def image(self) -> Image.Image:
+        return Image.fromarray(~self.ink)
+
+
+def resnap(page: Page, model: str | None = None, *, scale: float | None = None, passes: int = 3,
+           resample: Image.Resampling = DEFAULT_RESAMPLE) -> list[Generation]:
+    """Re-render a page from its own pixels ``passes`` times, as a compactor without the source
+    text would. Each pass the previous generation goes through the provider's resize (``model``,
+    when it changes this page's size) or is shrunk to make room in the next snapshot (``scale``
+    per pass, so generation k holds the text at ``scale**k`` of its size), is drawn back onto a
+    page and snapped to 1 bit. Generation 0 is the page rendered from the source text."""
+    geometry = page.geometry
+    resized: tuple[int, int] | None = None
+    if model is not None:
+        view = seen(geometry.width, geometry.height, model)
+        if view.size is not None and view.size != geometry.size:
+            resized = view.size
+    ink = page.ink
+    out = [_generation(0, page, ink, resample)]
+    for generation in range(1, passes + 1):
+        target = resized
+        if scale is not None:
+            factor = scale ** generation
+            target = (max(1, round(geometry.width * factor)), max(1, round(geometry.height * factor)))
+        image = Image.fromarray(~ink).convert("L")
+        if target is not None and target != image.size:
+            image = image.resize(target, resample).resize(geometry.size, resample)
+        ink = np.asarray(image) < 128
+        out.append(_generation(generation, page, ink, resample))
+    return out
+
+
+def _generation(generation: int, page: Page, ink: Bitmaps, resample: Image.Resampling) -> Generation:
+    result = compare([page], [read(ink, page.geometry, resample)])
+    return Generation(generation, ink, result.accuracy, result.lost)

@@ -1,0 +1,187 @@
+"""The glyph atlas: every glyph of one cell size as a numpy array, ready for array indexing.
+
+The bitmaps come from the public-domain X11 misc-fixed fonts, committed as one 1-bit PNG per cell
+plus ``atlas.json`` (see ``fonts/LICENSE.txt``; ``fonts/build_atlas.py`` regenerates them). Nothing
+but Pillow and numpy is needed at run time.
+
+Identical bitmaps are one glyph: Latin ``A``, Greek ``Α`` and Cyrillic ``А`` look the same in these
+fonts, so no reader of pixels can tell them apart. Each such set is a *class*, decoded as its
+representative (the ASCII member when there is one, else the lowest code point), and accuracy
+counts a class as one character. ``Font.homoglyphs`` lists the classes.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from io import BytesIO
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+Bitmaps = npt.NDArray[np.bool_]
+Ids = npt.NDArray[np.int32]
+
+MARKS: tuple[str, ...] = ("uncovered", "continuation", "tab", "trailing", "header", "end")
+"""The snapshot's own marks, stored after the font's glyphs (``fonts/build_atlas.py``)."""
+
+UNCOVERED_CHAR = "\ue000"
+"""What decoding returns for a cell showing the uncovered mark. A private-use code point: text in
+the private-use area is itself uncovered, so the two never disagree."""
+
+MAX_CODEPOINT = 0x110000
+
+REQUIRED: dict[str, tuple[int, ...]] = {
+    "ascii": tuple(range(0x20, 0x7F)),
+    "latin-1": tuple(range(0xA0, 0x100)),
+    "greek": tuple(c for c in range(0x384, 0x3CF) if c not in (0x38B, 0x38D, 0x3A2)),
+    "cyrillic": (*range(0x400, 0x460), 0x490, 0x491),
+    "box drawing": tuple(range(0x2500, 0x2580)),
+}
+"""What every cell of 6 px height or less must draw: printable ASCII, Latin-1 (U+00A0-U+00FF),
+modern Greek (U+0384-U+03CE), Cyrillic (U+0400-U+045F and Ukrainian Ґ ґ) and box drawing."""
+
+
+@dataclass(frozen=True, eq=False)
+class Font:
+    """One cell size: glyph bitmaps (``glyphs[i]`` is ``height`` x ``width``, True = ink) and the
+    code point → glyph lookup. The marks are glyphs too; their ids are attributes."""
+
+    cell: str
+    width: int
+    height: int
+    ascent: int
+    glyphs: Bitmaps
+    """(glyph count, height, width); identical bitmaps collapsed into one glyph."""
+    lookup: Ids
+    """Code point → glyph id for every code point up to U+10FFFF; uncovered ones hold ``uncovered``."""
+    chars: tuple[str, ...]
+    """Glyph id → the character decoding returns for it (its class representative)."""
+    members: tuple[str, ...]
+    """Glyph id → every font character drawn with that bitmap."""
+    font: str
+    added: frozenset[int]
+    """Code points the project drew or composed (not from the font file)."""
+    uncovered: int
+    continuation: int
+    tab: int
+    trailing: int
+    header: int
+    end: int
+    blank: int
+    """The glyph of the space character (and every other empty bitmap)."""
+    greater: int
+    """``>``: a header row's first cell, before the row is inverted into the header mark."""
+
+    @property
+    def covered(self) -> int:
+        """How many code points the font draws."""
+        return int(np.count_nonzero(self.lookup != self.uncovered))
+
+    def covers(self, char: str) -> bool:
+        return bool(self.lookup[ord(char)] != self.uncovered)
+
+    def ids(self, text: str) -> Ids:
+        """Glyph ids of ``text``, one per code point (lone surrogates are uncovered)."""
+        codepoints = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return self.lookup[codepoints]
+
+    def fold(self, text: str) -> str:
+        """``text`` as a pixel reader can know it: each character replaced by its class
+        representative, uncovered ones by ``UNCOVERED_CHAR``; newlines and tabs kept."""
+        out = []
+        for char in text:
+            if char in "\n\t":
+                out.append(char)
+            else:
+                out.append(self.chars[int(self.lookup[ord(char)])])
+        return "".join(out)
+
+    def homoglyphs(self) -> Iterator[tuple[str, ...]]:
+        """Sets of characters drawn with one identical bitmap (more than one member)."""
+        for group in self.members:
+            if len(group) > 1:
+                yield tuple(group)
+
+
+@functools.cache
+def _atlas() -> dict[str, object]:
+    data = importlib.resources.files("toolkit.snapshot").joinpath("fonts", "atlas.json").read_text("utf-8")
+    atlas = json.loads(data)
+    assert isinstance(atlas, dict)
+    return atlas
+
+
+def cells() -> tuple[str, ...]:
+    """The cell sizes shipped, smallest first (``"4x6"``, ``"5x7"``, ...)."""
+    cells_ = _atlas()["cells"]
+    assert isinstance(cells_, dict)
+    return tuple(cells_)
+
+
+def parse_cell(cell: str) -> tuple[int, int]:
+    width, _, height = cell.partition("x")
+    return int(width), int(height)
+
+
+def _rank(char: str) -> tuple[int, int]:
+    """Which member of a class decoding returns: ASCII first, then Latin-1, then the lowest."""
+    code = ord(char)
+    return (0 if code < 0x80 else 1 if code < 0x100 else 2, code)
+
+
+@functools.cache
+def load(cell: str = "4x6") -> Font:
+    """The font of one cell size, from the committed atlas."""
+    cells_ = _atlas()["cells"]
+    assert isinstance(cells_, dict)
+    if cell not in cells_:
+        raise KeyError(f"no glyph cell {cell!r}; cells: {', '.join(cells_)}")
+    meta = cells_[cell]
+    width, height, columns = int(meta["width"]), int(meta["height"]), int(meta["columns"])
+    png = importlib.resources.files("toolkit.snapshot").joinpath("fonts", str(meta["file"])).read_bytes()
+    sheet = ~np.array(Image.open(BytesIO(png)).convert("1"), dtype=bool)
+    codepoints = [first + i for first, length in meta["codepoints"] for i in range(length)]
+    total = len(codepoints) + len(MARKS)
+    rows = sheet.reshape(sheet.shape[0] // height, height, columns, width).transpose(0, 2, 1, 3)
+    stack = rows.reshape(-1, height, width)[:total]
+    unique: dict[bytes, int] = {}
+    glyphs: list[Bitmaps] = []
+    members: list[list[str]] = []
+    raw_to_glyph: list[int] = []
+    for i, bits in enumerate(stack):
+        key = bits.tobytes()
+        is_mark = i >= len(codepoints)
+        if key not in unique or is_mark:
+            if is_mark and key in unique:
+                raise ValueError(f"atlas {cell}: mark {MARKS[i - len(codepoints)]} is not distinct")
+            unique[key] = len(glyphs)
+            glyphs.append(bits)
+            members.append([])
+        glyph = unique[key]
+        raw_to_glyph.append(glyph)
+        if not is_mark:
+            members[glyph].append(chr(codepoints[i]))
+    mark_ids = dict(zip(MARKS, raw_to_glyph[len(codepoints):], strict=True))
+    lookup = np.full(MAX_CODEPOINT, mark_ids["uncovered"], dtype=np.int32)
+    lookup[np.array(codepoints, dtype=np.int64)] = np.array(raw_to_glyph[:len(codepoints)], dtype=np.int32)
+    chars = []
+    for glyph, group in enumerate(members):
+        if group:
+            chars.append(min(group, key=_rank))
+        elif glyph == mark_ids["uncovered"]:
+            chars.append(UNCOVERED_CHAR)
+        else:
+            chars.append("")
+    return Font(
+        cell=cell, width=width, height=height, ascent=int(meta["ascent"]), glyphs=np.stack(glyphs),
+        lookup=lookup, chars=tuple(chars), members=tuple("".join(sorted(g, key=_rank)) for g in members),
+        font=str(meta["font"]), added=frozenset(int(c) for c in meta["added"]),
+        blank=int(lookup[ord(" ")]), greater=int(lookup[ord(">")]), uncovered=mark_ids["uncovered"],
+        continuation=mark_ids["continuation"], tab=mark_ids["tab"], trailing=mark_ids["trailing"],
+        header=mark_ids["header"], end=mark_ids["end"],
+    )

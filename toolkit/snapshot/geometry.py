@@ -1,0 +1,358 @@
+"""Page geometry: the glyph cell, the page, its text columns, and the best page for each provider.
+
+A page is billed flat or by area, never by the characters on it, and a provider that resizes a page
+before its model sees it destroys glyphs a few pixels high when it shrinks them. So
+``geometry_for(model)`` takes the provider's resize and token rule from ``toolkit.costs``, keeps
+only the pages the model sees exactly as sent, and among them picks the page size and number of
+text columns with the most characters per image token on transcript-shaped text
+(``REFERENCE_LINES``, or a ``sample``): half of all transcript lines are short, so one column as
+wide as the page would leave most of it empty. Columns are never narrower than ``MIN_COLUMN_CELLS``;
+pages within ``TIE`` of the best count as equal and the largest wins (fewer images per request).
+
+Per family (4x6 cells; the numbers are what the search finds, see ``PRESET_MODELS``):
+
+- **Anthropic** (area: ``ceil(w/28)*ceil(h/28)`` visual tokens; resized past 1568 px / 1568 tokens,
+  or 2576 px / 4784 tokens on the high-resolution tier): a page that nearly fills the tier's token
+  budget (1024x1174 = 1554 tokens on the standard tier), in five columns. A larger page buys nothing
+  but a resize.
+- **OpenAI patch models** (area: 32-px patches times a multiplier, shrunk past the detail level's
+  patch budget): a page within the budget of the level ``auto`` means (gpt-5.4: 2,500 patches).
+- **OpenAI tile models** (``base + per_tile * tiles``, shortest side scaled to 768): the longest page
+  allowed, so the fixed base spreads over the most tiles (gpt-4o: 2000x508, four 512-px tiles).
+- **Gemini 1.5 / 2.x** (258 tokens per tile, crop unit ``floor(min(w,h)/1.5)`` scaled to 768): the
+  page whose crops are exactly 768 px, so no tile is scaled (1536x1153, four tiles, 1032 tokens).
+- **Gemini 3** (flat: one ceiling per ``media_resolution`` level whatever the size): every character
+  is free, so the page is the one that holds the most text at full size. Google does not document
+  that resize; ``ASSUMED_RESIZE`` takes the Gemini 2.x tiling within the level's token ceiling as an
+  estimate and says so wherever it is used (``resize_documented=False``).
+
+A gateway-served model follows the model id its route names (``openrouter/anthropic/claude-sonnet-4.5``
+is Claude Sonnet 4.5): ``toolkit.costs.resolve`` strips the route. No page side exceeds
+``MAX_PAGE_SIDE``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from toolkit.costs import ImageCost, Source, image_tokens, resolve
+from toolkit.snapshot.font import cells, load, parse_cell
+
+Pricing = Literal["flat", "area"]
+
+MAX_PAGE_SIDE = 2000
+"""No page side beyond 2000 px: Anthropic rejects larger images in requests of more than 20 images
+("stay ≤ 2000 px per side to be safe", https://platform.claude.com/docs/en/build-with-claude/vision,
+read 2026-07-13), and a snapshot of a long history is such a request. Under area pricing a larger
+page only saves margins."""
+MIN_PAGE_SIDE = 64
+GUTTER = 5
+"""Pixels between text columns; a one-pixel rule runs down the middle."""
+
+ASSUMED_RESIZE: dict[str, tuple[str, Source]] = {
+    "gemini-media-resolution": (
+        "gemini-2.5-pro",
+        Source(
+            "https://ai.google.dev/gemini-api/docs/media-resolution", "2026-09-23",
+            "ESTIMATE: the Gemini 3 resize is undocumented; assumed to be the Gemini 2.x tiling "
+            "(https://ai.google.dev/gemini-api/docs/image-understanding, 2026-07-10) within the level's "
+            "token ceiling, i.e. no crop scaled below 768 px and no more tiles than the ceiling pays for",
+        ),
+    ),
+}
+"""Image rule name → (model whose documented resize stands in, why). Used only where
+``toolkit.costs`` gives no resize for a model."""
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """A page layout: the glyph cell, the page in pixels, its margin, the extra pixels between
+    rows, and how many text columns share the page (``gutter`` pixels apart, a rule between them).
+    Tabs expand to stops every ``tab_size`` cells."""
+
+    cell: str = "4x6"
+    width: int = 1092
+    height: int = 1092
+    margin: int = 2
+    line_spacing: int = 0
+    tab_size: int = 4
+    columns: int = 1
+    gutter: int = GUTTER
+
+    def __post_init__(self) -> None:
+        if self.cell not in cells():
+            raise ValueError(f"no glyph cell {self.cell!r}; cells: {', '.join(cells())}")
+        if self.margin < 0 or self.line_spacing < 0 or self.tab_size < 1 or self.columns < 1 or self.gutter < 0:
+            raise ValueError(f"margin, line spacing, gutter must be >= 0, tab size and columns >= 1: {self}")
+        if self.cols < 8 or self.rows < 2:
+            raise ValueError(f"a {self.width}x{self.height} page in {self.columns} column(s) holds {self.cols}x{self.rows} "
+                             f"cells of {self.cell} per column; at least 8 columns of cells and 2 rows are needed")
+
+    @property
+    def cell_width(self) -> int:
+        return parse_cell(self.cell)[0]
+
+    @property
+    def cell_height(self) -> int:
+        return load(self.cell).height
+
+    @property
+    def pitch(self) -> int:
+        """Pixels from one row of cells to the next."""
+        return self.cell_height + self.line_spacing
+
+    @property
+    def cols(self) -> int:
+        """Cells across one text column."""
+        return (self.width - 2 * self.margin - (self.columns - 1) * self.gutter) // self.cell_width // self.columns
+
+    @property
+    def rows(self) -> int:
+        """Rows of cells down one text column."""
+        return (self.height - 2 * self.margin + self.line_spacing) // self.pitch
+
+    @property
+    def lines(self) -> int:
+        """Rows on a page: every text column's rows, in reading order."""
+        return self.rows * self.columns
+
+    @property
+    def capacity(self) -> int:
+        """Cells on a page: the most characters it can hold."""
+        return self.cols * self.lines
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+    def column_x(self, column: int) -> int:
+        """Left pixel of a text column."""
+        return self.margin + column * (self.cols * self.cell_width + self.gutter)
+
+    def with_page(self, width: int, height: int) -> Geometry:
+        return replace(self, width=width, height=height)
+
+    def with_cell(self, cell: str) -> Geometry:
+        return replace(self, cell=cell)
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What a model does to a page before it sees it."""
+
+    size: tuple[int, int] | None
+    """The size the model sees (``None``: not documented and no assumption applies)."""
+    documented: bool
+    """False when ``size`` is the estimate of ``ASSUMED_RESIZE``."""
+    source: Source
+    cost: ImageCost
+
+    @property
+    def downscaled(self) -> bool | None:
+        if self.size is None:
+            return None
+        return self.size[0] < self.cost.width or self.size[1] < self.cost.height
+
+
+def seen(width: int, height: int, model: str) -> Seen:
+    """The page as ``model`` sees it: the provider's documented resize, or the stated estimate."""
+    cost = image_tokens(width, height, model)
+    if cost.resized is not None:
+        return Seen(cost.resized, True, cost.source, cost)
+    assumed = ASSUMED_RESIZE.get(cost.rule)
+    if assumed is None:
+        return Seen(None, False, cost.source, cost)
+    proxy_model, source = assumed
+    proxy = image_tokens(width, height, proxy_model)
+    if proxy.resized is None or proxy.tokens > cost.tokens:
+        # Beyond what the level's ceiling pays for: assume the model sees a proportionally smaller page.
+        scale = math.sqrt(cost.tokens / proxy.tokens)
+        size = (max(1, int(width * scale)), max(1, int(height * scale)))
+        return Seen(size, False, source, cost)
+    return Seen(proxy.resized, False, source, cost)
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """The page ``geometry_for`` chose for a model, and why."""
+
+    model: str
+    family: str
+    geometry: Geometry
+    pricing: Pricing
+    tokens: int
+    """Image tokens of one full page."""
+    chars_per_token: float
+    """Characters per image token of transcript-shaped text (``REFERENCE_LINES``, or the sample)."""
+    capacity_per_token: float
+    """Cells per image token: the ceiling, reached only by text without short lines."""
+    rule: str
+    source: Source
+    resize_documented: bool
+    note: str
+
+
+def pricing(model: str) -> Pricing:
+    """Flat when the token count of a page does not depend on its size."""
+    sizes = ((256, 256), (512, 384), (1024, 1024))
+    counts = {image_tokens(w, h, model).tokens for w, h in sizes}
+    return "flat" if len(counts) == 1 else "area"
+
+
+def geometry_for(model: str, cell: str = "4x6", *, margin: int = 2, line_spacing: int = 0,
+                 max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Geometry:
+    """The page for ``model`` that the provider does not downscale and that gives the most
+    characters per image token (see the module docstring for the choice per family). With a
+    ``sample`` text the count is of that text as laid out (short lines leave row ends empty, so
+    real text favours narrower pages); without, it is the page's capacity."""
+    return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample).geometry
+
+
+Lengths = tuple[tuple[int, int], ...]
+
+REFERENCE_LINES: tuple[int, ...] = (
+    0, 0, 0, 0, 0, 1, 2, 4, 7, 7, 9, 11, 13, 14, 16, 18, 20, 22, 23, 25, 27, 28, 30, 32, 34, 36, 38, 40,
+    42, 44, 47, 49, 51, 54, 57, 60, 62, 66, 70, 74, 78, 82, 88, 96, 106, 120, 136, 170, 244, 692,
+)
+"""Line lengths of agent transcripts, the 1st to 99th percentile in 50 steps: measured with
+``line_lengths`` on the prose text of every message of the shared corpora (26 files, 35,698 lines,
+2026-11-29). Half the lines are shorter than 36 characters, so a page as wide as a provider allows
+would be mostly empty; ``geometry_for`` lays this text out to choose the page and its columns."""
+
+
+def line_lengths(text: str, tab_size: int = 4) -> Lengths:
+    """(length, how many lines) of ``text``'s lines with tabs expanded: all the layout needs."""
+    counts = Counter(len(line.expandtabs(tab_size)) for line in text.split("\n"))
+    return tuple(sorted(counts.items()))
+
+
+REFERENCE: Lengths = tuple(sorted(Counter(REFERENCE_LINES).items()))
+
+
+def rows_needed(lengths: Lengths, cols: int) -> int:
+    """Rows a text takes at ``cols`` cells per row: a wrapped row starts with the continuation mark."""
+    length = np.array([item[0] for item in lengths], dtype=np.int64)
+    count = np.array([item[1] for item in lengths], dtype=np.int64)
+    return _rows(length, count, cols)
+
+
+def _rows(length: npt.NDArray[np.int64], count: npt.NDArray[np.int64], cols: int) -> int:
+    wraps = np.where(length > cols, (length - cols + cols - 2) // (cols - 1), 0)
+    return int((count * (1 + wraps)).sum())
+
+
+def preset(model: str, cell: str = "4x6", *, margin: int = 2, line_spacing: int = 0,
+           max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Preset:
+    """``geometry_for`` with the numbers behind the choice."""
+    family = resolve(model).family.name
+    lengths = REFERENCE if sample is None else line_lengths(sample)
+    width, height, columns, score = _search(family, cell, margin, line_spacing, max_side, lengths)
+    geometry = Geometry(cell, width, height, margin, line_spacing, columns=columns)
+    view = seen(geometry.width, geometry.height, family)
+    kind = pricing(family)
+    note = ("flat price: the page the model sees at full size that holds the most text" if kind == "flat"
+            else "area price: the page with the most characters per token within the resize limits")
+    return Preset(
+        model=model, family=family, geometry=geometry, pricing=kind, tokens=view.cost.tokens,
+        chars_per_token=score, capacity_per_token=geometry.capacity / view.cost.tokens, rule=view.cost.rule,
+        source=view.source, resize_documented=view.documented, note=note,
+    )
+
+
+def _sides(low: int, high: int, margin: int, unit: int, offset: int, step_px: int) -> list[int]:
+    """Cell-aligned page sides (``2*margin + k*unit - offset``) from ``low`` to ``high``, about
+    ``step_px`` apart."""
+    out: list[int] = []
+    k = max(1, math.ceil((low - 2 * margin + offset) / unit))
+    stride = max(1, step_px // unit)
+    while (side := 2 * margin + k * unit - offset) <= high:
+        out.append(side)
+        k += stride
+    return out
+
+
+MIN_COLUMN_CELLS = 48
+"""Text columns are never narrower than 48 cells, so code and paths wrap rarely."""
+TIE = 0.99
+"""Pages within 1% of the best characters per token count as equal and the largest wins: area
+pricing makes many small pages cost about the same, but requests limit the number of images
+(Anthropic: 100 per request for 200k-context models, providers.md 1.2)."""
+
+
+@functools.cache
+def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: int,
+            lengths: Lengths) -> tuple[int, int, int, float]:
+    """Page size and text columns with the most characters of ``lengths``-shaped text per token
+    among the pages the model sees exactly as sent (not shrunk, not enlarged); within ``TIE`` of the best, the larger page (fewer
+    images). A coarse grid (cell-aligned sides and multiples of 32 px, where provider limits
+    fall), then every cell-aligned size near the best, then every size within a
+    few pixels (a provider's limit need not fall on a cell boundary). Returns width, height,
+    columns and the characters per token."""
+    cw = parse_cell(cell)[0]
+    pitch = load(cell).height + line_spacing
+    chars = sum(length * count for length, count in lengths) + sum(count for _, count in lengths)
+    line_length = np.array([item[0] for item in lengths], dtype=np.int64)
+    line_count = np.array([item[1] for item in lengths], dtype=np.int64)
+
+    def score(w: int, h: int) -> tuple[float, int, int] | None:
+        try:
+            view = seen(w, h, family)
+        except ValueError:
+            return None
+        if view.size != (w, h):
+            return None
+        rows = (h - 2 * margin + line_spacing) // pitch
+        best: tuple[float, int, int] | None = None
+        for columns in range(1, 64):
+            cols = (w - 2 * margin - (columns - 1) * GUTTER) // cw // columns
+            if cols < MIN_COLUMN_CELLS or rows < 2:
+                break
+            pages = _rows(line_length, line_count, cols) / (rows * columns)
+            found = (chars / (pages * view.cost.tokens), cols * rows * columns, columns)
+            if best is None or found[0] > best[0]:
+                best = found
+        return best
+
+    results: dict[tuple[int, int], tuple[float, int, int]] = {}
+
+    def sweep(widths: list[int], heights: list[int]) -> None:
+        for w in widths:
+            for h in heights:
+                if (w, h) not in results and (found := score(w, h)) is not None:
+                    results[(w, h)] = found
+
+    round_sides = list(range(MIN_PAGE_SIDE, max_side + 1, 32))
+    sweep(sorted({*_sides(MIN_PAGE_SIDE, max_side, margin, cw, 0, 32), *round_sides}),
+          sorted({*_sides(MIN_PAGE_SIDE, max_side, margin, pitch, line_spacing, 32), *round_sides}))
+    if not results:
+        raise ValueError(f"{family}: no page of {cell} cells up to {max_side} px is seen at full size")
+    for _ in range(2):
+        (bw, bh), _best = max(results.items(), key=lambda item: item[1])
+        sweep(_sides(max(MIN_PAGE_SIDE, bw - 40), min(max_side, bw + 40), margin, cw, 0, 1),
+              _sides(max(MIN_PAGE_SIDE, bh - 40), min(max_side, bh + 40), margin, pitch, line_spacing, 1))
+    (bw, bh), _best = max(results.items(), key=lambda item: item[1])
+    sweep(list(range(max(MIN_PAGE_SIDE, bw - 12), min(max_side, bw + 12) + 1)),
+          list(range(max(MIN_PAGE_SIDE, bh - 12), min(max_side, bh + 12) + 1)))
+    top = max(value[0] for value in results.values())
+    (width, height), (value, _capacity, columns) = max(
+        ((size, v) for size, v in results.items() if v[0] >= TIE * top), key=lambda item: (item[1][1], item[0]))
+    return width, height, columns, value
+
+
+PRESET_MODELS: tuple[str, ...] = (
+    "claude-sonnet-4.5", "claude-opus-4.7", "gpt-4o", "gpt-5.4", "gemini-2.5-flash", "gemini-3-pro",
+)
+"""One model per image rule: Claude standard and high-resolution tiers, OpenAI tiles and patches,
+Gemini 2.x tiles and Gemini 3 flat pricing."""
+
+
+def presets(cell: str = "4x6") -> dict[str, Preset]:
+    """The preset of every model in ``PRESET_MODELS`` for one glyph cell."""
+    return {model: preset(model, cell) for model in PRESET_MODELS}

@@ -1,0 +1,508 @@
+"""Text onto pages of tiny glyphs, and pages back into text.
+
+Rendering is array indexing: the text becomes a grid of glyph ids (one cell per character) and the
+page is ``glyphs[grid]`` reshaped, with no draw call per character. The layout is reversible from
+the pixels alone, so a page can be decoded and compared with what was drawn:
+
+- a line longer than the page wraps; each wrapped row starts with the *continuation* mark;
+- a tab becomes the *tab* mark followed by blank cells up to the next stop (every ``tab_size``
+  cells of the logical line);
+- spaces (and other blank characters) at the end of a line are drawn as the *trailing* mark, so a
+  line's end is visible;
+- each message starts with a *header* row inverted into a black bar, naming its speaker;
+- a character the font cannot draw is the *uncovered* mark (an inverted ``?``), and is counted;
+- the first unused row of the last page starts with the *end* mark.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from io import BytesIO
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+
+from toolkit.snapshot.font import UNCOVERED_CHAR, Bitmaps, Font, Ids, load
+from toolkit.snapshot.geometry import Geometry
+
+Floats = npt.NDArray[np.float32]
+Index = npt.NDArray[np.intp]
+
+TEXT, CONTINUATION, HEADER, END, UNUSED = 0, 1, 2, 3, 4
+"""Row kinds."""
+
+_TAB = 0x110000
+_FILL = 0x110001
+"""Internal code values past U+10FFFF for a tab's mark and the blank cells after it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message to render: its text and the label of its header row (speaker, id)."""
+
+    text: str
+    label: str = ""
+    id: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Page:
+    """One rendered page: the glyph grid it shows and its pixels on demand."""
+
+    index: int
+    geometry: Geometry
+    grid: Ids
+    """(rows, cols) glyph id each cell should read as (a header row's first cell: the header mark)."""
+    kinds: npt.NDArray[np.int8]
+    """Row kind per row (``TEXT``, ``CONTINUATION``, ``HEADER``, ``END``, ``UNUSED``)."""
+    text_cells: Bitmaps
+    """Cells that show a character of the source text (not marks, headers or padding)."""
+    chars: int
+    """Source characters on this page (newlines included, a tab counted once)."""
+    uncovered: int
+    """Of those, characters the font cannot draw (shown as the uncovered mark)."""
+    turns: tuple[str, ...]
+    """Ids of the messages with rows on this page."""
+
+    @functools.cached_property
+    def ink(self) -> Bitmaps:
+        """(height, width) pixels, True = ink."""
+        return draw(self.grid, self.kinds, self.geometry)
+
+    @property
+    def image(self) -> Image.Image:
+        """The page as a 1-bit Pillow image (black glyphs on white)."""
+        return Image.fromarray(~self.ink)
+
+    def png(self) -> bytes:
+        """The page as PNG bytes (1-bit, deterministic for the same page)."""
+        out = BytesIO()
+        self.image.save(out, format="PNG")
+        return out.getvalue()
+
+
+@functools.cache
+def _padded(cell: str, line_spacing: int) -> Bitmaps:
+    font = load(cell)
+    glyphs = font.glyphs
+    if line_spacing:
+        pad = np.zeros((len(glyphs), line_spacing, font.width), dtype=bool)
+        glyphs = np.concatenate([glyphs, pad], axis=1)
+    return glyphs
+
+
+@functools.cache
+def _lookup(cell: str) -> Ids:
+    """The font's lookup extended with the internal tab and fill codes."""
+    font = load(cell)
+    return np.concatenate([font.lookup, np.array([font.tab, font.blank], dtype=np.int32)])
+
+
+@functools.cache
+def _row_words(cell: str, line_spacing: int) -> tuple[npt.NDArray[np.uint64], int, int] | None:
+    """Each glyph row as an integer of ``width`` bits, how many cells fill a whole number of bytes
+    within 64 bits, and those bytes; ``None`` when no such group exists (9-px cells)."""
+    glyphs = _padded(cell, line_spacing)
+    width = glyphs.shape[2]
+    group = next((g for g in range(64 // width, 0, -1) if g * width % 8 == 0), 0)
+    if not group:
+        return None
+    weights = (np.uint64(1) << np.arange(width - 1, -1, -1, dtype=np.uint64))
+    words = (glyphs.astype(np.uint64) * weights).sum(axis=2, dtype=np.uint64)
+    return words, group, group * width // 8
+
+
+def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Bitmaps:
+    """Pixels of a glyph grid, header rows inverted. Glyph rows are gathered as packed integers
+    (a handful of cells per 64-bit word) and unpacked once, so no per-character work remains."""
+    font = load(geometry.cell)
+    shown = grid.copy()
+    header_rows = kinds == HEADER
+    shown[header_rows, 0] = font.greater
+    rows, cols = shown.shape
+    pitch, cw, margin = geometry.pitch, font.width, geometry.margin
+    packed = _row_words(geometry.cell, geometry.line_spacing)
+    if packed is None:
+        gathered = _padded(geometry.cell, geometry.line_spacing)[shown]
+        block = gathered.transpose(0, 2, 1, 3).reshape(rows * pitch, cols * cw)
+    else:
+        words, group, nbytes = packed
+        groups = -(-cols // group)
+        padded = np.full((rows, groups * group), font.blank, dtype=np.int32)
+        padded[:, :cols] = shown
+        cells_of = padded.reshape(rows, groups, group)
+        joined = np.zeros((rows, groups, pitch), dtype=np.uint64)
+        for k in range(group):
+            joined |= words[cells_of[:, :, k]] << np.uint64(cw * (group - 1 - k) + 64 - group * cw)
+        ordered = np.ascontiguousarray(joined.transpose(0, 2, 1), dtype=">u8")
+        row_bytes = ordered.view(np.uint8).reshape(rows, pitch, groups, 8)
+        bits = np.unpackbits(row_bytes[..., :nbytes].reshape(rows * pitch, groups * nbytes), axis=1)
+        block = bits[:, :cols * cw].view(bool)
+    if header_rows.any():
+        bar = np.repeat(header_rows, pitch)
+        block[bar] = ~block[bar]
+    page = np.zeros((geometry.height, geometry.width), dtype=bool)
+    per_column = geometry.rows * pitch
+    for column in range(geometry.columns):
+        x = geometry.column_x(column)
+        page[margin:margin + per_column, x:x + cols * cw] = block[column * per_column:(column + 1) * per_column]
+        if column and geometry.gutter >= 3:
+            page[margin:margin + per_column, x - (geometry.gutter + 1) // 2] = True
+    return page
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    grid: Ids
+    kinds: npt.NDArray[np.int8]
+    text_cells: Bitmaps
+    char_rows: npt.NDArray[np.int64]
+    """Row of every source character (the layout's own cells excluded)."""
+    uncovered_rows: npt.NDArray[np.int64]
+
+
+def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
+    """Code points of ``text``; each tab replaced by its mark and the fill up to the next stop."""
+    if "\t" not in text:
+        return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    pieces: list[npt.NDArray[np.uint32]] = []
+    for line in text.split("\n"):
+        column = 0
+        parts = line.split("\t")
+        for part in parts[:-1]:
+            pieces.append(np.frombuffer(part.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
+            column += len(part)
+            width = tab_size - column % tab_size
+            pieces.append(np.array([_TAB] + [_FILL] * (width - 1), dtype=np.uint32))
+            column += width
+        pieces.append(np.frombuffer(parts[-1].encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
+        pieces.append(np.array([10], dtype=np.uint32))
+    return np.concatenate(pieces)[:-1]
+
+
+def _layout(text: str, font: Font, cols: int, tab_size: int) -> _Rows:
+    """Rows of one message body (vectorised over characters)."""
+    codes = _codepoints(text, tab_size)
+    ids = _lookup(font.cell)[codes]
+    n = len(codes)
+    newline = codes == 10
+    breaks = np.flatnonzero(newline)
+    starts = np.concatenate([[0], breaks + 1])
+    ends = np.concatenate([breaks, [n]])
+    lengths = ends - starts
+    line_of = np.cumsum(newline) - newline
+    position = np.arange(n)
+    inked = np.where((ids != font.blank) & ~newline, position, -1)
+    last_inked = np.maximum.accumulate(inked) if n else inked
+    last = np.where(lengths > 0, last_inked[np.maximum(ends - 1, 0)] if n else -1, -1)
+    last = np.maximum(last, starts - 1)
+    trailing = (position > last[line_of]) & ~newline & (codes != _FILL)
+    ids = np.where(trailing, font.trailing, ids)
+    wraps = np.where(lengths > cols, (lengths - cols + cols - 2) // (cols - 1), 0)
+    per_line = 1 + wraps
+    first_row = np.concatenate([[0], np.cumsum(per_line)[:-1]])
+    total = int(per_line.sum())
+    cells = np.flatnonzero(~newline)
+    offset = cells - starts[line_of[cells]]
+    wrapped = offset >= cols
+    row = first_row[line_of[cells]] + np.where(wrapped, 1 + (offset - cols) // (cols - 1), 0)
+    col = np.where(wrapped, 1 + (offset - cols) % (cols - 1), offset)
+    grid = np.full((total, cols), font.blank, dtype=np.int32)
+    grid[row, col] = ids[cells]
+    text_cells = np.zeros((total, cols), dtype=bool)
+    text_cells[row, col] = True
+    kinds = np.full(total, CONTINUATION, dtype=np.int8)
+    kinds[first_row] = TEXT
+    grid[kinds == CONTINUATION, 0] = font.continuation
+    char_rows = np.empty(n, dtype=np.int64)
+    char_rows[cells] = row
+    char_rows[breaks] = first_row[:-1] + per_line[:-1] - 1
+    counted = codes != _FILL
+    uncovered = (ids == font.uncovered) & counted & ~newline
+    return _Rows(grid, kinds, text_cells, char_rows[counted], char_rows[uncovered])
+
+
+def _header(label: str, font: Font, cols: int) -> Ids:
+    clean = " ".join(label.split())[: cols - 2]
+    row = np.full(cols, font.blank, dtype=np.int32)
+    row[0] = font.header
+    ids = font.ids(clean)
+    row[2:2 + len(ids)] = ids
+    return row
+
+
+def render(text: str | Sequence[Turn], geometry: Geometry | None = None) -> list[Page]:
+    """Pages of ``text`` (a plain string, or messages each under a header row naming its speaker;
+    no messages, no pages)."""
+    geometry = geometry or Geometry()
+    font = load(geometry.cell)
+    cols, per_page = geometry.cols, geometry.lines
+    turns = [Turn(text)] if isinstance(text, str) else list(text)
+    if not turns:
+        return []
+    with_headers = not isinstance(text, str)
+    grids: list[Ids] = []
+    kinds: list[npt.NDArray[np.int8]] = []
+    masks: list[Bitmaps] = []
+    char_rows: list[npt.NDArray[np.int64]] = []
+    uncovered_rows: list[npt.NDArray[np.int64]] = []
+    turn_rows: list[npt.NDArray[np.int64]] = []
+    row0 = 0
+    for index, turn in enumerate(turns):
+        if with_headers:
+            grids.append(_header(turn.label, font, cols)[None, :])
+            kinds.append(np.array([HEADER], dtype=np.int8))
+            masks.append(np.zeros((1, cols), dtype=bool))
+            turn_rows.append(np.array([index], dtype=np.int64))
+            row0 += 1
+        body = _layout(turn.text, font, cols, geometry.tab_size)
+        grids.append(body.grid)
+        kinds.append(body.kinds)
+        masks.append(body.text_cells)
+        char_rows.append(body.char_rows + row0)
+        uncovered_rows.append(body.uncovered_rows + row0)
+        turn_rows.append(np.full(len(body.kinds), index, dtype=np.int64))
+        row0 += len(body.kinds)
+    pages_needed = max(1, -(-row0 // per_page))
+    slots = pages_needed * per_page
+    grid = np.full((slots, cols), font.blank, dtype=np.int32)
+    kind = np.full(slots, UNUSED, dtype=np.int8)
+    mask = np.zeros((slots, cols), dtype=bool)
+    grid[:row0] = np.concatenate(grids)
+    kind[:row0] = np.concatenate(kinds)
+    mask[:row0] = np.concatenate(masks)
+    if row0 < slots:
+        kind[row0] = END
+        grid[row0, 0] = font.end
+    owner = np.full(slots, -1, dtype=np.int64)
+    owner[:row0] = np.concatenate(turn_rows)
+    chars = np.bincount(np.concatenate(char_rows) // per_page, minlength=pages_needed)
+    missing = np.bincount(np.concatenate(uncovered_rows) // per_page, minlength=pages_needed)
+    pages = []
+    for p in range(pages_needed):
+        rows = slice(p * per_page, (p + 1) * per_page)
+        on_page = sorted({int(t) for t in owner[rows] if t >= 0})
+        pages.append(Page(
+            index=p, geometry=geometry, grid=grid[rows], kinds=kind[rows], text_cells=mask[rows],
+            chars=int(chars[p]), uncovered=int(missing[p]),
+            turns=tuple(turns[t].id or str(t) for t in on_page),
+        ))
+    return pages
+
+
+# --- reading pages back ------------------------------------------------------------------------
+
+
+def as_ink(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
+           resample: Image.Resampling = Image.Resampling.BICUBIC) -> Bitmaps | Floats:
+    """Pixels of ``image`` at the page size of ``geometry``, ink as True (or 1.0): exact bits when
+    the image is the page itself, grey levels when it has to be scaled back first."""
+    if isinstance(image, np.ndarray):
+        if image.dtype == bool and image.shape == (geometry.height, geometry.width):
+            return image
+        grey = Image.fromarray((image.astype(np.float32) * 255).clip(0, 255).astype(np.uint8), mode="L") \
+            if image.dtype != bool else Image.fromarray(image.astype(np.uint8) * 255, mode="L")
+        ink_is_white = True
+    else:
+        if image.mode == "1" and image.size == geometry.size:
+            return ~np.array(image, dtype=bool)
+        grey = image.convert("L")
+        ink_is_white = False
+    if grey.size != geometry.size:
+        grey = grey.resize(geometry.size, resample)
+    values = np.asarray(grey, dtype=np.float32) / 255.0
+    return values if ink_is_white else 1.0 - values
+
+
+@functools.cache
+def _templates(cell: str) -> tuple[Floats, Floats]:
+    """Glyphs as flat float vectors and their squared norms, for nearest-glyph matching."""
+    glyphs = load(cell).glyphs.reshape(len(load(cell).glyphs), -1).astype(np.float32)
+    return glyphs, (glyphs * glyphs).sum(axis=1)
+
+
+def _nearest(cells: Floats, cell: str, chunk: int = 4096) -> Ids:
+    """Each cell's nearest glyph in squared distance (a matrix product per chunk). Cells come from
+    8-bit images, so equal cells are matched once; a cell with no pixel at half ink or more is
+    nearest to the blank glyph (every ink pixel of a glyph would add ``1 - 2x > 0``)."""
+    levels = np.rint(np.clip(cells, 0.0, 1.0) * 255).astype(np.uint8)
+    keys = np.ascontiguousarray(levels).view(np.dtype((np.void, levels.shape[1]))).ravel()
+    unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = levels[first].astype(np.float32) / 255.0
+    out = np.full(len(distinct), load(cell).blank, dtype=np.int32)
+    inked = np.flatnonzero(distinct.max(axis=1) >= 0.5)
+    glyphs, norms = _templates(cell)
+    for start in range(0, len(inked), chunk):
+        rows = inked[start:start + chunk]
+        out[rows] = np.argmin(norms[None, :] - 2.0 * distinct[rows] @ glyphs.T, axis=1)
+    del unique
+    return out[inverse.ravel()]
+
+
+@functools.cache
+def _weights(cell: str) -> tuple[npt.NDArray[np.uint64], bool]:
+    """Per-pixel weights of a cell's key: powers of two (an exact key) when the cell has at most
+    64 pixels, else fixed random odd 64-bit numbers (a hash, so matches are verified)."""
+    font = load(cell)
+    size = font.height * font.width
+    if size <= 64:
+        return (np.uint64(1) << np.arange(size, dtype=np.uint64)).reshape(font.height, font.width), False
+    draws = np.random.default_rng(20261129).integers(0, 2**63, size=size, dtype=np.uint64)
+    return (draws * np.uint64(2) + np.uint64(1)).reshape(font.height, font.width), True
+
+
+@functools.cache
+def _glyph_keys(cell: str) -> tuple[npt.NDArray[np.uint64], Ids]:
+    """Keys of every glyph, sorted, and the glyph id of each."""
+    weights, _ = _weights(cell)
+    keys = (load(cell).glyphs.astype(np.uint64) * weights).sum(axis=(1, 2), dtype=np.uint64)
+    order = np.argsort(keys, kind="stable")
+    if len(np.unique(keys)) != len(keys):
+        raise ValueError(f"glyph keys of cell {cell} collide")
+    return keys[order], order.astype(np.int32)
+
+
+def _keys(area: Bitmaps, cell: str) -> npt.NDArray[np.uint64]:
+    """Key of every cell of ``area`` (rows, height, cols, width): one array operation per pixel
+    of a cell, never one per cell."""
+    weights, _ = _weights(cell)
+    keys = np.zeros((area.shape[0], area.shape[2]), dtype=np.uint64)
+    for y in range(area.shape[1]):
+        for x in range(area.shape[3]):
+            keys += area[:, y, :, x].astype(np.uint64) * weights[y, x]
+    return keys
+
+
+def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Bitmaps], font: Font) -> Ids:
+    """Glyph ids of cells by key; cells whose key is no glyph's get the nearest glyph.
+    ``cells_at(indices)`` gives the bitmaps of some cells (only those needed are copied)."""
+    known, ids = _glyph_keys(font.cell)
+    at = np.minimum(np.searchsorted(known, keys), len(known) - 1)
+    found = np.where(known[at] == keys, ids[at], -1).astype(np.int32)
+    if _weights(font.cell)[1]:
+        hit = np.flatnonzero(found >= 0)
+        same = (font.glyphs[found[hit]] == cells_at(hit)).all(axis=(1, 2))
+        found[hit[~same]] = -1
+    unknown = np.flatnonzero(found < 0)
+    if len(unknown):
+        found[unknown] = _nearest(cells_at(unknown).reshape(len(unknown), -1).astype(np.float32), font.cell)
+    return found
+
+
+def read(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
+         resample: Image.Resampling = Image.Resampling.BICUBIC) -> tuple[Ids, npt.NDArray[np.int8]]:
+    """The glyph grid and row kinds a page shows, from its pixels alone. A header row is found by
+    its first cell (the header mark) and read inverted. Exact pixels are read by key; pixels that
+    went through a resize are matched to the nearest glyph."""
+    font = load(geometry.cell)
+    ink = as_ink(image, geometry, resample)
+    rows, cols, pitch, cw, ch, m = geometry.lines, geometry.cols, geometry.pitch, font.width, font.height, geometry.margin
+    stacked = np.concatenate([ink[m:m + geometry.rows * pitch, x:x + cols * cw]
+                              for x in map(geometry.column_x, range(geometry.columns))])
+    area = stacked.reshape(rows, pitch, cols, cw)[:, :ch]
+    cells = area.transpose(0, 2, 1, 3)
+    exact = area.dtype == bool
+    if exact:
+        bits = area.astype(bool, copy=False)
+        keys = _keys(bits, geometry.cell)
+        total = _weights(geometry.cell)[0].sum(dtype=np.uint64)
+        first = _exact(keys[:, 0], lambda i: bits[i, :, 0, :], font)
+    else:
+        first = _nearest(cells[:, 0].reshape(rows, -1).astype(np.float32), geometry.cell)
+    kinds = np.full(rows, TEXT, dtype=np.int8)
+    kinds[first == font.continuation] = CONTINUATION
+    kinds[first == font.header] = HEADER
+    kinds[first == font.end] = END
+    grid = np.empty((rows, cols), dtype=np.int32)
+    grid[:, 0] = first
+    for inverted in (False, True):
+        chosen = np.flatnonzero((kinds == HEADER) if inverted else (kinds != HEADER))
+        if not len(chosen):
+            continue
+        if exact:
+            def cells_at(i: Index, chosen: Index = chosen, inverted: bool = inverted) -> Bitmaps:
+                found = bits[chosen[i // (cols - 1)], :, 1 + i % (cols - 1), :]
+                return np.logical_not(found) if inverted else found
+
+            part_keys = keys[chosen, 1:].ravel()
+            found = _exact(total - part_keys if inverted else part_keys, cells_at, font)
+        else:
+            values = cells[chosen, 1:].astype(np.float32).reshape(len(chosen) * (cols - 1), -1)
+            found = _nearest(1.0 - values if inverted else values, geometry.cell)
+        grid[chosen, 1:] = found.reshape(-1, cols - 1)
+    ended = np.flatnonzero(kinds == END)
+    if len(ended):
+        kinds[ended[0] + 1:] = UNUSED
+    return grid, kinds
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """What pages say, read from pixels: each message's header label and text."""
+
+    turns: tuple[tuple[str | None, str], ...]
+
+    @property
+    def text(self) -> str:
+        """The text of a render without headers (messages joined by newlines otherwise)."""
+        return "\n".join(text for _, text in self.turns)
+
+
+def decode(images: Sequence[Image.Image | Bitmaps | Floats | Page], geometry: Geometry,
+           resample: Image.Resampling = Image.Resampling.BICUBIC) -> Decoded:
+    """Text of pages read from their pixels (``Page`` objects are read from their pixels too)."""
+    font = load(geometry.cell)
+    chars = np.array(font.chars, dtype=object)
+    chars[font.trailing] = " "
+    chars[font.uncovered] = UNCOVERED_CHAR
+    turns: list[tuple[str | None, list[str]]] = []
+    segments: list[Ids] = []
+
+    def finish_line() -> None:
+        if not segments:
+            return
+        last = segments[-1]
+        inked = np.flatnonzero(last != font.blank)
+        segments[-1] = last[: inked[-1] + 1] if len(inked) else last[:0]
+        ids = np.concatenate(segments)
+        segments.clear()
+        if not turns:
+            turns.append((None, []))
+        turns[-1][1].append(_line_text(ids, chars, font, geometry.tab_size))
+
+    for image in images:
+        grid, kinds = read(image.ink if isinstance(image, Page) else image, geometry, resample)
+        for row, kind in zip(grid, kinds, strict=True):
+            if kind in (END, UNUSED):
+                break
+            if kind == HEADER:
+                finish_line()
+                label = "".join(chars[row[1:]]).strip()
+                turns.append((label, []))
+            elif kind == CONTINUATION:
+                segments.append(row[1:])
+            else:
+                finish_line()
+                segments.append(row)
+    finish_line()
+    return Decoded(tuple((label, "\n".join(lines)) for label, lines in turns))
+
+
+def _line_text(ids: Ids, chars: npt.NDArray[np.object_], font: Font, tab_size: int) -> str:
+    if font.tab not in ids:
+        return "".join(chars[ids])
+    out: list[str] = []
+    skip = 0
+    for position, glyph in enumerate(ids):
+        if skip:
+            skip -= 1
+            continue
+        if glyph == font.tab:
+            out.append("\t")
+            skip = tab_size - position % tab_size - 1
+        else:
+            out.append(chars[glyph])
+    return "".join(out)
