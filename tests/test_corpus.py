@@ -167,3 +167,38 @@ def test_a_content_part_whose_type_is_not_a_string_is_kept(tmp_path: Path) -> No
         "content part type is a JSON dict, not a string; kept as opaque"]
     kinds = [b.kind for _, b in corpus.sessions[0].blocks()]
     assert kinds == ["opaque", "text"]
+
+
+def test_unrecognised_files_say_precisely_why(tmp_path: Path) -> None:
+    truncated = tmp_path / "truncated.json"
+    truncated.write_bytes((DATA / "openai_chat" / "support-run-2.json").read_bytes()[:-200])
+    shape = tmp_path / "shape.json"
+    shape.write_text(json.dumps({"hello": 1, "world": [2]}), encoding="utf-8")
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text('{"alpha": 1}\n{"alpha": 2}\n', encoding="utf-8")
+    binary = tmp_path / "binary.dat"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    reasons = {p.file: (p.line, p.reason) for p in load(tmp_path).problems}
+    expected_line = truncated.read_bytes().count(b"\n") + 1
+    assert reasons["truncated.json"] == (
+        expected_line, "not valid JSON (unexpected end of data), so its format cannot be recognised")
+    assert reasons["shape.json"] == (
+        None, "unknown format: valid JSON that no importer recognises (an object with keys hello, world)")
+    assert reasons["lines.jsonl"] == (
+        1, "unknown format: JSON lines whose records no importer recognises (an object with keys alpha)")
+    assert reasons["binary.dat"][1].startswith("unknown format: not UTF-8 text")
+
+
+def test_an_invalid_utf8_line_is_reported_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    good = (DATA / "claude_code" / "refactor-killed.jsonl").read_bytes()
+    record = json.loads(good.splitlines()[0])
+    record["uuid"] = "extra-1"
+    record["message"]["content"] = "caf\udcff"
+    raw = json.dumps(record).replace("\\udcff", "\\u00e9").encode().replace(b"\\u00e9", b"\xe9")
+    path.write_bytes(good + raw + b"\n")
+    corpus = load(path)
+    (problem,) = corpus.problems
+    assert problem.line == good.count(b"\n") + 1 and "not valid UTF-8" in problem.reason
+    kept = corpus.sessions[0].get("extra-1")
+    assert kept is not None and kept.text == "caf\ufffd"

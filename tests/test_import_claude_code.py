@@ -445,8 +445,9 @@ BAD_INPUTS: dict[str, tuple[Any, int | None, str, int]] = {
                             "truncated last line", 4),
     "non-JSON line": (lambda t: t.user("u1", None, "hello").raw(b"this is not json")
                       .assistant("a1", "u1", [{"type": "text", "text": "hi"}]), 2, "not valid JSON", 2),
+    # the record is kept with U+FFFD in place of the bad bytes
     "invalid UTF-8": (lambda t: t.base().raw(b'{"type": "user", "uuid": "u9", "note": "\xff\xfe"}'), 5,
-                      "not valid UTF-8", 4),
+                      "not valid UTF-8", 5),
     "unknown record type": (lambda t: t.base().add(t.record("hologram", "x1", "a2", payload=[1, 2]))
                             .user("u3", "x1", "after"), 5, "unknown record type 'hologram'", 5),
     "unknown block type": (lambda t: t.user("u1", None, "hi").assistant(

@@ -427,9 +427,11 @@ def test_non_json_and_invalid_utf8_lines(tmp_path: Path) -> None:
                      + (json.dumps(user("again")) + "\n").encode())
     session, ctx = one(path)
     assert [m.text for m in session.messages] == ["hello", "again"]
-    assert [p.line for p in ctx.problems] == [3, 4]
+    assert [p.line for p in ctx.problems] == [3, 4, 4]
     assert ctx.problems[0].reason.startswith("line is not valid JSON")
     assert ctx.problems[1].reason.startswith("line is not valid UTF-8")
+    # the line is kept (bad bytes as U+FFFD) and then reported as a record of no known type
+    assert ctx.problems[2].reason == "record has neither a type nor a payload (not a Codex rollout line)"
 
 
 def test_unknown_record_and_item_types_are_kept(tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
+
 from toolkit.corpus.formats import by_name, detect, importers
-from toolkit.corpus.source import ImportContext, Importer
+from toolkit.corpus.source import ImportContext, Importer, line_of
 from toolkit.record import Problem, RecordError, Session
 
 if TYPE_CHECKING:
@@ -35,7 +37,7 @@ MANIFEST = "corpus.json"
 """The file that marks a directory as a saved corpus (see ``Corpus.save``)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Corpus:
     """Sessions loaded from one or more files, the image bytes they name, and every problem met."""
 
@@ -147,7 +149,8 @@ def load(
             gc.enable()
     for importer in used.values():
         if importer.link is not None:
-            corpus.sessions = importer.link(corpus.sessions, ctx)
+            linked = importer.link(corpus.sessions, ctx)
+            corpus.sessions[:] = linked
     return corpus
 
 
@@ -159,7 +162,8 @@ def _read_all(todo: list[tuple[Path, Path]], forced: Importer | None, ctx: Impor
         ctx.names[str(file)] = name
         importer = forced or detect(file)
         if importer is None:
-            ctx.problem(name, None, _unknown_reason(file))
+            line, reason = _unknown_reason(file)
+            ctx.problem(name, line, reason)
             continue
         corpus.formats[name] = importer.name
         used[importer.name] = importer
@@ -173,14 +177,42 @@ def _read_all(todo: list[tuple[Path, Path]], forced: Importer | None, ctx: Impor
         corpus.sessions.extend(sessions)
 
 
-def _unknown_reason(file: Path) -> str:
+def _unknown_reason(file: Path) -> tuple[int | None, str]:
+    """Why no importer took a file, as precisely as the bytes allow: broken JSON is named with
+    its line, well-formed JSON of an unknown shape with its top-level keys."""
     try:
-        size = file.stat().st_size
+        data = file.read_bytes()
     except OSError as exc:
-        return f"cannot read: {exc}"
-    if size == 0:
-        return "empty file"
-    return "unknown format: no importer recognises this content"
+        return None, f"cannot read: {exc}"
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not text:
+        return None, "empty file"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return line_of(data, exc.start), f"unknown format: not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if text[:1] in (b"{", b"["):
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            first = text.split(b"\n", 1)[0]
+            try:
+                record = orjson.loads(first)
+            except orjson.JSONDecodeError:
+                return line_of(data, exc.pos), f"not valid JSON ({exc.msg}), so its format cannot be recognised"
+            return 1, f"unknown format: JSON lines whose records no importer recognises ({_shape(record)})"
+        return None, f"unknown format: valid JSON that no importer recognises ({_shape(value)})"
+    return None, "unknown format: no importer recognises this content"
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, dict):
+        keys = ", ".join(list(map(str, value))[:8])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    if isinstance(value, list):
+        inner = _shape(value[0]) if value else "nothing"
+        return f"a list of {len(value)}, the first being {inner}"
+    return f"a JSON {type(value).__name__}"
 
 
 def _progress(items: list[tuple[Path, Path]], progress: bool | None) -> Iterable[tuple[Path, Path]]:

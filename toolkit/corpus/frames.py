@@ -125,21 +125,26 @@ def session_rows(
         for b_index, block in enumerate(message.blocks):
             row = block_row(sid, message.id, b_index, block)
             blocks.append(row)
-            if isinstance(block, Text):
-                text_chars += row["chars"]
-            elif isinstance(block, ToolUse):
-                call = {"session_id": sid, "message_id": message.id, "call_id": block.id,
-                        "name": block.name, "bare_name": bare_tool_name(block.name),
-                        "input_bytes": row["chars"], "input_valid": block.input_valid,
-                        "freeform": block.freeform, "has_result": False, "result_bytes": None,
-                        "is_error": None, "result_message_id": None}
-                calls.setdefault(block.id, call)
-                call_rows.append(call)
-            elif isinstance(block, ToolResult):
-                answered = calls.get(block.tool_use_id)
-                if answered is not None and not answered["has_result"]:
-                    answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
-                                    is_error=block.is_error, result_message_id=message.id)
+            match block:
+                case Text():
+                    text_chars += row["chars"]
+                case ToolUse():
+                    call = {"session_id": sid, "message_id": message.id, "call_id": block.id,
+                            "name": block.name, "bare_name": bare_tool_name(block.name),
+                            "input_bytes": row["chars"], "input_valid": block.input_valid,
+                            "freeform": block.freeform, "has_result": False, "result_bytes": None,
+                            "is_error": None, "result_message_id": None}
+                    calls.setdefault(block.id, call)
+                    call_rows.append(call)
+                case ToolResult():
+                    answered = calls.get(block.tool_use_id)
+                    if answered is not None and not answered["has_result"]:
+                        answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
+                                        is_error=block.is_error, result_message_id=message.id)
+                case Reasoning() | Image() | Opaque():
+                    pass
+                case _:
+                    assert_never(block)
         messages.append({
             "session_id": sid, "message_id": message.id, "parent_id": message.parent_id,
             "role": message.role, "index": index, "on_path": message.id in path_index,

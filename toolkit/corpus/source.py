@@ -142,7 +142,15 @@ def _parse_lines(
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as uexc:
-                ctx.problem(path, number, f"line is not valid UTF-8 ({uexc.reason} at byte {uexc.start})")
+                # Keep the record: the bad bytes become U+FFFD and the line is reported.
+                ctx.problem(path, number, f"line is not valid UTF-8 ({uexc.reason} at byte {uexc.start}); "
+                            "bad bytes replaced with U+FFFD")
+                try:
+                    value = orjson.loads(raw.decode("utf-8", errors="replace"))
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict):
+                    yield number, value
                 continue
             if not raw.endswith(b"\n"):
                 ctx.problem(path, number, f"truncated last line (no newline, not complete JSON: {exc})")
