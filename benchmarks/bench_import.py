@@ -45,12 +45,14 @@ def measure(code: str, corpus: Path) -> list[str]:
     return out.stdout.split()
 
 
-def generate(directory: Path, megabytes: int) -> int:
+def generate(directory: Path, megabytes: int, log_lines: int) -> int:
+    """Scaled demo sessions; ``log_lines`` sets the long tool outputs, and so the mean record size
+    (300 lines gives about 3 KB per record, as in the shared Claude Code transcripts: 1.4 to 3.3 KB)."""
     from toolkit.demo import write
 
-    per_session = sum(p.stat().st_size for p in write(directory / "probe", scale=1, log_lines=1000))
+    per_session = sum(p.stat().st_size for p in write(directory / "probe", scale=1, log_lines=log_lines))
     sessions = max(1, megabytes * 1_000_000 // per_session + 1)
-    paths = write(directory / "corpus", scale=sessions, log_lines=1000)
+    paths = write(directory / "corpus", scale=sessions, log_lines=log_lines)
     return sum(p.stat().st_size for p in paths)
 
 
@@ -58,17 +60,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=int, default=200, help="corpus size to generate (MB)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the best is kept")
+    parser.add_argument("--log-lines", type=int, default=300, help="lines of each long tool output")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        size = generate(root, args.mb)
+        size = generate(root, args.mb, args.log_lines)
         corpus = root / "corpus"
         base_times: list[float] = []
         tool_times: list[float] = []
-        base_peak = tool_peak = messages = problems = 0
+        base_peak = tool_peak = messages = problems = records = 0
         for _ in range(args.repeat):
             fields = measure(BASELINE, corpus)
             base_times.append(float(fields[0]))
+            records = int(fields[1])
             base_peak = max(base_peak, int(fields[2]))
             fields = measure(TOOLKIT, corpus)
             tool_times.append(float(fields[0]))
@@ -81,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             "ratio": round(min(tool_times) / min(base_times), 2),
             "target_ratio": 3.0,
             "messages": messages,
+            "mean_record_bytes": round(size / max(1, records)),
             "problems": problems,
             "toolkit_peak_rss_mb": round(tool_peak / 1024, 1),
             "json_loads_peak_rss_mb": round(base_peak / 1024, 1),
