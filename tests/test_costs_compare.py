@@ -1,9 +1,21 @@
-"""Text against pages of glyphs: the arithmetic behind notebook 04."""
+"""Text against pages of glyphs: the arithmetic and charts behind notebook 04."""
 
 from __future__ import annotations
 
-from toolkit.costs.compare import chars_per_page, cheapest_pages, image_vs_text, size_sweep
-from toolkit.costs.text import count_exact
+from toolkit.corpus import Corpus
+from toolkit.costs import charts
+from toolkit.costs.compare import (
+    chars_per_page,
+    cheapest_pages,
+    corpus_text,
+    first_downscaled,
+    image_vs_text,
+    size_sweep,
+    text_counts,
+)
+from toolkit.costs.models import CLAUDE
+from toolkit.costs.text import ESTIMATORS, count_exact
+from toolkit.record import Image, Message, Reasoning, Session, Text, ToolResult, ToolUse
 
 TEXT = "The quick brown fox jumps over the lazy dog. " * 100  # 4500 characters
 
@@ -38,3 +50,47 @@ def test_size_sweep_steps() -> None:
     assert sweep["model"].unique().to_list() == ["gpt-4o"]  # no documented multiplier: no rows
     assert sweep["tokens"].to_list() == [255, 765, 765, 765]  # squares: 513 px is already 2 x 2 tiles
     assert sweep["downscaled"].to_list() == [False, False, False, True]
+
+
+def test_text_counts_per_model() -> None:
+    counts = text_counts(TEXT, ["gpt-4o", "claude-sonnet-4-5"])
+    gpt, claude = counts.rows(named=True)
+    assert (gpt["tokens"], gpt["exact"], gpt["error_median"]) == (count_exact(TEXT), True, None)
+    assert claude["exact"] is False and claude["method"] == "claude-char-classes"
+    assert claude["error_median"] == ESTIMATORS[CLAUDE].error_median
+
+
+def test_corpus_text_takes_the_longest_path_or_everything_when_short() -> None:
+    long_words = "word " * 500
+    big = Session("big", "test", (
+        Message("u", None, "user", (Text(long_words),)),
+        Message("a", "u", "assistant", (Reasoning("hidden"), ToolUse("c", "Read", {"p": 1}))),
+        Message("r", "a", "user", (ToolResult("c", "out"), Image("image/png", None, 0, 1, 1))),
+        Message("x", "u", "assistant", (Text("off the path"),)),
+    ), tip="r")
+    small = Session("small", "test", (Message("s", None, "user", (Text("tiny"),)),), tip="s")
+    corpus = Corpus(sessions=[small, big])
+    assert corpus_text(corpus) == f'{long_words}\nRead\n{{"p":1}}\nout'  # reasoning and the side branch left out
+    assert corpus_text(corpus, minimum=10_000) == "tiny\n" + corpus_text(corpus)
+    assert corpus_text(Corpus(sessions=[])) == ""
+
+
+def test_first_downscaled_per_model() -> None:
+    sweep = size_sweep(["gpt-4o", "claude-sonnet-4-5", "gemini-3-pro-preview"], [512, 768, 769, 1092, 1093, 1200])
+    first = first_downscaled(sweep)
+    # gpt-4o shrinks past a 768-px shortest side; Claude past 1092x1092 (40 x 40 patches > 1568);
+    # Gemini 3 documents no resize, so it never shows
+    assert first.rows() == [("claude-sonnet-4-5", 1093), ("gpt-4o", 769)]
+
+
+def test_charts_build() -> None:
+    frame = image_vs_text(TEXT, ["gpt-4o", "claude-sonnet-4-5"], sizes=[(384, 384), (1024, 1024)])
+    bars = charts.savings(cheapest_pages(frame), "title").to_dict()
+    assert bars["encoding"]["x"]["field"] == "saving" and bars["title"] == "title"
+    steps = charts.size_steps(size_sweep(["gpt-4o"], [512, 1024])).to_dict()
+    assert steps["facet"]["column"]["field"] == "provider"
+    explorer = charts.cell_explorer(TEXT, ["gpt-4o"])
+    width, height = explorer.children[0].children
+    assert (width.value, height.value) == (6, 12)
+    width.value = 4  # the table follows the slider
+    assert len(explorer.children[1].outputs) == 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.costs import downscaled, image_tokens, resize_for
+from toolkit.costs import Tiling, downscaled, image_tokens, resize_for
 
 # --- providers.md section 6: cells the documents confirm ------------------------------------------
 
@@ -43,8 +43,13 @@ def test_doc_claude_1920x1080_both_tiers(model: str, tokens: int, resized: tuple
 
 
 def test_doc_gemini_960x540() -> None:
+    """Crop unit floor(540 / 1.5) = 360: 3 x 2 crops, each enlarged to a 768-px tile. Enlarging adds
+    no detail, so the model sees the image as sent and nothing is lost."""
     cost = image_tokens(960, 540, "gemini-2.5-flash")
     assert (cost.tokens, cost.units) == (1548, 6)
+    assert (cost.resized, cost.downscaled) == ((960, 540), False)
+    assert cost.tiles == Tiling(crop=360, columns=3, rows=2, tile=768)
+    assert cost.tiles.scale > 1
 
 
 def test_doc_gpt6_astra_wide_image_keeps_size() -> None:
@@ -281,8 +286,38 @@ def test_gemini2_small_image_boundary() -> None:
 def test_gemini2_tiles_scale_to_768() -> None:
     cost = image_tokens(2048, 2048, "models/gemini-2.5-flash")
     assert cost.units == 4  # crop unit 1365
-    assert cost.resized == (1152, 1152)  # 2048 * 768 / 1365
+    assert cost.tiles == Tiling(crop=1365, columns=2, rows=2, tile=768)
+    assert cost.resized == (1152, 1152)  # crops shrunk 768/1365: 2048 * 768 / 1365 survives
     assert cost.downscaled
+
+
+@pytest.mark.parametrize(("size", "crop", "grid"), [
+    ((1024, 1024), 682, (2, 2)),  # floor(1024 / 1.5) = 682: crops enlarged, nothing lost
+    ((1536, 1152), 768, (2, 2)),  # crops exactly one tile
+    ((800, 401), 267, (3, 2)),
+])
+def test_gemini2_enlarged_or_exact_crops_keep_the_size(size: tuple[int, int], crop: int,
+                                                        grid: tuple[int, int]) -> None:
+    cost = image_tokens(*size, "gemini-2.0-flash")
+    assert (cost.resized, cost.downscaled) == (size, False)
+    assert cost.tiles == Tiling(crop, *grid, 768)
+    assert cost.tokens == 258 * grid[0] * grid[1]
+    assert downscaled(*size, "gemini-2.0-flash") is False and resize_for(*size, "gemini-2.0-flash") == size
+
+
+def test_gemini2_first_shrink_is_a_crop_over_768() -> None:
+    """min side 1152 -> crop 768 (kept); 1153 -> crop 768 (floor(768.67)); 1154 -> crop 769 (shrunk)."""
+    assert downscaled(1153, 1153, "gemini-2.5-pro") is False
+    shrunk = image_tokens(1154, 1154, "gemini-2.5-pro")
+    assert shrunk.tiles is not None and shrunk.tiles.crop == 769
+    assert shrunk.downscaled and shrunk.resized == (1152, 1152)  # floor(1154 * 768 / 769)
+
+
+def test_tiles_describe_openai_tiling_and_patches_have_none() -> None:
+    assert image_tokens(1024, 1024, "gpt-4o").tiles == Tiling(512, 2, 2, 512)  # of the 768x768 resize
+    assert image_tokens(1024, 1024, "gpt-5.4").tiles is None
+    assert image_tokens(1024, 1024, "claude-sonnet-4-5").tiles is None
+    assert image_tokens(300, 300, "gemini-2.5-flash").tiles is None  # one 258-token image
 
 
 def test_gemini2_media_resolution_levels() -> None:

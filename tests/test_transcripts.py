@@ -3,6 +3,7 @@ resume cuts, migrations, the command line, and the shared corpora's real Claude 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sqlite3
@@ -11,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPORA
+from tests.conftest import DATA
 from toolkit.cli import main
 from toolkit.corpus import Corpus, load
 from toolkit.corpus.formats import importers
+from toolkit.costs.text import count_exact
 from toolkit.record import (
     Event,
     Image,
@@ -30,7 +32,10 @@ from toolkit.record import (
     ToolUse,
     Usage,
 )
+from toolkit.surface import SurfaceMismatch, SurfaceStore
 from toolkit.transcripts import (
+    DEFAULT_MODEL,
+    UNKNOWN_IMAGE_SIZE,
     Checkpoint,
     SchemaError,
     TranscriptStore,
@@ -39,6 +44,7 @@ from toolkit.transcripts import (
     fork_id,
     layout,
     render,
+    token_counter,
     trim,
 )
 from toolkit.transcripts.migrations import APPLICATION_ID, MIGRATIONS
@@ -198,6 +204,65 @@ def test_append_turn_stores_its_run_config(store: TranscriptStore) -> None:
         store.append_turn("live", tool_turn("t3"), run_config=RunConfig(message_id="nowhere"))
 
 
+TOOLS = ({"name": "Read", "description": "Lê um ficheiro", "input_schema": {"type": "object", "properties": {}}},)
+
+
+def surface_hash(tools: list[object]) -> str:
+    """The surface hash by hand: sha256 of the compact UTF-8 JSON of the specs in their order."""
+    text = json.dumps(tools, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_append_turn_records_the_surface_hash(store: TranscriptStore) -> None:
+    expected = surface_hash(list(TOOLS))
+    store.append_turn("live", tool_turn("t1"), run_config=RunConfig(model="m", tools=TOOLS))
+    config = store.session("live").run_configs[0]
+    assert (config.surface_hash, config.tools) == (expected, TOOLS)
+    before = store.counts()
+    for wrong, reason in (("sha256:" + "0" * 64, "is not the hash of the recorded specs"),
+                          ("sha256:abc", "not well-formed")):
+        with pytest.raises(SurfaceMismatch, match=f"session 'live'.*{reason}"):
+            store.append_turn("live", tool_turn("t2"), run_config=RunConfig(tools=TOOLS, surface_hash=wrong))
+    assert store.counts() == before and store.tip("live") == "t1-f"
+    store.append_turn("live", tool_turn("t2"), run_config=RunConfig(tools=TOOLS, surface_hash=expected))
+    store.append_turn("live", tool_turn("t3"), run_config=RunConfig(model="names only", tool_names=("Read",)))
+    hashes = [c.surface_hash for c in store.session("live").run_configs]
+    assert hashes == [expected, expected, None]  # no specs: nothing to hash, unknown stays unknown
+    assert store.counts()["surfaces"] == 1
+
+
+def test_append_turn_puts_the_specs_in_a_surface_store(tmp_path: Path) -> None:
+    blobs = tmp_path / "surfaces"
+    expected = surface_hash(list(TOOLS))
+    with TranscriptStore(tmp_path / "t.db", surfaces=blobs) as store:
+        assert store.surfaces is not None and store.surfaces.root == blobs
+        store.append_turn("live", tool_turn("t1"), run_config=RunConfig(model="m", tools=TOOLS))
+        assert store.session("live").run_configs[0].surface_hash == expected
+        blob = blobs / f"sha256-{expected.removeprefix('sha256:')}.json"
+        assert json.loads(blob.read_text("utf-8")) == list(TOOLS)
+        assert SurfaceStore(blobs).get(expected) == list(TOOLS)
+        with pytest.raises(SurfaceMismatch, match="session 'live', run config of message 't2-u'"):
+            store.append_turn("live", tool_turn("t2"),
+                              run_config=RunConfig(tools=TOOLS, surface_hash="sha256:" + "1" * 64))
+        assert len(store.session("live").messages) == 4
+    with TranscriptStore(tmp_path / "t.db") as alone:  # the SQLite copy keeps the file self-contained
+        assert alone.session("live").run_configs[0].tools == TOOLS
+
+
+def test_add_records_surfaces_when_given_a_surface_store(tmp_path: Path) -> None:
+    session, images = rich_session()
+    blobs = SurfaceStore(tmp_path / "surfaces")
+    with TranscriptStore(tmp_path / "t.db", surfaces=str(blobs.root)) as store:
+        store.add([session], images=images)
+        configs = store.session("sess-1").run_configs
+        assert configs[0].surface_hash == "sha256:abc"  # kept as recorded, and reported
+        assert configs[1].surface_hash == surface_hash([])
+        assert configs[2].surface_hash is None
+        assert store.problems() == [Problem("f.jsonl", 3, "recorded surface hash sha256:abc is not the hash of the "
+                                            f"recorded specs ({surface_hash([{'name': 'Read', 'x': 1.5}])})")]
+    assert sorted(blobs) == sorted({surface_hash([]), surface_hash([{"name": "Read", "x": 1.5}])})
+
+
 @pytest.mark.parametrize(("turn", "reason"), [
     ([Message("a", None, "assistant", (ToolUse("c", "Bash", {}),))],
      r"not closed: tool call 'c' \(Bash, in message 'a'\) has no result"),
@@ -316,14 +381,52 @@ def test_resume_cuts_at_turn_starts_only(store: TranscriptStore) -> None:
         resumed.rewind("early")
 
 
-def test_resume_token_budget_uses_the_estimate(store: TranscriptStore) -> None:
+def test_resume_token_budget_with_the_length_estimate(store: TranscriptStore) -> None:
     store.append_turn("s", [user("u1", "x" * 400), reply("a1", "y" * 400)])
     store.append_turn("s", [user("u2", "x" * 40), reply("a2", "y" * 40)])
     assert estimate_tokens(user("e", "x" * 401)) == 101  # ceil(401 / 4)
-    assert [m.id for m in store.resume("s", max_tokens=220).messages] == ["u1", "a1", "u2", "a2"]
-    assert [m.id for m in store.resume("s", max_tokens=219).messages] == ["u2", "a2"]
-    assert store.resume("s", max_tokens=19).messages == ()
-    assert store.resume("s", max_tokens=20).tokens == 20
+    count = estimate_tokens
+    assert [m.id for m in store.resume("s", max_tokens=220, count=count).messages] == ["u1", "a1", "u2", "a2"]
+    assert [m.id for m in store.resume("s", max_tokens=219, count=count).messages] == ["u2", "a2"]
+    assert store.resume("s", max_tokens=19, count=count).messages == ()
+    assert store.resume("s", max_tokens=20, count=count).tokens == 20
+    assert store.resume("s", count=lambda m: 1).counted_by == "a count given by the caller"
+
+
+def test_resume_counts_with_the_model_of_the_path(store: TranscriptStore) -> None:
+    asking, answer = "hello there, " * 50, "fine " * 30
+    store.append_turn("s", [user("u1", asking), Message("a1", None, "assistant", (Text(answer),), model="gpt-4o")])
+    resumed = store.resume("s")
+    assert resumed.tokens == count_exact(asking) + count_exact(answer)  # gpt-4o: o200k_base, exact
+    assert resumed.counted_by.startswith("text by tiktoken:o200k_base (gpt-4o)")
+    store.append_turn("s", [user("u2", "x" * 401),
+                            Message("a2", None, "assistant", (Text("y" * 40),), model="<synthetic>")])
+    resumed = store.resume("s")
+    # the newest model is not in the registry: every message by its length, 4 characters a token
+    assert resumed.tokens == math.ceil(650 / 4) + math.ceil(150 / 4) + math.ceil(401 / 4) + 40 // 4
+    assert "'<synthetic>' is not in the model registry" in resumed.counted_by
+    assert store.resume("s", max_tokens=math.ceil(401 / 4) + 10).messages[0].id == "u2"
+
+
+def test_token_counter_uses_the_cost_rules_and_never_raises_on_unknown_models() -> None:
+    photo = Message("p", None, "user", (Text("x" * 401), Image("image/png", None, 0, 1000, 1000)))
+    unsized = Message("q", None, "user", (ToolResult("c", "", images=(Image("image/png", None, 0, None, None),)),))
+    # Claude's standard tier: ceil(1000/28)^2 = 36^2 visual tokens; an image of unknown size counts as
+    # 2000x2000, resized to 1092x1092 = 39^2 (the doc's table: 1092x1092 -> 1521)
+    assert UNKNOWN_IMAGE_SIZE == (2000, 2000)
+    for model in ("<synthetic>", "mimo-v2.5-pro"):
+        counter = token_counter(model)
+        assert counter(photo) == 101 + 36 * 36
+        assert counter(unsized) == 39 * 39
+        assert counter.text_model is None and "length estimate" in counter.method
+    assert token_counter().model is None and token_counter().text_model == DEFAULT_MODEL
+    # gpt-4o: 1000 px shortest side scaled to 768, 2 x 2 tiles of 170 plus 85
+    assert token_counter("gpt-4o-2024-08-06")(photo) == count_exact("x" * 401) + 85 + 4 * 170
+    # o3-mini has no documented image rule: its images count by the default model's
+    assert token_counter("o3-mini")(photo) == count_exact("x" * 401) + 36 * 36
+    # a size Claude rejects (over 8000 px a side) counts like an unrecorded one
+    huge = Message("h", None, "user", (Image("image/png", None, 0, 9000, 100),))
+    assert token_counter()(huge) == 39 * 39
 
 
 def test_resume_never_orphans_a_result_even_at_a_user_prompt() -> None:
@@ -435,9 +538,19 @@ def test_cli_store_and_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "not a transcript store" in capsys.readouterr().err
 
 
+def test_cli_store_records_surfaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blobs = tmp_path / "surfaces"
+    assert main(["store", str(DATA), "-o", str(tmp_path / "demo.db"), "--surfaces", str(blobs)]) == 0
+    capsys.readouterr()
+    with TranscriptStore(tmp_path / "demo.db") as store:
+        configs = [c for info in store.sessions() for c in store.session(info.id).run_configs if c.tools is not None]
+    assert configs  # the demo corpus records tool specs
+    recorded = {c.surface_hash for c in configs}
+    assert recorded == {surface_hash(list(c.tools or ())) for c in configs}
+    assert set(SurfaceStore(blobs)) == recorded
+
+
 def test_cli_store_loads_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    if "claude_code" not in {i.name for i in importers()}:
-        pytest.skip("the Claude Code importer is not registered in toolkit/corpus/formats.py yet")
     corpus_dir = tmp_path / "corpus"
     corpus_dir.mkdir()
     lines = [
@@ -464,14 +577,12 @@ def test_cli_store_loads_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[
 GOLFGOD = "claude_code/golfgod_v2.0.22_compaction_forks_images.chat.json"
 
 
-def _need_claude_code() -> None:
-    if "claude_code" not in {i.name for i in importers()}:
-        pytest.skip("the Claude Code importer is not registered in toolkit/corpus/formats.py yet")
+def test_the_claude_code_importer_is_registered() -> None:
+    assert "claude_code" in {i.name for i in importers()}
 
 
 def test_real_forks_load_with_branches_and_tips(corpora: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    _need_claude_code()
     corpus = load(corpora / GOLFGOD)
     db = tmp_path / "golf.db"
     with TranscriptStore(db) as store:
@@ -492,11 +603,8 @@ def test_real_forks_load_with_branches_and_tips(corpora: Path, tmp_path: Path,
     assert f"{len(main_session.messages)} messages · {len(main_session.leaves())} leaves" in out
 
 
-def test_every_shared_corpus_session_round_trips(tmp_path: Path) -> None:
-    if not CORPORA.is_dir():
-        pytest.skip("../shared/corpora is absent")
-    _need_claude_code()
-    corpus = load(CORPORA)
+def test_every_shared_corpus_session_round_trips(corpora: Path, tmp_path: Path) -> None:
+    corpus = load(corpora)
     assert corpus.sessions
     with TranscriptStore(tmp_path / "all.db") as store:
         store.add(corpus)

@@ -7,12 +7,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.record import Image, Message, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, Usage
-from toolkit.transcripts import TranscriptStore, estimate_tokens, fork_id, is_turn_start
+from toolkit.transcripts import (
+    DEFAULT_MODEL,
+    TranscriptStore,
+    fork_id,
+    is_turn_start,
+    path_model,
+    token_counter,
+)
 
 Op = tuple[str, int]
 SHAPES = ("plain", "tool", "two_tools", "image", "reasoning")
@@ -108,6 +114,8 @@ def test_rewind_after_resume_lands_on_its_own_message_or_is_dropped(
         ops: list[Op], max_messages: int | None, max_tokens: int | None) -> None:
     store, _ = build(ops)
     path = store.path("s")
+    assert path_model(path) is None  # the generated turns name no model: the default model counts
+    count = token_counter(DEFAULT_MODEL)
     resumed = store.resume("s", max_messages=max_messages, max_tokens=max_tokens)
     kept = list(resumed.messages)
     kept_ids = [m.id for m in kept]
@@ -119,13 +127,13 @@ def test_rewind_after_resume_lands_on_its_own_message_or_is_dropped(
     calls = {b.id for m in kept for b in m.blocks if isinstance(b, ToolUse)}
     assert all(b.tool_use_id in calls for m in kept for b in m.blocks if isinstance(b, ToolResult))
     assert max_messages is None or len(kept) <= max_messages
-    assert max_tokens is None or sum(estimate_tokens(m) for m in kept) <= max_tokens
+    assert max_tokens is None or sum(count(m) for m in kept) <= max_tokens
     # nothing longer would have fitted at a turn start
     longer = [i for i in range(len(path) - len(kept)) if is_turn_start(path[i])]
     if longer:
         start = longer[-1]
         fits = (max_messages is None or len(path) - start <= max_messages) and (
-            max_tokens is None or sum(estimate_tokens(m) for m in path[start:]) <= max_tokens)
+            max_tokens is None or sum(count(m) for m in path[start:]) <= max_tokens)
         assert not fits
     marks = store.checkpoints("s")
     assert {c.name for c in resumed.checkpoints} | {d.name for d in resumed.dropped} == {c.name for c in marks}
@@ -180,7 +188,7 @@ def test_any_session_reads_back_equal(spec: list[tuple[str, list[object], int]])
 @settings(max_examples=15, deadline=None)
 @given(ops_strategy, st.integers(0, 10**6))
 def test_fork_replays_to_the_same_requests_apart_from_ids(ops: list[Op], pick: int) -> None:
-    replay = pytest.importorskip("toolkit.replay.request", reason="toolkit.replay is not written yet")
+    from toolkit.replay import request
     from toolkit.replay.calls import stem
     from toolkit.replay.plan import MODES, WIRES
 
@@ -191,11 +199,8 @@ def test_fork_replays_to_the_same_requests_apart_from_ids(ops: list[Op], pick: i
     fork = store.session(new)
     for wire in WIRES:
         for mode in MODES:
-            try:
-                recorded = replay.request(source, wire=wire, mode=mode, upto=at, model="test-model")
-                copied = replay.request(fork, wire=wire, mode=mode, model="test-model")
-            except ImportError as exc:  # a wire module still being written
-                pytest.skip(f"replay wire {wire} is not importable yet: {exc}")
+            recorded = request(source, wire=wire, mode=mode, upto=at, model="test-model")
+            copied = request(fork, wire=wire, mode=mode, model="test-model")
             text = "\n".join((copied.bytes.decode("utf-8"), *copied.notes))
             for message in source.path(at):
                 renamed = fork_id(new, message.id)

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("costs", help="token costs of images and text per provider and model")
     nested = parser.add_subparsers(dest="costs_command", required=True, metavar="WHAT")
 
-    image = nested.add_parser("image", help="tokens an image costs, and the size the provider resizes it to")
+    image = nested.add_parser("image", help="tokens an image costs, and the size the model sees it at")
     image.add_argument("width", type=int)
     image.add_argument("height", type=int)
     image.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
@@ -60,6 +60,9 @@ def run_image(args: argparse.Namespace) -> int:
     resized = "not documented" if cost.resized is None else f"{cost.resized[0]}x{cost.resized[1]}"
     print(f"{cost.tokens} tokens  {args.width}x{args.height} -> {resized}  ({cost.family}, {cost.rule}"
           + (f", detail {cost.detail}" if cost.detail else "") + ")")
+    if cost.tiles is not None:
+        t = cost.tiles
+        print(f"tiles: {t.columns}x{t.rows} crops of {t.crop} px, each scaled to {t.tile} px")
     print(f"source: {cost.source}")
     if cost.note:
         print(f"note: {cost.note}")

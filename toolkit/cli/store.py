@@ -1,4 +1,4 @@
-"""``toolkit store PATH -o DB``: load a corpus into a transcript store."""
+"""``toolkit store PATH -o DB [--surfaces DIR]``: load a corpus into a transcript store."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothing could be read from {args.path}", file=sys.stderr)
         return 1
     try:
-        with TranscriptStore(args.output) as store:
+        with TranscriptStore(args.output, surfaces=args.surfaces) as store:
             stored = store.add(corpus, replace=args.replace, progress=True)
             total = len(store)
     except (SchemaError, ValueError) as exc:
@@ -33,4 +33,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("path", help="a transcript file or a directory (searched recursively)")
     parser.add_argument("-o", "--output", required=True, help="the store file to write (created if absent)")
     parser.add_argument("--replace", action="store_true", help="overwrite sessions the store already holds")
+    parser.add_argument("--surfaces", metavar="DIR", help="also put every run's tool specs in this surface store")
     parser.set_defaults(func=run)

@@ -8,7 +8,7 @@ real transcripts (``toolkit.costs.calibration``).
 from __future__ import annotations
 
 from toolkit.costs.calibration import context_tokens
-from toolkit.costs.images import ImageCost, downscaled, image_tokens, resize_for, rule_for
+from toolkit.costs.images import ImageCost, Tiling, downscaled, image_tokens, resize_for, rule_for
 from toolkit.costs.models import FAMILIES, Family, Model, Source, UnknownModelError, family, resolve
 from toolkit.costs.prices import Cost, Price, Rates, price_for, request_cost
 from toolkit.costs.text import TextTokens, count_exact, encoding, text_tokens
@@ -23,6 +23,7 @@ __all__ = [
     "Rates",
     "Source",
     "TextTokens",
+    "Tiling",
     "UnknownModelError",
     "context_tokens",
     "count_exact",

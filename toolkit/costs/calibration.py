@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, assert_never
 import numpy as np
 
 from toolkit.corpus.source import json_text
+from toolkit.costs.content import block_images, block_text
 from toolkit.costs.images import image_tokens
 from toolkit.costs.models import Family, UnknownModelError, resolve
 from toolkit.costs.text import ESTIMATORS, FEATURES, FRAMING, count_exact, features
@@ -57,7 +58,8 @@ NOT_SENT = frozenset({"synthetic", "api_error"})
 
 MIN_GROWTH = 200
 """Growth pairs smaller than this many reported tokens are too noisy for a relative error
-(a 10-token tool result is dominated by framing) and are left out of the growth figures."""
+(a 10-token tool result is dominated by framing) and are left out of the growth figures. A
+choice of this toolkit, not a provider's number: the fits and errors in ``text.py`` used it."""
 
 _REDACTED = re.compile(r"^\[REDACTED_TEXT len=\d+ sha=[0-9a-f]+\]$")
 """Sanitised transcripts replace text with a placeholder: their counts cannot be compared."""
@@ -69,6 +71,8 @@ def _keeps_thinking(family: Family) -> bool:
     return False
 
 
+# Models that drop earlier turns' thinking: https://platform.claude.com/docs/en/build-with-claude/extended-thinking
+# (2026-11-29); Opus 4.5 and later keep it (providers.md 5.1).
 _CLAUDE_STRIP_THINKING = frozenset({
     "claude-3.7-sonnet", "claude-sonnet-4", "claude-opus-4", "claude-opus-4.1", "claude-sonnet-4.5",
     "claude-haiku-4.5",
@@ -97,26 +101,6 @@ def _vector(text: str) -> np.ndarray:
     return vec
 
 
-def _block_text(block: Text | ToolUse | ToolResult | Reasoning | Image | Opaque) -> str:
-    match block:
-        case Text():
-            return block.text
-        case ToolUse():
-            body = block.raw_input if block.raw_input is not None else (
-                block.input if isinstance(block.input, str) and block.freeform else json_text(block.input))
-            return f"{block.name}\n{body}"
-        case ToolResult():
-            return block.output
-        case Reasoning():
-            return "" if block.redacted else block.text
-        case Image():
-            return ""
-        case Opaque():
-            return json_text(block.raw)
-        case _:
-            assert_never(block)
-
-
 def _image_cost(image: Image, model: str) -> int | None:
     if image.width is None or image.height is None:
         return None
@@ -132,20 +116,21 @@ def _parts(message: Message, model: str) -> _MessageParts:
     images = unknown = 0
     content[_INDEX["messages"]] = 1
     for block in message.blocks:
-        vec = _vector(_block_text(block))
-        if isinstance(block, Reasoning):
-            reasoning += vec
-            continue
+        vec = _vector(block_text(block))
+        match block:
+            case Reasoning():
+                reasoning += vec
+                continue
+            case ToolUse():
+                content[_INDEX["tool_calls"]] += 1
+            case ToolResult():
+                content[_INDEX["tool_results"]] += 1
+            case Text() | Image() | Opaque():
+                pass
+            case _:
+                assert_never(block)
         content += vec
-        pictures: tuple[Image, ...] = ()
-        if isinstance(block, ToolUse):
-            content[_INDEX["tool_calls"]] += 1
-        elif isinstance(block, ToolResult):
-            content[_INDEX["tool_results"]] += 1
-            pictures = block.images
-        elif isinstance(block, Image):
-            pictures = (block,)
-        for picture in pictures:
+        for picture in block_images(block):
             cost = _image_cost(picture, model)
             if cost is None:
                 unknown += 1
@@ -316,7 +301,8 @@ def method_for(family: Family) -> Method:
 
 
 def chars_per_token(value: float = 4.0) -> Method:
-    """The rule of thumb "a token is about 4 characters" (https://ai.google.dev/gemini-api/docs/tokens)."""
+    """The rule of thumb "a token is about 4 characters" (https://ai.google.dev/gemini-api/docs/tokens,
+    read 2026-11-29): an estimate, the baseline the calibrated methods are compared with."""
     return Method(f"{value:g} chars/token", _weights((("chars", 1 / value),)))
 
 

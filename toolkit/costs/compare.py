@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from toolkit.costs.content import session_text
 from toolkit.costs.images import image_tokens, rule_for
 from toolkit.costs.models import resolve
 from toolkit.costs.text import text_tokens
@@ -19,13 +20,47 @@ from toolkit.costs.text import text_tokens
 if TYPE_CHECKING:
     import polars as pl
 
+    from toolkit.corpus import Corpus
+
 CELL = (6, 12)
 """Default glyph cell in pixels (width, height): a small bitmap font with a little leading. An
 assumption to vary, not a measured legibility limit."""
 
+# Sizes at the providers' limits (the constants of ``toolkit.costs.images``, each with its source
+# beside it): Gemini's 384-px single image, OpenAI's 512-px tile and 768-px short side (also Gemini's
+# tile), Claude's largest unresized square 1092 and its 1568-px edge, OpenAI's 2048-px fit; and a
+# full-HD screenshot.
 PAGE_SIZES: tuple[tuple[int, int], ...] = (
     (384, 384), (512, 512), (768, 768), (1024, 1024), (1092, 1092), (1568, 1568), (2048, 2048), (1920, 1080),
 )
+
+
+MIN_TEXT = 2000
+"""Characters below which one session is too little text to fill a page, and ``corpus_text``
+takes every session's instead."""
+
+
+def corpus_text(corpus: Corpus, minimum: int = MIN_TEXT) -> str:
+    """Text to compare as text and as pages: the longest session's path, or every session's when
+    that holds fewer than ``minimum`` characters (a small demo corpus)."""
+    if not corpus.sessions:
+        return ""
+    text = session_text(corpus.longest())
+    if len(text) < minimum:
+        text = "\n".join(found for session in corpus.sessions if (found := session_text(session)))
+    return text
+
+
+def text_counts(text: str, models: Iterable[str]) -> pl.DataFrame:
+    """The text's tokens per model, and how far to trust each count (columns: model, family,
+    tokens, exact, method, error_median, error_p90)."""
+    import polars as pl
+
+    return pl.DataFrame([
+        {"model": model, "family": c.family, "tokens": c.tokens, "exact": c.exact, "method": c.method,
+         "error_median": c.error_median, "error_p90": c.error_p90}
+        for model in models for c in [text_tokens(text, model)]
+    ], schema_overrides={"error_median": pl.Float64, "error_p90": pl.Float64})
 
 
 def chars_per_page(width: int, height: int, cell: tuple[int, int] = CELL) -> int:
@@ -108,3 +143,12 @@ def size_sweep(models: Iterable[str], sides: Iterable[int], aspect: float = 1.0,
                 "downscaled": cost.downscaled, "rule": cost.rule,
             })
     return pl.DataFrame(rows)
+
+
+def first_downscaled(sweep: pl.DataFrame) -> pl.DataFrame:
+    """Per model of a ``size_sweep``, the smallest width the provider shrinks (models it never
+    shrinks in the sweep, or whose resize is undocumented, are absent)."""
+    import polars as pl
+
+    return (sweep.filter(pl.col("downscaled").fill_null(False)).group_by("model")
+            .agg(pl.col("width").min().alias("shrunk_from")).sort("model"))

@@ -1,8 +1,11 @@
-"""What an image costs each provider, and the size the provider shrinks it to first.
+"""What an image costs each provider, and the size the model sees it at.
 
-The resize matters as much as the count: it decides whether small glyphs survive. Every rule below
-is the provider's documented formula with its document and date beside it; the worked examples of
-those documents are test vectors in ``tests/test_costs_images.py``.
+The resize matters as much as the count: it decides whether small glyphs survive. A provider that
+cuts an image into tiles and scales each tile (Gemini 2.x) is described by the tiling, apart from
+the size: scaling a tile up adds no detail, scaling it down loses some, and only the loss shrinks
+what the model sees. Every rule below is the provider's documented formula with its document and
+date beside it; the worked examples of those documents are test vectors in
+``tests/test_costs_images.py``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,26 @@ GENAI_MEDIA_RESOLUTION = Source(
 
 
 @dataclass(frozen=True, slots=True)
+class Tiling:
+    """How a provider cuts an image into tiles: crops of ``crop`` px squares (the last ones
+    partial), ``columns`` x ``rows`` of them, each scaled to a ``tile`` px square."""
+
+    crop: int
+    columns: int
+    rows: int
+    tile: int
+
+    @property
+    def count(self) -> int:
+        return self.columns * self.rows
+
+    @property
+    def scale(self) -> Fraction:
+        """How each crop is scaled: above 1 enlarged (no detail added), below 1 shrunk (detail lost)."""
+        return Fraction(self.tile, self.crop)
+
+
+@dataclass(frozen=True, slots=True)
 class ImageCost:
     """The tokens an image costs one model, and what the model actually sees."""
 
@@ -46,8 +69,10 @@ class ImageCost:
     width: int
     height: int
     resized: tuple[int, int] | None
-    """The size the provider scales the image to before the model sees it (before any padding);
-    ``None`` where the provider does not document it (Gemini media_resolution levels)."""
+    """The size the model sees (before any padding): the sent size unless the provider shrinks
+    the image, never larger (a tile scaled up adds no detail; the scaling is in ``tiles``). For a
+    tiled image whose crops are shrunk it is the sent size times the shrink: the pixels that
+    survive. ``None`` where the provider does not document it (Gemini media_resolution levels)."""
     rule: str
     source: Source
     model: str
@@ -57,13 +82,19 @@ class ImageCost:
     units: int
     """Patches or tiles the count is made of (1 for flat-rate levels)."""
     note: str = ""
+    tiles: Tiling | None = None
+    """How the image is cut into tiles, for tile rules (``None``: patches, or one whole image)."""
 
     @property
     def downscaled(self) -> bool | None:
-        """Whether the model sees fewer pixels than were sent (``None`` when undocumented)."""
-        if self.resized is None:
-            return None
-        return self.resized[0] < self.width or self.resized[1] < self.height
+        """Whether pixels are lost before the model sees the image (``None`` when undocumented)."""
+        return _lost(self.width, self.height, self.resized)
+
+
+def _lost(width: int, height: int, resized: tuple[int, int] | None) -> bool | None:
+    if resized is None:
+        return None
+    return resized[0] < width or resized[1] < height
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +106,7 @@ class _Outcome:
     units: int
     detail: str | None
     note: str = ""
+    tiles: Tiling | None = None
 
 
 class ImageRule(Protocol):
@@ -112,6 +144,14 @@ def _choose(detail: str | None, levels: tuple[str, ...], auto: str, model_rule: 
     return level
 
 
+# OpenAI tile rule, https://developers.openai.com/api/docs/guides/images-vision (2026-11-29),
+# "Tile-based tokenization"; the 512-px low box from the 2024 revision of the same guide.
+OPENAI_TILE = 512  # px: tiles of 512x512, each billed per_tile
+OPENAI_FIT = 2048  # px: first fitted into a 2048x2048 square
+OPENAI_SHORT_SIDE = 768  # px: then the shortest side scaled down to 768
+OPENAI_LOW_BOX = 512  # px: detail "low" sees the image fitted into 512x512
+
+
 @dataclass(frozen=True, slots=True)
 class OpenAITiles:
     """GPT-4o-era tile pricing: ``base + per_tile * tiles512`` after fitting 2048x2048 and
@@ -128,18 +168,19 @@ class OpenAITiles:
     def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
         level = _choose(detail, ("low", "high"), "high", self.name)
         if level == "low":
-            low = fit_within(width, height, 512, 512)
+            low = fit_within(width, height, OPENAI_LOW_BOX, OPENAI_LOW_BOX)
             return _Outcome(self.name, self.source, self.base, low, 0, level, self.note)
-        w, h = fit_within(width, height, 2048, 2048)
+        w, h = fit_within(width, height, OPENAI_FIT, OPENAI_FIT)
         # "If the shortest side exceeds 768px, scale it down to 768px and round down the other
         # dimension" (OPENAI_VISION; older wording scaled small images up, see providers.md 1.1).
-        if min(w, h) > 768:
+        if min(w, h) > OPENAI_SHORT_SIDE:
             if w <= h:
-                w, h = 768, h * 768 // w
+                w, h = OPENAI_SHORT_SIDE, h * OPENAI_SHORT_SIDE // w
             else:
-                w, h = w * 768 // h, 768
-        tiles = math.ceil(w / 512) * math.ceil(h / 512)
-        return _Outcome(self.name, self.source, self.base + self.per_tile * tiles, (w, h), tiles, level, self.note)
+                w, h = w * OPENAI_SHORT_SIDE // h, OPENAI_SHORT_SIDE
+        tiling = Tiling(OPENAI_TILE, math.ceil(w / OPENAI_TILE), math.ceil(h / OPENAI_TILE), OPENAI_TILE)
+        return _Outcome(self.name, self.source, self.base + self.per_tile * tiling.count, (w, h), tiling.count,
+                        level, self.note, tiling)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +191,10 @@ class PatchLevel:
     """Most 32-px patches allowed before the budget shrink (None: no budget)."""
 
 
-OPENAI_PATCH = 32
-OPENAI_MAX_PATCHES = 30_000
-"""More patches after processing and the API rejects the request (OPENAI_VISION, step C)."""
+# OpenAI patch rule, https://developers.openai.com/api/docs/guides/images-vision (2026-11-29),
+# "Patch-based tokenization" steps A-D.
+OPENAI_PATCH = 32  # px: the side of one patch
+OPENAI_MAX_PATCHES = 30_000  # step C: more patches after processing and the API rejects the request
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +238,9 @@ def _patch_budget_shrink(width: int, height: int, budget: int) -> tuple[int, int
     return max(1, _floor(width * adjusted)), max(1, _floor(height * adjusted))
 
 
-ANTHROPIC_PATCH = 28
-ANTHROPIC_MAX_SIDE = 8000
-"""Larger images are rejected (ANTHROPIC_VISION, "Limits")."""
+# Claude, https://platform.claude.com/docs/en/build-with-claude/vision (2026-07-13).
+ANTHROPIC_PATCH = 28  # px: "Each patch is a 28x28-pixel block of the image, referred to as a visual token"
+ANTHROPIC_MAX_SIDE = 8000  # px: larger images are rejected ("Limits")
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,9 +306,10 @@ class AnthropicLegacy:
     exceeds ~1,600 tokens (ANTHROPIC_VISION_LEGACY). Rounded up, as the page's examples are
     (200x200 ≈ 54, 1000x1000 ≈ 1334, 1092x1092 ≈ 1590)."""
 
-    max_edge: int = 1568
-    max_tokens: int = 1600
-    pixels_per_token: int = 750
+    # https://docs.anthropic.com/en/docs/vision (2025, until the mid-2026 rewrite)
+    max_edge: int = 1568  # px, long edge
+    max_tokens: int = 1600  # "~1,600 tokens"
+    pixels_per_token: int = 750  # tokens = width * height / 750
     source: Source = ANTHROPIC_VISION_LEGACY
     name: str = "anthropic-legacy-750"
 
@@ -282,10 +325,15 @@ class AnthropicLegacy:
 
 ANTHROPIC_LEGACY = AnthropicLegacy()
 
-GEMINI_TILE_TOKENS = 258
-GEMINI_SMALL_SIDE = 384
-GEMINI_TILE = 768
+# Gemini 1.5 / 2.x tiling, https://ai.google.dev/gemini-api/docs/image-understanding (2026-07-10),
+# "Token calculation": "258 tokens if both dimensions <= 384 pixels. Larger images are tiled into
+# 768x768 pixel tiles, each costing 258 tokens"; crop unit "floor(min(width, height) / 1.5)".
+GEMINI_TILE_TOKENS = 258  # tokens per tile, and per image of at most 384x384
+GEMINI_SMALL_SIDE = 384  # px: both sides at most this: one image, 258 tokens, no tiling
+GEMINI_TILE = 768  # px: each crop is scaled to a 768x768 tile
+GEMINI_CROP_DIVISOR = Fraction(3, 2)  # crop unit = floor(min(width, height) / 1.5)
 
+# https://pypi.org/project/google-genai/3.6.1/ (2026-11-29), types.MediaResolution docstrings.
 GEMINI_2_LEVELS: dict[str, int] = {"low": 64, "medium": 256, "high": 256}
 """Pre-Gemini-3 ``media_resolution`` (GENAI_MEDIA_RESOLUTION: LOW 64 tokens, MEDIUM 256, HIGH
 "zoomed reframing with 256 tokens")."""
@@ -296,6 +344,8 @@ class GeminiTiles:
     """Gemini 1.5/2.0/2.5 (GEMINI_IMAGES "Token calculation"): 258 tokens when both sides are
     <= 384 px, else crop unit ``floor(min(w, h) / 1.5)``, ``ceil(w/cu) * ceil(h/cu)`` tiles of 258
     tokens, each crop scaled to a 768-px tile. A ``media_resolution`` level replaces the tiling.
+    Crops smaller than 768 px are enlarged, which loses nothing: the model sees the image as sent.
+    Larger crops are shrunk: the model sees the image at ``768 / crop`` of its size.
 
     The doc calls this "a rough formula", and the corpora show it can overcount: a recorded
     gemini-2.5-flash response (pydantic-ai cassette ``function_response_images``) reports 516 IMAGE
@@ -312,15 +362,19 @@ class GeminiTiles:
             return _Outcome("gemini-2-media-resolution", GENAI_MEDIA_RESOLUTION, GEMINI_2_LEVELS[level], None, 1, level)
         if width <= GEMINI_SMALL_SIDE and height <= GEMINI_SMALL_SIDE:
             return _Outcome(self.name, self.source, GEMINI_TILE_TOKENS, (width, height), 1, None)
-        crop = max(1, math.floor(min(width, height) / 1.5))
-        tiles = math.ceil(width / crop) * math.ceil(height / crop)
-        seen = (_floor(width * GEMINI_TILE / crop), _floor(height * GEMINI_TILE / crop))
+        crop = max(1, math.floor(min(width, height) / GEMINI_CROP_DIVISOR))
+        tiling = Tiling(crop, math.ceil(width / crop), math.ceil(height / crop), GEMINI_TILE)
+        seen = (width, height)
+        if crop > GEMINI_TILE:
+            seen = (_floor(width * GEMINI_TILE / crop), _floor(height * GEMINI_TILE / crop))
+        how = "shrunk to" if crop > GEMINI_TILE else "enlarged to" if crop < GEMINI_TILE else "exactly"
         return _Outcome(
-            self.name, self.source, GEMINI_TILE_TOKENS * tiles, seen, tiles, None,
-            f"crop unit {crop} px, each crop scaled to a {GEMINI_TILE}-px tile (doc's 'rough formula')",
+            self.name, self.source, GEMINI_TILE_TOKENS * tiling.count, seen, tiling.count, None,
+            f"crop unit {crop} px, each crop {how} a {GEMINI_TILE}-px tile (doc's 'rough formula')", tiling,
         )
 
 
+# https://ai.google.dev/gemini-api/docs/media-resolution (2026-09-23), Gemini 3 table.
 GEMINI_3_LEVELS: dict[str, int] = {"low": 280, "medium": 560, "high": 1120, "ultra_high": 2240}
 """Most tokens per image at each Gemini 3 ``media_resolution`` level; unspecified = high for images
 (GEMINI_MEDIA_RESOLUTION, Gemini 3 table)."""
@@ -356,6 +410,8 @@ def _patches(levels: dict[str, PatchLevel], auto: str, multiplier: str | None,
     )
 
 
+# Patch levels (box side, patch budget) and multipliers: https://developers.openai.com/api/docs/guides/images-vision
+# (2026-11-29, newest revision; the 1,536-patch rule from its earlier 2026 revision, OPENAI_VISION_2026_EARLY).
 _LOW_512 = PatchLevel(512, None)
 _HIGH_2048 = PatchLevel(2048, 2500)
 _ORIGINAL_6000 = PatchLevel(6000, 10_000)
@@ -367,13 +423,19 @@ _NO_MULTIPLIER = "listed under the 1,536-patch rule; no multiplier is documented
 
 # Multipliers: OPENAI_VISION newest revision (the earlier 2026 revision had gpt-5-mini 1.62,
 # gpt-5-nano 2.46, gpt-5.4-mini 1.62, gpt-5.4-nano 2.46; lowered later).
+# Tile base / per tile: https://developers.openai.com/api/docs/guides/images-vision (2026-11-29).
 _TILES_85 = OpenAITiles(85, 170)
 _TILES_70 = OpenAITiles(70, 140)
 _TILES_75 = OpenAITiles(75, 150)
+# Long edge / visual tokens per tier: https://platform.claude.com/docs/en/build-with-claude/vision (2026-07-13).
 _CLAUDE_STANDARD = AnthropicPatches(1568, 1568, "standard")
 _CLAUDE_HIGH_RES = AnthropicPatches(2576, 4784, "high_resolution")
 """High-resolution tier: "Claude 4.7 and later models" (ANTHROPIC_VISION)."""
 
+# Every number below: OpenAI https://developers.openai.com/api/docs/guides/images-vision (2026-11-29;
+# the 1,536-patch rows from its earlier 2026 revision), Claude
+# https://platform.claude.com/docs/en/build-with-claude/vision (2026-07-13), Gemini
+# https://ai.google.dev/gemini-api/docs/image-understanding (2026-07-10) and .../media-resolution (2026-09-23).
 RULES: dict[str, ImageRule] = {
     "gpt-4o": _TILES_85,
     "gpt-4.1": _TILES_85,
@@ -445,18 +507,16 @@ def image_tokens(width: int, height: int, model: str, detail: str | None = None)
     return ImageCost(
         tokens=out.tokens, width=width, height=height, resized=out.resized, rule=out.rule, source=out.source,
         model=model, family=resolve(model).family.name, detail=out.detail, units=out.units, note=out.note,
+        tiles=out.tiles,
     )
 
 
 def resize_for(width: int, height: int, model: str, detail: str | None = None) -> tuple[int, int] | None:
-    """The size ``model`` scales a ``width`` x ``height`` image to before it sees it (``None``
-    where the provider does not document its resize)."""
+    """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the
+    provider shrinks it (``None`` where the provider does not document its resize)."""
     return _outcome(width, height, model, detail)[1].resized
 
 
 def downscaled(width: int, height: int, model: str, detail: str | None = None) -> bool | None:
-    """Whether ``model`` sees fewer pixels than sent: glyphs a few pixels high do not survive that."""
-    resized = resize_for(width, height, model, detail)
-    if resized is None:
-        return None
-    return resized[0] < width or resized[1] < height
+    """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that."""
+    return _lost(width, height, resize_for(width, height, model, detail))

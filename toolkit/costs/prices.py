@@ -101,7 +101,7 @@ def _openai(in_: float, cached: float, out: float, write: float | None = None) -
 
 def _long_openai(r: Rates) -> Rates:
     """> 272K input: input, cached (and writes, 1.25x input) x2, output x1.5 (litellm GPT-6
-    announcement, https://github.com/BerriAI/litellm/discussions/42523, providers.md 3)."""
+    announcement, https://github.com/BerriAI/litellm/discussions/42523, read 2026-11-29, providers.md 3)."""
     return Rates(
         r.input * 2, None if r.cached_input is None else r.cached_input * 2,
         None if r.cache_write is None else r.cache_write * 2, r.output * 1.5,
@@ -112,10 +112,14 @@ def _many(names: tuple[str, ...], rates: Rates, source: Source) -> list[Price]:
     return [Price(name, rates, source) for name in names]
 
 
+# Anthropic: https://platform.claude.com/docs/en/about-claude/pricing (rows read 2026-09-23..2026-10-08,
+# legacy rows 2026-11-29).
 _OPUS_45 = _claude(5, 6.25, 10, 0.50, 25)
 _OPUS_4 = _claude(15, 18.75, 30, 1.50, 75)
 _SONNET = _claude(3, 3.75, 6, 0.30, 15)
+# Long-context threshold, input tokens: https://github.com/BerriAI/litellm/discussions/42523 (read 2026-11-29).
 _OPENAI_LONG = 272_000
+# OpenAI: https://developers.openai.com/api/docs/pricing (2026-09-29).
 _GPT6_ASTRA = _openai(10, 1.00, 50, 12.50)
 _GPT6_SOL = _openai(2, 0.20, 10, 2.50)
 _GPT61_SOL = _openai(2, 0.10, 10, 2.50)
@@ -123,6 +127,7 @@ _GPT6_LUNA = _openai(0.10, 0.01, 0.50, 0.125)
 _GPT56_SOL = _openai(4, 0.40, 20, 5)
 _GPT55 = _openai(5, 0.50, 30)
 _GPT54 = _openai(2.50, 0.25, 15)
+# Google: https://ai.google.dev/gemini-api/docs/pricing (2026-11-29).
 _GEMINI_25_PRO = Rates(1.25, 0.125, None, 10.00)
 _GEMINI_31_PRO = Rates(2.00, 0.20, None, 12.00)
 

@@ -72,6 +72,8 @@ _O200K_PATTERN = "|".join([
 _CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
+# Special-token ids of each encoding: https://github.com/openai/tiktoken/blob/0.14.0/tiktoken_ext/openai_public.py
+# (tiktoken 0.14.0, 2026-08-16; TIKTOKEN_SOURCE).
 _HARMONY_SPECIALS: dict[str, int] = {
     "<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|endofprompt|>": 200018,
     "<|return|>": 200002, "<|constrain|>": 200003, "<|channel|>": 200005, "<|start|>": 200006,

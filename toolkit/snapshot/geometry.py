@@ -290,7 +290,7 @@ pricing makes many small pages cost about the same, but requests limit the numbe
 def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: int,
             lengths: Lengths) -> tuple[int, int, int, float]:
     """Page size and text columns with the most characters of ``lengths``-shaped text per token
-    among the pages the model sees exactly as sent (not shrunk, not enlarged); within ``TIE`` of the best, the larger page (fewer
+    among the pages the model sees exactly as sent (``toolkit.costs`` reports no shrink); within ``TIE`` of the best, the larger page (fewer
     images). A coarse grid (cell-aligned sides and multiples of 32 px, where provider limits
     fall), then every cell-aligned size near the best, then every size within a
     few pixels (a provider's limit need not fall on a cell boundary). Returns width, height,

@@ -2,17 +2,31 @@
 forked by copying, checkpointed and rewound by name, resumed without orphaning a tool result."""
 
 from toolkit.transcripts.migrations import SchemaError
-from toolkit.transcripts.resume import Checkpoint, Dropped, Resumed, estimate_tokens, token_counter, trim
+from toolkit.transcripts.resume import (
+    DEFAULT_MODEL,
+    UNKNOWN_IMAGE_SIZE,
+    Checkpoint,
+    Dropped,
+    Resumed,
+    TokenCounter,
+    estimate_tokens,
+    path_model,
+    token_counter,
+    trim,
+)
 from toolkit.transcripts.store import SessionInfo, TranscriptStore, fork_id, is_store
 from toolkit.transcripts.tree import chart, frame, layout, render
 from toolkit.transcripts.turns import TurnError, is_turn_start
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "UNKNOWN_IMAGE_SIZE",
     "Checkpoint",
     "Dropped",
     "Resumed",
     "SchemaError",
     "SessionInfo",
+    "TokenCounter",
     "TranscriptStore",
     "TurnError",
     "chart",
@@ -22,6 +36,7 @@ __all__ = [
     "is_store",
     "is_turn_start",
     "layout",
+    "path_model",
     "render",
     "token_counter",
     "trim",

@@ -8,83 +8,102 @@ is the very failure the mark exists to prevent."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import assert_never
 
-from toolkit.record import Image, Message, Opaque, Reasoning, Text, ToolResult, ToolUse
-from toolkit.transcripts.serialize import dumps
+from toolkit.costs import UnknownModelError, image_tokens, resolve, rule_for, text_tokens
+from toolkit.costs.content import block_text, message_images
+from toolkit.record import Image, Message
 from toolkit.transcripts.turns import call_positions, is_turn_start
+
+DEFAULT_MODEL = "claude-sonnet-4.5"
+"""Whose counts a resume uses when the path names no model. A choice, not a measurement: Claude
+counts more tokens than o200k for the same text (on the shared corpora o200k falls 35% short of
+Claude's reported growth, ``toolkit costs calibrate``), so a budget taken from it errs on the side
+of room. Its image rule is Claude's standard tier (28-px patches, at most 1568 visual tokens),
+which also stands in for models without a documented one."""
 
 CHARS_PER_TOKEN = 4
 """Estimate, not a tokenizer: "a token is equivalent to about 4 characters"
 (https://ai.google.dev/gemini-api/docs/tokens, read 2026-11-29; OpenAI's help centre gives the same
-rule of thumb). Pass ``count=`` to ``resume`` for a real tokenizer."""
+rule of thumb). Used only for models the registry (``toolkit.costs.resolve``) does not know."""
 
-PATCH_PX = 28
-IMAGE_TOKEN_LIMIT = 1568
-"""Estimate of an image's tokens: ``ceil(w/28) * ceil(h/28)`` visual tokens, at most 1568 on
-standard-tier Claude models (https://platform.claude.com/docs/en/build-with-claude/vision, page as
-captured 2026-07-13). An image of unknown size counts as the limit."""
-
-
-def _content(message: Message) -> tuple[str, list[Image]]:
-    """What a message sends as text (words, tool inputs and outputs, reasoning, opaque JSON) and
-    the images it carries."""
-    parts: list[str] = []
-    images: list[Image] = []
-    for block in message.blocks:
-        match block:
-            case Text():
-                parts.append(block.text)
-            case ToolUse():
-                parts.append(block.name)
-                parts.append(block.raw_input if block.raw_input is not None else dumps(block.input))
-            case ToolResult():
-                parts.append(block.output)
-                images.extend(block.images)
-            case Reasoning():
-                parts.append(block.text)
-            case Image():
-                images.append(block)
-            case Opaque():
-                parts.append(dumps(block.raw))
-            case _:
-                assert_never(block)
-    return "".join(parts), images
+UNKNOWN_IMAGE_SIZE = (2000, 2000)
+"""ESTIMATE: an image whose size was not recorded (or that the model's rule rejects) is counted as
+a 2000x2000 one, the most Anthropic advises per side when a request carries many images ("stay
+<= 2000 px per side", https://platform.claude.com/docs/en/build-with-claude/vision, read
+2026-07-13): a budget should overcount, not overflow."""
 
 
-def estimate_tokens(message: Message) -> int:
-    """Rough token count of what a message sends, from its length: for budgets, not for bills."""
-    text, images = _content(message)
-    return math.ceil(len(text) / CHARS_PER_TOKEN) + sum(image_tokens(i) for i in images)
+@dataclass(frozen=True, slots=True)
+class TokenCounter:
+    """A ``count`` for ``resume``: the tokens a message sends to one model, text by
+    ``toolkit.costs.text_tokens`` (exact for OpenAI encodings, a calibrated estimate otherwise)
+    and images by ``toolkit.costs.image_tokens``; for a model the registry does not know, the
+    text by its length (``CHARS_PER_TOKEN``). ``method`` says which. Reasoning counts as sent: a
+    budget errs on the side of room."""
+
+    model: str | None
+    """The model asked for (``None``: none was named)."""
+    text_model: str | None
+    """The model whose text count applies; ``None``: the length estimate."""
+    image_model: str
+    """The model whose image rule applies (``DEFAULT_MODEL`` where ``model`` has none)."""
+
+    def __call__(self, message: Message) -> int:
+        texts = (block_text(block) for block in message.blocks)
+        return sum(self.text(t) for t in texts if t) + sum(self.image(i) for i in message_images(message))
+
+    def text(self, text: str) -> int:
+        if self.text_model is None:
+            return math.ceil(len(text) / CHARS_PER_TOKEN)
+        return text_tokens(text, self.text_model).tokens
+
+    def image(self, image: Image) -> int:
+        if image.width is not None and image.height is not None:
+            try:
+                return image_tokens(image.width, image.height, self.image_model).tokens
+            except ValueError:  # a size the provider rejects: counted like one not recorded
+                pass
+        return image_tokens(*UNKNOWN_IMAGE_SIZE, self.image_model).tokens
+
+    @property
+    def method(self) -> str:
+        images = f"images by {rule_for(self.image_model).name} ({self.image_model})"
+        if self.text_model is None:
+            why = "" if self.model is None else f", {self.model!r} is not in the model registry"
+            return f"length estimate ({CHARS_PER_TOKEN} characters per token{why}); {images}"
+        return f"text by {text_tokens('', self.text_model).method} ({self.text_model}); {images}"
 
 
-def token_counter(model: str | None = None) -> Callable[[Message], int]:
-    """A ``count`` for ``resume``: ``toolkit.costs.text_tokens`` for ``model`` (exact for OpenAI
-    encodings, a calibrated estimate otherwise) plus the image estimate; the length estimate when
-    no model is named or ``toolkit.costs`` is not installed."""
-    if model is None:
-        return estimate_tokens
+estimate_tokens = TokenCounter(None, None, DEFAULT_MODEL)
+"""The length estimate: what a message sends, ``CHARS_PER_TOKEN`` characters per token, images
+by ``DEFAULT_MODEL``'s rule. For when no model applies; ``token_counter`` when one does."""
+
+
+@functools.cache
+def token_counter(model: str | None = None) -> TokenCounter:
+    """The ``count`` for ``model`` (default ``DEFAULT_MODEL``). A model the registry does not know
+    (``<synthetic>``, a gateway's own name) gets the length estimate instead of an error, and a
+    model without a documented image rule counts its images by ``DEFAULT_MODEL``'s."""
+    name = DEFAULT_MODEL if model is None else model
     try:
-        from toolkit.costs.text import text_tokens
-    except ImportError:
-        return estimate_tokens
+        resolve(name)
+    except UnknownModelError:
+        return TokenCounter(model, None, DEFAULT_MODEL)
+    try:
+        image_tokens(*UNKNOWN_IMAGE_SIZE, name)
+    except ValueError:
+        return TokenCounter(model, name, DEFAULT_MODEL)
+    return TokenCounter(model, name, name)
 
-    def count(message: Message) -> int:
-        text, images = _content(message)
-        return text_tokens(text, model).tokens + sum(image_tokens(i) for i in images)
 
-    return count
-
-
-def image_tokens(image: Image) -> int:
-    if image.width is None or image.height is None:
-        return IMAGE_TOKEN_LIMIT
-    patches = math.ceil(image.width / PATCH_PX) * math.ceil(image.height / PATCH_PX)
-    return min(patches, IMAGE_TOKEN_LIMIT)
+def path_model(path: Sequence[Message]) -> str | None:
+    """The model of the newest message on the path that names one: whose window a resume fills."""
+    return next((m.model for m in reversed(path) if m.model), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +137,8 @@ class Resumed:
     """Messages of the path left out between the pinned system messages and the kept turns."""
     tokens: int
     """Estimated tokens of the kept messages (by the ``count`` the resume used)."""
+    counted_by: str = ""
+    """How ``tokens`` were counted (a ``TokenCounter``'s method; a caller's own ``count`` says so)."""
 
     def checkpoint(self, name: str) -> Checkpoint:
         for mark in self.checkpoints:
@@ -145,11 +166,15 @@ def trim(
     *,
     max_messages: int | None = None,
     max_tokens: int | None = None,
-    count: Callable[[Message], int] = estimate_tokens,
+    count: Callable[[Message], int] | None = None,
 ) -> Resumed:
     """The newest part of ``path`` within the limits, cut only where a turn starts and no kept
     result loses its call. System messages at the root are instructions everything else relies
-    on: they are always kept and count against the limits."""
+    on: they are always kept and count against the limits. ``count`` defaults to
+    ``token_counter`` for the path's newest model (``path_model``)."""
+    if count is None:
+        count = token_counter(path_model(path))
+    counted_by = count.method if isinstance(count, TokenCounter) else "a count given by the caller"
     if max_messages is not None and max_messages < 0:
         raise ValueError(f"max_messages must be >= 0, not {max_messages}")
     if max_tokens is not None and max_tokens < 0:
@@ -181,7 +206,7 @@ def trim(
             dropped.append(Dropped(mark.name, mark.message_id,
                                    f"its message {mark.message_id!r} is not on the resumed path"))
     return Resumed(session_id, kept, tuple(alive), tuple(dropped), start - pinned,
-                   pinned_tokens + sum(sizes[start:]))
+                   pinned_tokens + sum(sizes[start:]), counted_by)
 
 
 def _cut(path: Sequence[Message], sizes: Sequence[int], pinned: int, pinned_tokens: int,

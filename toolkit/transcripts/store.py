@@ -2,7 +2,11 @@
 
 Every message records its parent and every session names its tip, so a branch is a pointer move
 that writes no message, a fork is a copy with new ids that shares no rows, and checkpoints are
-named pointers stored beside the transcript, so they survive a restart."""
+named pointers stored beside the transcript, so they survive a restart.
+
+A turn's run config is recorded with its surface: the hash of the tool specs it carries is set (or
+checked, when the caller gave one) and the specs go to a ``toolkit.surface.SurfaceStore`` when the
+store has one, besides the copy in SQLite that keeps the file self-contained."""
 
 from __future__ import annotations
 
@@ -17,9 +21,18 @@ from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
 from toolkit.record import Block, Event, Message, Problem, RunConfig, Session
+from toolkit.surface import (
+    Fidelity,
+    SurfaceMismatch,
+    SurfaceStore,
+    fidelity,
+    record_run,
+    record_surfaces,
+    surface_of,
+)
 from toolkit.transcripts import serialize as rows
 from toolkit.transcripts.migrations import APPLICATION_ID, MIGRATIONS, SchemaError, migrate, version
-from toolkit.transcripts.resume import Checkpoint, Resumed, estimate_tokens, trim
+from toolkit.transcripts.resume import Checkpoint, Resumed, trim
 from toolkit.transcripts.turns import PathCalls, TurnError, check_turn
 
 if TYPE_CHECKING:
@@ -90,11 +103,17 @@ class TranscriptStore:
     """Sessions, their trees, tips, run configs, events, checkpoints and image bytes in one SQLite
     file (WAL mode, so readers never block the writer and several processes may append at once).
 
-    Use as a context manager or call ``close()``. One store object belongs to one thread."""
+    Use as a context manager or call ``close()``. One store object belongs to one thread.
 
-    def __init__(self, path: str | Path, *, timeout: float = BUSY_TIMEOUT) -> None:
+    ``surfaces`` (a ``SurfaceStore`` or its directory) receives the tool specs of every run config
+    written, so replays can rebuild them by hash from the same store other tools fill."""
+
+    def __init__(self, path: str | Path, *, timeout: float = BUSY_TIMEOUT,
+                 surfaces: SurfaceStore | str | Path | None = None) -> None:
         self.file = Path(path)
         """The database file."""
+        self.surfaces = surfaces if surfaces is None or isinstance(surfaces, SurfaceStore) else SurfaceStore(surfaces)
+        """Where the tool specs of written run configs also go (``None``: SQLite only)."""
         name = str(path)
         try:
             self._db = sqlite3.connect(self.file, timeout=timeout, isolation_level=None)
@@ -141,7 +160,8 @@ class TranscriptStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"TranscriptStore({str(self.file)!r})"
+        tail = "" if self.surfaces is None else f", surfaces={str(self.surfaces.root)!r}"
+        return f"TranscriptStore({str(self.file)!r}{tail})"
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -366,7 +386,11 @@ class TranscriptStore:
         """Store imported sessions as they are (tree, tip, run configs, events), each in its own
         transaction, with the image bytes and the load's problems. A session id already stored is
         an error unless ``replace=True``; an id given twice is always an error (one would silently
-        replace the other). Both are checked before anything is written. Returns the stored ids."""
+        replace the other). Both are checked before anything is written. Returns the stored ids.
+
+        With a surface store, every run config's specs are put there and its surface hash set
+        (``toolkit.surface.record_surfaces``); a recorded hash that disagrees with the recorded
+        specs is kept as recorded and stored as a problem naming its file and line."""
         from toolkit.corpus import Corpus
 
         problems: list[Problem] = []
@@ -379,6 +403,9 @@ class TranscriptStore:
         else:
             sessions, found_images = list(corpus), {}
         found_images.update(images or {})
+        if self.surfaces is not None:
+            recorded = record_surfaces(Corpus(sessions=sessions, problems=problems), self.surfaces)
+            sessions, problems = recorded.sessions, recorded.problems
         first: dict[str, Session] = {}
         for session in sessions:
             if session.id in first:
@@ -414,7 +441,9 @@ class TranscriptStore:
         must be exactly that. A turn with a tool call and no result, a result whose call is neither
         in the turn nor open on the path, a repeated call id or a message id the session already has
         raises ``TurnError`` and writes nothing. ``run_config`` (applying from the turn's first
-        message unless it names another of the turn's messages) is stored with the turn.
+        message unless it names another of the turn's messages) is stored with the turn, its
+        surface recorded: the hash of its tool specs set, or checked when given (a hash that is not
+        the specs' raises ``SurfaceMismatch`` and writes nothing), the specs put in the surface store.
 
         Returns the messages as stored (parent ids filled in)."""
         if not messages:
@@ -442,10 +471,30 @@ class TranscriptStore:
                 elif run_config.message_id not in ids:
                     raise TurnError(f"session {session_id!r}: the run config names message "
                                     f"{run_config.message_id!r}, which is not in this turn")
+                run_config = self._record_surface(session_id, run_config)
                 self._insert_run_configs(session_id, self._next_seq("run_configs", session_id), [run_config])
             self._insert_messages(session_id, self._next_seq("messages", session_id), chained)
             db.execute("UPDATE sessions SET tip = ? WHERE id = ?", (chained[-1].id, session_id))
         return chained
+
+    def _record_surface(self, session_id: str, config: RunConfig) -> RunConfig:
+        """``config`` with the surface hash of the specs it carries; the specs put in the surface
+        store when there is one (``record_run``), else checked against a given hash by hash alone."""
+        if config.tools is None:
+            return config
+        where = f"session {session_id!r}, run config of message {config.message_id!r}"
+        if self.surfaces is not None:
+            try:
+                return record_run(config, self.surfaces)
+            except SurfaceMismatch as exc:
+                raise SurfaceMismatch(f"{where}: {exc}") from None
+        if config.surface_hash is None:
+            return replace(config, surface_hash=surface_of(config))
+        check = fidelity(config.surface_hash, config.tools)
+        if check.state is not Fidelity.MATCHES:
+            raise SurfaceMismatch(f"{where}: recorded surface hash {config.surface_hash} is not the hash of the "
+                                  f"recorded specs ({check.current}); {check.reason}")
+        return config
 
     @staticmethod
     def _chain(session_id: str, tip: str | None, messages: Sequence[Message]) -> tuple[Message, ...]:
@@ -541,10 +590,11 @@ class TranscriptStore:
         return target
 
     def resume(self, session_id: str, *, max_messages: int | None = None, max_tokens: int | None = None,
-               count: Callable[[Message], int] = estimate_tokens) -> Resumed:
+               count: Callable[[Message], int] | None = None) -> Resumed:
         """The newest messages of the session's path within the limits, cut where a turn starts
         (never leaving a result without its call), with the checkpoints still inside them and the
-        ones dropped. The store is not changed. ``count`` defaults to a length-based estimate."""
+        ones dropped. The store is not changed. ``count`` defaults to ``token_counter`` for the
+        path's newest model (``DEFAULT_MODEL`` when it names none)."""
         with self._read():
             tip = self._header(session_id).tip
             path = self._messages(session_id, self._path_seqs(session_id, tip))
