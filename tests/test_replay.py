@@ -83,12 +83,15 @@ def loads(req: Request) -> Any:
 
 
 def everything_valid(s: Session, images: dict[str, bytes] | None = IMAGES) -> None:
+    """Every wire × mode × vision request of ``s`` passes the project's validator and the SDK types,
+    and its bytes read back as its body."""
     for wire in WIRES:
         for mode in MODES:
             for vision in (True, False):
                 req = request(s, wire=wire, mode=mode, vision=vision, images=images)
                 assert validate(req.body, wire) == [], (wire, mode, vision)
                 assert sdk_problems(req.body, wire) == [], (wire, mode, vision)
+                assert json.loads(req.bytes) == req.body
 
 
 ANSWERED = session(chain(
@@ -189,40 +192,54 @@ def test_prose_head_puts_the_previous_replys_calls_ahead_of_the_next_user_words(
     ]
 
 
-def test_native_chat_completions_shape() -> None:
-    body = loads(request(ANSWERED, wire="openai-chat", mode="native"))
-    assert body["messages"] == [
+NATIVE_ANSWERED = {
+    "openai-chat": [
         {"role": "user", "content": "List the files."},
         {"role": "assistant", "content": "Listing.", "tool_calls": [
             {"id": "replay_a1_0", "type": "function", "function": {"name": "Bash", "arguments": '{"command":"ls"}'}}]},
         {"role": "tool", "tool_call_id": "replay_a1_0", "content": "a.py\nb.py"},
         {"role": "assistant", "content": "Two files."},
-    ]
-
-
-def test_native_responses_shape() -> None:
-    body = loads(request(ANSWERED, wire="openai-responses", mode="native"))
-    assert body["input"] == [
+    ],
+    "openai-responses": [
         {"role": "user", "content": "List the files."},
         {"role": "assistant", "content": "Listing."},
         {"type": "function_call", "call_id": "replay_a1_0", "name": "Bash", "arguments": '{"command":"ls"}'},
         {"type": "function_call_output", "call_id": "replay_a1_0", "output": "a.py\nb.py"},
         {"role": "assistant", "content": "Two files."},
-    ]
-
-
-def test_native_anthropic_shape() -> None:
-    body = loads(request(ANSWERED, wire="anthropic", mode="native"))
-    assert body["messages"] == [
+    ],
+    "anthropic": [
         {"role": "user", "content": "List the files."},
         {"role": "assistant", "content": [{"type": "text", "text": "Listing."},
                                           {"type": "tool_use", "id": "replay_a1_0", "name": "Bash",
                                            "input": {"command": "ls"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "replay_a1_0", "content": "a.py\nb.py"}]},
         {"role": "assistant", "content": "Two files."},
-    ]
+    ],
+    "ollama": [
+        {"role": "user", "content": "List the files."},
+        {"role": "assistant", "content": "Listing.", "tool_calls": [
+            {"function": {"name": "Bash", "arguments": {"command": "ls"}}}]},
+        {"role": "tool", "tool_name": "Bash", "content": "a.py\nb.py"},
+        {"role": "assistant", "content": "Two files."},
+    ],
+}
+"""``ANSWERED`` in native mode, each wire's messages part written out from its documentation."""
+
+
+@pytest.mark.parametrize("wire", NATIVE_ANSWERED)
+def test_native_shape(wire: str) -> None:
+    req = request(ANSWERED, wire=wire, mode="native")
+    assert loads(req)[req.messages_key] == NATIVE_ANSWERED[wire]
+
+
+def test_native_anthropic_declares_called_tools_the_recording_did_not_keep() -> None:
+    body = loads(request(ANSWERED, wire="anthropic", mode="native"))
     assert body["tools"] == [{"name": "Bash", "description": "Declared by the replay: the recording kept this "
                               "tool's name, not its specification.", "input_schema": {"type": "object"}}]
+
+
+def test_ollama_bodies_ask_for_one_reply_not_a_stream() -> None:
+    assert loads(request(ANSWERED, wire="ollama", mode="native"))["stream"] is False
 
 
 def test_native_gemini_shape_with_the_placeholder_signature_on_the_first_call() -> None:
@@ -259,18 +276,6 @@ def test_native_gemini_passes_back_a_real_signature_from_the_same_model() -> Non
         {"text": "[Reasoning]: (not readable: the provider kept it as an opaque signature)"},
         {"functionCall": {"id": "replay_a1_0", "name": "read", "args": {}},
          "thoughtSignature": "skip_thought_signature_validator"}]
-
-
-def test_native_ollama_shape() -> None:
-    body = loads(request(ANSWERED, wire="ollama", mode="native"))
-    assert body["messages"] == [
-        {"role": "user", "content": "List the files."},
-        {"role": "assistant", "content": "Listing.", "tool_calls": [
-            {"function": {"name": "Bash", "arguments": {"command": "ls"}}}]},
-        {"role": "tool", "tool_name": "Bash", "content": "a.py\nb.py"},
-        {"role": "assistant", "content": "Two files."},
-    ]
-    assert body["stream"] is False
 
 
 # ---- ids, bounds, vocabulary ------------------------------------------------------------------
@@ -666,6 +671,27 @@ def test_responses_and_ollama_validators_pair_calls() -> None:
                     "ollama") == []
 
 
+def test_validators_report_malformed_values_instead_of_raising() -> None:
+    """Values of the wrong JSON type where an id, a media type or a call object belongs are problems
+    named by path, never an exception."""
+    chat = {"messages": [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": ["c1"], "content": "ok"}],
+            "model": "m"}
+    assert ("messages[1]", "pairing") in {(p.where, p.rule) for p in validate(chat, "openai-chat")}
+    image = {"type": "image", "source": {"type": "base64", "media_type": {"png": 1}, "data": PNG_B64}}
+    odd_result = {"type": "tool_result", "tool_use_id": ["t1"], "content": "ok"}
+    anthropic = {"tools": [{"name": "f", "input_schema": {"type": "object"}}], "model": "m", "max_tokens": 9,
+                 "messages": [{"role": "user", "content": [image]}, {"role": "assistant", "content": "hm"},
+                              {"role": "user", "content": [odd_result]}]}
+    assert {("messages[0].content[0].source.media_type", "image"), ("messages[2].content[0].tool_use_id", "pairing")} \
+        <= {(p.where, p.rule) for p in validate(anthropic, "anthropic")}
+    gemini = {"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": ["image/png"], "data": PNG_B64}}]},
+                           {"role": "model", "parts": [{"functionCall": "f()"}]},
+                           {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}]}
+    found = {(p.where, p.rule) for p in validate(gemini, "gemini")}
+    assert {("contents[0].parts[0].inlineData.mimeType", "image"), ("contents[1].parts[0].functionCall", "shape"),
+            ("contents[2]", "pairing")} <= found
+
+
 # ---- prefix stability, freeze -----------------------------------------------------------------
 
 
@@ -708,3 +734,18 @@ def test_unknown_names_are_clear_errors() -> None:
     with pytest.raises(KeyError, match="no message 'zz'"):
         request(ANSWERED, wire="anthropic", mode="text", upto="zz")
 
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "openai-responses"])
+def test_an_image_in_an_assistant_turn_is_named_as_unseen_by_its_own_wire(wire: str) -> None:
+    from toolkit.record import Image, Message, Session, Text
+
+    session = Session("s", "t", (
+        Message("u", None, "user", (Text("hi"),)),
+        Message("a", "u", "assistant", (Text("look"), Image("image/png", None, url="https://x/y.png"))),
+    ), tip="a")
+    body = request(session, wire=wire, mode="prose").body
+    last = (body.get("input") or body["messages"])[-1]
+    assert last == {"role": "assistant", "content": (
+        f"look\n\n[image not seen: {wire} does not accept images in assistant messages "
+        "(image/png, https://x/y.png)]")}

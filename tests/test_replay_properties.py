@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.test_replay import IMAGES, PICTURE, PNG, PNG_SHA, session
+from tests.test_replay import IMAGES, PICTURE, PNG, PNG_SHA, everything_valid, session
 from toolkit.record import (
     Block,
     Image,
@@ -29,9 +29,8 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
 )
-from toolkit.replay import MAX_CHARS, MODES, WIRES, is_prefix, request, validate
+from toolkit.replay import MAX_CHARS, MODES, WIRES, is_prefix, request
 from toolkit.replay.calls import call_id
-from toolkit.replay.sdk import sdk_problems
 
 NAMES = st.sampled_from(["Bash", "Read", "mcp__coop__coop", "mcp__a__search", "mcp__b__search", "has space!",
                          "functions.Bash:0", "9lives", "", "x" * 80, "ünï"])
@@ -143,13 +142,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(sessions())
 def test_every_request_is_valid_for_its_wire_and_its_sdk_types(s: Session) -> None:
-    for wire in WIRES:
-        for mode in MODES:
-            for vision in (True, False):
-                req = request(s, wire=wire, mode=mode, vision=vision, images=IMAGES)
-                assert validate(req.body, wire) == [], (wire, mode, vision)
-                assert sdk_problems(req.body, wire) == [], (wire, mode, vision)
-                assert json.loads(req.bytes) == req.body
+    everything_valid(s)
 
 
 @SETTINGS

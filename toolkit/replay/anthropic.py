@@ -19,8 +19,9 @@ from typing import Any, assert_never
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.parts import Inline, Resolved, only_text, resolve, text_of
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+from toolkit.replay.parts import Inline, Resolved, content, resolve, text_of
+from toolkit.replay.plan import Body, Exchange, Item, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+from toolkit.replay.wires import render, system_slot
 
 NAME = "anthropic"
 MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
@@ -29,63 +30,56 @@ MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 
 USER_BLOCKS = ("text", "image", "tool_result", "document", "search_result")
 ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use")
+THINKING = ("thinking", "redacted_thinking")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    system = [plan.system] if plan.system else []
-    messages: list[dict[str, Any]] = []
-    called: list[str] = []
-    for item in plan.items:
-        match item:
-            case Turn(role="system", leading=True):
-                system.append(text_of(item.parts))
-            case Turn(role="system"):
-                messages.append({"role": "user", "content": prose.system_note(text_of(item.parts))})
-            case Turn(role="user"):
-                messages.append({"role": "user", "content": _content(item.parts, user=True)})
-            case Turn(role="assistant"):
-                messages.append({"role": "assistant", "content": _content(item.parts, user=False)})
-            case Exchange():
-                called.extend(a.call.name for a in item.answers)
-                words = _content(item.lead, user=False) if item.lead else []
-                messages.append({"role": "assistant", "content": [
-                    *([{"type": "text", "text": words}] if isinstance(words, str) else words),
-                    *({"type": "tool_use", "id": a.call.id, "name": a.call.name, "input": a.call.input}
-                      for a in item.answers),
-                ]})
-                messages.append({"role": "user", "content": [_result(a.call.id, a.output, a.is_error, a.images)
-                                                             for a in item.answers]})
-            case Turn():
-                raise AssertionError(f"unexpected turn role {item.role!r}")
-            case _:
-                assert_never(item)
-    if not messages:
-        messages.append({"role": "user", "content": prose.EMPTY_HISTORY})
-    _final_thinking(messages, plan, notes)
-    body: Body = {}
-    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
-    if not tools and called:
-        tools = tools_.stubs(called)
-        notes.append(f"tools: {len(tools)} tool(s) declared as stubs from their calls' names, because "
-                     "Anthropic refuses tool_use blocks without declared tools")
-    if tools:
-        body["tools"] = tools
-    if system:
-        body["system"] = "\n\n".join(system)
-    body["messages"] = messages
-    body["model"] = plan.model
-    body["max_tokens"] = plan.max_tokens
-    return body
+    system, items = system_slot(plan)
+    messages = render(items, _turn, _exchange)
+    _final_thinking(messages, notes)
+    tools = tools_.declare(plan, notes) or _stubs(items, notes)
+    return {**tools, **({"system": system} if system is not None else {}), "messages": messages,
+            "model": plan.model, "max_tokens": plan.max_tokens}
+
+
+def _turn(turn: Turn) -> dict[str, Any]:
+    match turn.role:
+        case "system":
+            return {"role": "user", "content": prose.system_note(text_of(turn.parts))}
+        case "user":
+            return {"role": "user", "content": _content(turn.parts, user=True)}
+        case "assistant":
+            return {"role": "assistant", "content": _content(turn.parts, user=False)}
+        case _:
+            assert_never(turn.role)
+
+
+def _exchange(exchange: Exchange, messages: list[dict[str, Any]]) -> None:
+    words = _content(exchange.lead, user=False) if exchange.lead else []
+    messages.append({"role": "assistant", "content": [
+        *([{"type": "text", "text": words}] if isinstance(words, str) else words),
+        *({"type": "tool_use", "id": a.call.id, "name": a.call.name, "input": a.call.input} for a in exchange.answers),
+    ]})
+    messages.append({"role": "user", "content": [_result(a.call.id, a.output, a.is_error, a.images)
+                                                 for a in exchange.answers]})
+
+
+def _stubs(items: list[Item], notes: list[str]) -> dict[str, Any]:
+    """Stub declarations for the called tools when the recording kept none."""
+    called = [a.call.name for item in items if isinstance(item, Exchange) for a in item.answers]
+    if not called:
+        return {}
+    tools = tools_.stubs(called)
+    notes.append(f"tools: {len(tools)} tool(s) declared as stubs from their calls' names, because "
+                 "Anthropic refuses tool_use blocks without declared tools")
+    return {"tools": tools}
 
 
 def _content(parts: tuple[Part, ...], user: bool) -> str | list[dict[str, Any]]:
     resolved = resolve(parts, NAME, MEDIA_TYPES, True, allowed=user, where="assistant messages")
     if not user:
         resolved = [TextPart(p.text.rstrip()) if isinstance(p, TextPart) else p for p in resolved]
-    single = only_text(resolved)
-    if single is not None:
-        return single
-    return [_block(p) for p in resolved]
+    return content(resolved, _block)
 
 
 def _block(part: Resolved) -> dict[str, Any]:
@@ -119,31 +113,24 @@ def _result(call_id: str, output: str, is_error: bool, images: tuple[Part, ...])
     return block
 
 
-def _final_thinking(messages: list[dict[str, Any]], plan: Plan, notes: list[str]) -> None:
+def _final_thinking(messages: list[dict[str, Any]], notes: list[str]) -> None:
     """The final assistant turn may not carry thinking while thinking is disabled ("When thinking is
     disabled, an assistant message in the final position cannot contain thinking", providers.md
     §4.3): there, and only there, thinking crosses as prose."""
-    if messages[-1]["role"] != "assistant":
-        return
     changed = False
     for message in reversed(messages):
         if message["role"] != "assistant":
             break
-        content = message["content"]
-        if isinstance(content, list) and any(b["type"] in ("thinking", "redacted_thinking") for b in content):
-            message["content"] = [_as_prose(b) for b in content]
+        blocks = message["content"]
+        if isinstance(blocks, list) and any(b["type"] in THINKING for b in blocks):
+            message["content"] = [
+                {"type": "text", "text": prose.reasoning_text(b.get("thinking", ""))} if b["type"] in THINKING else b
+                for b in blocks
+            ]
             changed = True
     if changed:
         notes.append("reasoning: the final assistant turn's thinking crosses as prose (Anthropic refuses thinking "
                      "in the final assistant turn while thinking is disabled)")
-
-
-def _as_prose(block: dict[str, Any]) -> dict[str, Any]:
-    if block["type"] == "thinking" and block["thinking"].strip():
-        return {"type": "text", "text": f"[Reasoning]: {block['thinking']}"}
-    if block["type"] in ("thinking", "redacted_thinking"):
-        return {"type": "text", "text": "[Reasoning]: (not readable: the provider kept it as an opaque signature)"}
-    return block
 
 
 def check(body: Body) -> list[WireProblem]:
@@ -155,17 +142,12 @@ def check(body: Body) -> list[WireProblem]:
     if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1:
         c.add("max_tokens", "shape", "max_tokens must be a positive integer")
     if "system" in body and not isinstance(body["system"], str):
-        for j, raw in enumerate(c.array(body["system"], "system") or []):
-            _check_text_block(c, raw, f"system[{j}]")
+        for at, block in c.objects(body["system"], "system"):
+            _check_text_block(c, block, at)
     tools = _check_tools(c, body.get("tools", []))
-    messages = c.array(body.get("messages"), "messages", nonempty=True) or []
     turns: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = []
     uses_tools = False
-    for i, raw in enumerate(messages):
-        where = f"messages[{i}]"
-        message = c.obj(raw, where)
-        if message is None:
-            continue
+    for where, message in c.objects(body.get("messages"), "messages", nonempty=True):
         c.keys(message, where, ("role", "content"), ("role", "content"))
         role = message.get("role")
         if role not in ("user", "assistant"):
@@ -188,11 +170,7 @@ def check(body: Body) -> list[WireProblem]:
 
 def _check_tools(c: Checker, tools: Any) -> set[str]:
     names: set[str] = set()
-    for i, raw in enumerate(c.array(tools, "tools") or []):
-        where = f"tools[{i}]"
-        tool = c.obj(raw, where)
-        if tool is None:
-            continue
+    for where, tool in c.objects(tools, "tools"):
         if tool.get("type") not in (None, "custom"):
             continue
         c.keys(tool, where, ("type", "name", "description", "input_schema", "cache_control", "strict"),
@@ -200,10 +178,7 @@ def _check_tools(c: Checker, tools: Any) -> set[str]:
         schema = c.obj(tool.get("input_schema"), f"{where}.input_schema")
         if schema is not None and schema.get("type") != "object":
             c.add(f"{where}.input_schema.type", "tools", "input_schema must be an object schema (type 'object')")
-        if c.name(tool.get("name"), f"{where}.name"):
-            if tool["name"] in names:
-                c.add(f"{where}.name", "tools", f"duplicate tool name {tool['name']!r}")
-            names.add(tool["name"])
+        c.unique_name(tool.get("name"), f"{where}.name", names)
     return names
 
 
@@ -214,11 +189,7 @@ def _blocks(c: Checker, content: Any, where: str, role: str) -> list[tuple[str, 
         return [(f"{where}.content", {"type": "text", "text": content})]
     out: list[tuple[str, dict[str, Any]]] = []
     allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
-    for j, raw in enumerate(c.array(content, f"{where}.content", nonempty=True) or []):
-        at = f"{where}.content[{j}]"
-        block = c.obj(raw, at)
-        if block is None:
-            continue
+    for at, block in c.objects(content, f"{where}.content", nonempty=True):
         kind = block.get("type")
         if kind not in allowed:
             c.add(f"{at}.type", "image" if kind == "image" else "role", f"{kind!r} blocks are not accepted in {role} turns")
@@ -239,17 +210,13 @@ def _blocks(c: Checker, content: Any, where: str, role: str) -> list[tuple[str, 
                 c.keys(block, at, ("type", "tool_use_id", "content", "is_error", "cache_control"), ("tool_use_id",))
                 inner = block.get("content")
                 if isinstance(inner, list):
-                    for k, part in enumerate(inner):
-                        part_at = f"{at}.content[{k}]"
-                        part_obj = c.obj(part, part_at)
-                        if part_obj is None:
-                            continue
-                        if part_obj.get("type") == "image":
-                            _check_image(c, part_obj, part_at)
-                        elif part_obj.get("type") == "text":
-                            _check_text_block(c, part_obj, part_at)
+                    for part_at, part in c.objects(inner, f"{at}.content"):
+                        if part.get("type") == "image":
+                            _check_image(c, part, part_at)
+                        elif part.get("type") == "text":
+                            _check_text_block(c, part, part_at)
                         else:
-                            c.add(part_at, "shape", f"unexpected {part_obj.get('type')!r} block in a tool_result")
+                            c.add(part_at, "shape", f"unexpected {part.get('type')!r} block in a tool_result")
                 elif inner is not None:
                     c.string(inner, f"{at}.content")
                 if "is_error" in block and not isinstance(block["is_error"], bool):
@@ -266,11 +233,9 @@ def _blocks(c: Checker, content: Any, where: str, role: str) -> list[tuple[str, 
     return out
 
 
-def _check_text_block(c: Checker, raw: Any, at: str) -> None:
-    block = c.obj(raw, at)
-    if block is not None:
-        c.keys(block, at, ("type", "text", "cache_control", "citations"), ("text",))
-        c.string(block.get("text"), f"{at}.text", nonblank=True)
+def _check_text_block(c: Checker, block: dict[str, Any], at: str) -> None:
+    c.keys(block, at, ("type", "text", "cache_control", "citations"), ("text",))
+    c.string(block.get("text"), f"{at}.text", nonblank=True)
 
 
 def _check_image(c: Checker, block: dict[str, Any], at: str) -> None:
@@ -281,9 +246,7 @@ def _check_image(c: Checker, block: dict[str, Any], at: str) -> None:
     match source.get("type"):
         case "base64":
             c.keys(source, f"{at}.source", ("type", "media_type", "data"), ("media_type", "data"))
-            if source.get("media_type") not in MEDIA_TYPES:
-                c.add(f"{at}.source.media_type", "image",
-                      f"{source.get('media_type')!r} is not one of {', '.join(sorted(MEDIA_TYPES))}")
+            c.media_type(source.get("media_type"), f"{at}.source.media_type", MEDIA_TYPES)
             c.base64(source.get("data"), f"{at}.source.data")
         case "url":
             c.keys(source, f"{at}.source", ("type", "url"), ("url",))
@@ -320,7 +283,7 @@ def _check_pairing(c: Checker, turns: list[tuple[str, list[tuple[str, dict[str, 
                       "at the start of the next message.")
         else:
             previous = turns[n - 1][1] if n > 0 and turns[n - 1][0] == "assistant" else []
-            asked = {b.get("id") for _, b in previous if b.get("type") == "tool_use"}
+            asked = {b["id"] for _, b in previous if b.get("type") == "tool_use" and isinstance(b.get("id"), str)}
             after_other = False
             for at, b in blocks:
                 if b.get("type") != "tool_result":
@@ -328,7 +291,7 @@ def _check_pairing(c: Checker, turns: list[tuple[str, list[tuple[str, dict[str, 
                     continue
                 if after_other:
                     c.add(at, "order", "tool_result blocks must come first in the user message, before any other content")
-                if b.get("tool_use_id") not in asked:
+                if not isinstance(b.get("tool_use_id"), str) or b["tool_use_id"] not in asked:
                     c.add(f"{at}.tool_use_id", "pairing", f"unexpected tool_use_id found in tool_result blocks: "
                           f"{b.get('tool_use_id')}. Each tool_result block must have a corresponding tool_use block "
                           "in the previous message.")

@@ -10,7 +10,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,14 @@ class Checker:
             self.add(where, "empty", "must not be empty")
         return value
 
+    def objects(self, value: Any, where: str, *, nonempty: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(path, object)`` for each object of the array ``value``; anything else is a problem."""
+        for i, raw in enumerate(self.array(value, where, nonempty=nonempty) or []):
+            at = f"{where}[{i}]"
+            found = self.obj(raw, at)
+            if found is not None:
+                yield at, found
+
     def string(self, value: Any, where: str, *, nonblank: bool = False) -> bool:
         if not isinstance(value, str):
             self.add(where, "shape", f"expected a string, got {_kind(value)}")
@@ -107,6 +115,29 @@ class Checker:
             return False
         return True
 
+    def unique_name(self, value: Any, where: str, seen: set[str]) -> None:
+        """A declared tool's name: within the rules, and not declared twice."""
+        if self.name(value, where):
+            if value in seen:
+                self.add(where, "tools", f"duplicate tool name {value!r}")
+            seen.add(value)
+
+    def function_tools(self, tools: Any, function_keys: Iterable[str]) -> None:
+        """``tools`` as ``{"type": "function", "function": {...}}`` declarations (Chat Completions and
+        Ollama, the only kind a replay declares there), each function holding only ``function_keys``."""
+        names: set[str] = set()
+        for where, tool in self.objects(tools, "tools"):
+            self.keys(tool, where, ("type", "function"), ("type", "function"))
+            if "type" in tool and tool["type"] != "function":
+                self.add(f"{where}.type", "tools", f"type must be 'function', not {tool['type']!r}")
+            function = self.obj(tool.get("function"), f"{where}.function")
+            if function is None:
+                continue
+            self.keys(function, f"{where}.function", function_keys, ("name",))
+            self.unique_name(function.get("name"), f"{where}.function.name", names)
+            if "parameters" in function:
+                self.obj(function["parameters"], f"{where}.function.parameters")
+
     def json_object_text(self, value: Any, where: str) -> None:
         """Arguments carried as a string must be the JSON text of an object."""
         if not isinstance(value, str):
@@ -125,6 +156,10 @@ class Checker:
             return
         if not is_base64(value):
             self.add(where, "image", "image data is not valid base64")
+
+    def media_type(self, value: Any, where: str, media_types: frozenset[str]) -> None:
+        if not (isinstance(value, str) and value in media_types):
+            self.add(where, "image", f"{value!r} is not one of {', '.join(sorted(media_types))}")
 
     def image_url(self, value: Any, where: str, media_types: frozenset[str]) -> None:
         """An image URL: http(s), or a base64 data URL of an accepted type."""

@@ -16,11 +16,10 @@ from typing import Any, assert_never
 
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
-from toolkit.replay.calls import NAME_RE
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.openai_chat import tool_images
-from toolkit.replay.parts import Inline, Resolved, resolve, text_of
+from toolkit.replay.parts import Inline, Resolved, resolve, text_of, tool_images
 from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+from toolkit.replay.wires import render, system_slot
 
 NAME = "gemini"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
@@ -43,66 +42,56 @@ CONTINUED = "[the replayed history begins with a tool call]"
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    system = [plan.system] if plan.system else []
-    contents: list[dict[str, Any]] = []
-    merged = 0
-    for item in plan.items:
-        match item:
-            case Turn(role="system", leading=True):
-                system.append(text_of(item.parts))
-            case Turn(role="system"):
-                contents.append({"role": "user", "parts": [{"text": prose.system_note(text_of(item.parts))}]})
-            case Turn(role="user"):
-                contents.append({"role": "user", "parts": _parts(item.parts, model=False)})
-            case Turn(role="assistant"):
-                contents.append({"role": "model", "parts": _parts(item.parts, model=True)})
-            case Exchange():
-                merged += _calls(contents, item)
-                contents.append({"role": "user", "parts": [_response(a.call.id, a.call.name, a.output, a.is_error)
-                                                           for a in item.answers]})
-                images = tool_images(item)
-                if images:
-                    contents.append({"role": "user", "parts": _parts(images, model=False)})
-            case Turn():
-                raise AssertionError(f"unexpected turn role {item.role!r}")
-            case _:
-                assert_never(item)
-    if not contents:
-        contents.append({"role": "user", "parts": [{"text": prose.EMPTY_HISTORY}]})
-    if merged:
-        notes.append(f"gemini: {merged} call turn(s) joined the model turn before them (a function call turn must "
+    system, items = system_slot(plan)
+    joined = 0
+
+    def exchange(item: Exchange, contents: list[dict[str, Any]]) -> None:
+        nonlocal joined
+        joined += _exchange(item, contents)
+
+    contents = render(items, _turn, exchange)
+    if joined:
+        notes.append(f"gemini: {joined} call turn(s) joined the model turn before them (a function call turn must "
                      "follow a user or function response turn)")
-    body: Body = {}
-    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
-    if tools:
-        body["tools"] = tools
-    if system:
-        body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
-    body["contents"] = contents
-    return body
+    instruction = {"systemInstruction": {"parts": [{"text": system}]}} if system is not None else {}
+    return {**tools_.declare(plan, notes), **instruction, "contents": contents}
 
 
-def _calls(contents: list[dict[str, Any]], exchange: Exchange) -> int:
-    """Append the call turn. Model turns of words just before it join it (a function call turn must
-    follow a user turn), and a history that would open with it gets a user turn saying so first.
-    Returns 1 when earlier contents were rewritten."""
-    first = exchange.answers[0].call
-    parts: list[dict[str, Any]] = []
+def _turn(turn: Turn) -> dict[str, Any]:
+    match turn.role:
+        case "system":
+            return {"role": "user", "parts": [{"text": prose.system_note(text_of(turn.parts))}]}
+        case "user":
+            return {"role": "user", "parts": _parts(turn.parts)}
+        case "assistant":
+            return {"role": "model", "parts": _parts(turn.parts)}
+        case _:
+            assert_never(turn.role)
+
+
+def _exchange(exchange: Exchange, contents: list[dict[str, Any]]) -> int:
+    """Append the call turn, the response turn, and the images the tools returned. Model turns of
+    words just before the call turn join it (a function call turn must follow a user turn), and a
+    history that would open with it gets a user turn saying so first. Returns 1 when earlier
+    contents were rewritten."""
+    calls: list[dict[str, Any]] = []
     for n, answer in enumerate(exchange.answers):
         call = answer.call
         part: dict[str, Any] = {"functionCall": {"id": call.id, "name": call.name, "args": call.input}}
         if n == 0:
-            part["thoughtSignature"] = first.signature or PLACEHOLDER_SIGNATURE
-        parts.append(part)
+            part["thoughtSignature"] = call.signature or PLACEHOLDER_SIGNATURE
+        calls.append(part)
     words: list[dict[str, Any]] = []
     while contents and contents[-1]["role"] == "model":
         words[:0] = contents.pop()["parts"]
-    rewritten = 1 if words else 0
     if not contents:
         contents.append({"role": "user", "parts": [{"text": CONTINUED}]})
-    own = _parts(exchange.lead, model=True) if exchange.lead else []
-    contents.append({"role": "model", "parts": words + own + parts})
-    return rewritten
+    own = _parts(exchange.lead) if exchange.lead else []
+    contents.append({"role": "model", "parts": words + own + calls})
+    contents.append({"role": "user", "parts": [_response(a.call.id, a.call.name, a.output, a.is_error)
+                                               for a in exchange.answers]})
+    contents.extend(_turn(images) for images in tool_images(exchange))
+    return 1 if words else 0
 
 
 def _response(call_id: str, name: str, output: str, is_error: bool) -> dict[str, Any]:
@@ -110,7 +99,7 @@ def _response(call_id: str, name: str, output: str, is_error: bool) -> dict[str,
     return {"functionResponse": {"id": call_id, "name": name, "response": {"error" if is_error else "output": output}}}
 
 
-def _parts(parts: tuple[Part, ...] | list[Part], model: bool) -> list[dict[str, Any]]:
+def _parts(parts: tuple[Part, ...]) -> list[dict[str, Any]]:
     return [_part(p) for p in resolve(parts, NAME, MEDIA_TYPES, False)] or [{"text": prose.EMPTY_MESSAGE}]
 
 
@@ -136,22 +125,16 @@ def check(body: Body) -> list[WireProblem]:
         system = c.obj(body["systemInstruction"], "systemInstruction")
         if system is not None:
             c.keys(system, "systemInstruction", ("parts", "role"), ("parts",))
-            for j, raw in enumerate(c.array(system.get("parts"), "systemInstruction.parts", nonempty=True) or []):
-                part = c.obj(raw, f"systemInstruction.parts[{j}]")
-                if part is not None:
-                    c.string(part.get("text"), f"systemInstruction.parts[{j}].text")
+            for at, part in c.objects(system.get("parts"), "systemInstruction.parts", nonempty=True):
+                c.string(part.get("text"), f"{at}.text")
     previous: tuple[str, list[dict[str, Any]]] | None = None
-    for i, raw in enumerate(c.array(body.get("contents"), "contents", nonempty=True) or []):
-        where = f"contents[{i}]"
-        content = c.obj(raw, where)
-        if content is None:
-            continue
+    for where, content in c.objects(body.get("contents"), "contents", nonempty=True):
         c.keys(content, where, ("role", "parts"), ("role", "parts"))
         role = content.get("role")
         if role not in ("user", "model"):
             c.add(f"{where}.role", "role", f"role must be 'user' or 'model', not {role!r}")
-        parts = [p for j, p in enumerate(c.array(content.get("parts"), f"{where}.parts", nonempty=True) or [])
-                 if _check_part(c, p, f"{where}.parts[{j}]", role)]
+        parts = [p for at, p in c.objects(content.get("parts"), f"{where}.parts", nonempty=True)
+                 if _check_part(c, p, at, role)]
         calls = [p["functionCall"] for p in parts if "functionCall" in p]
         responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
         before = previous[1] if previous else []
@@ -184,10 +167,9 @@ def check(body: Body) -> list[WireProblem]:
     return c.problems
 
 
-def _check_part(c: Checker, raw: Any, at: str, role: Any) -> bool:
-    part = c.obj(raw, at)
-    if part is None:
-        return False
+def _check_part(c: Checker, part: dict[str, Any], at: str, role: Any) -> bool:
+    """Check one part; whether it holds one kind of data, readable by the pairing checks (a call or
+    response that is not an object is reported here and left out of them)."""
     c.keys(part, at, PART_FIELDS)
     data = [k for k in DATA_FIELDS if k in part]
     if len(data) != 1:
@@ -200,9 +182,7 @@ def _check_part(c: Checker, raw: Any, at: str, role: Any) -> bool:
         blob = c.obj(part["inlineData"], f"{at}.inlineData")
         if blob is not None:
             c.keys(blob, f"{at}.inlineData", ("mimeType", "data", "displayName"), ("mimeType", "data"))
-            if blob.get("mimeType") not in MEDIA_TYPES:
-                c.add(f"{at}.inlineData.mimeType", "image", f"{blob.get('mimeType')!r} is not one of "
-                      f"{', '.join(sorted(MEDIA_TYPES))}")
+            c.media_type(blob.get("mimeType"), f"{at}.inlineData.mimeType", MEDIA_TYPES)
             c.base64(blob.get("data"), f"{at}.inlineData.data")
     elif kind == "functionCall":
         if role != "model":
@@ -210,7 +190,7 @@ def _check_part(c: Checker, raw: Any, at: str, role: Any) -> bool:
         call = c.obj(part["functionCall"], f"{at}.functionCall")
         if call is not None:
             c.keys(call, f"{at}.functionCall", ("id", "name", "args"), ("name",))
-            _check_name(c, call.get("name"), f"{at}.functionCall.name")
+            c.name(call.get("name"), f"{at}.functionCall.name")
             if "args" in call and not isinstance(call["args"], dict):
                 c.add(f"{at}.functionCall.args", "arguments", "args must be an object")
             if "id" in call:
@@ -221,43 +201,25 @@ def _check_part(c: Checker, raw: Any, at: str, role: Any) -> bool:
         response = c.obj(part["functionResponse"], f"{at}.functionResponse")
         if response is not None:
             c.keys(response, f"{at}.functionResponse", ("id", "name", "response", "parts"), ("name", "response"))
-            _check_name(c, response.get("name"), f"{at}.functionResponse.name")
+            c.name(response.get("name"), f"{at}.functionResponse.name")
             if not isinstance(response.get("response"), dict):
                 c.add(f"{at}.functionResponse.response", "shape", "response must be a JSON object")
     if "thoughtSignature" in part:
         c.base64(part["thoughtSignature"], f"{at}.thoughtSignature")
-    return True
-
-
-def _check_name(c: Checker, name: Any, where: str) -> None:
-    if c.string(name, where) and not NAME_RE.fullmatch(name):
-        c.add(where, "name", f"function name {name!r} must start with a letter or underscore and hold only "
-              "letters, digits, underscores and dashes (at most 64)")
+    return kind not in ("functionCall", "functionResponse") or isinstance(part[kind], dict)
 
 
 def _check_tools(c: Checker, tools: Any) -> None:
     names: set[str] = set()
-    for i, raw in enumerate(c.array(tools, "tools") or []):
-        tool = c.obj(raw, f"tools[{i}]")
-        if tool is None:
-            continue
+    for where, tool in c.objects(tools, "tools"):
         declarations = tool.get("functionDeclarations")
         if declarations is None:
             continue
-        for k, decl_raw in enumerate(c.array(declarations, f"tools[{i}].functionDeclarations") or []):
-            at = f"tools[{i}].functionDeclarations[{k}]"
-            decl = c.obj(decl_raw, at)
-            if decl is None:
-                continue
+        for at, decl in c.objects(declarations, f"{where}.functionDeclarations"):
             c.keys(decl, at, ("name", "description", "parameters", "parametersJsonSchema"), ("name",))
             if "parameters" in decl and "parametersJsonSchema" in decl:
                 c.add(at, "tools", "parameters and parametersJsonSchema are mutually exclusive")
-            name = decl.get("name")
-            _check_name(c, name, f"{at}.name")
-            if isinstance(name, str):
-                if name in names:
-                    c.add(f"{at}.name", "tools", f"duplicate function name {name!r}")
-                names.add(name)
+            c.unique_name(decl.get("name"), f"{at}.name", names)
 
 
 WIRE = WireSpec(

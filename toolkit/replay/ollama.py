@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
-from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.openai_chat import result_text, tool_images
-from toolkit.replay.parts import Inline, resolve, text_of
+from toolkit.replay.parts import Inline, resolve, result_text, text_of, tool_images
 from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+from toolkit.replay.wires import render, system_first
 
 NAME = "ollama"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
@@ -26,37 +25,8 @@ ROLES = ("system", "user", "assistant", "tool")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    messages: list[dict[str, Any]] = []
-    if plan.system:
-        messages.append({"role": "system", "content": plan.system})
-    for item in plan.items:
-        match item:
-            case Turn():
-                messages.append(_turn(item))
-            case Exchange():
-                reply: dict[str, Any] = _message("assistant", item.lead) if item.lead else {"role": "assistant"}
-                if not reply.get("content"):
-                    reply.pop("content", None)
-                reply["tool_calls"] = [{"function": {"name": a.call.name, "arguments": a.call.input}}
-                                       for a in item.answers]
-                messages.append(reply)
-                messages.extend({"role": "tool", "tool_name": a.call.name, "content": result_text(a.output, a.is_error)}
-                                for a in item.answers)
-                images = tool_images(item)
-                if images:
-                    messages.append(_message("user", images))
-            case _:
-                assert_never(item)
-    if not messages:
-        messages.append({"role": "user", "content": prose.EMPTY_HISTORY})
-    body: Body = {}
-    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
-    if tools:
-        body["tools"] = tools
-    body["messages"] = messages
-    body["model"] = plan.model
-    body["stream"] = False
-    return body
+    messages = render(system_first(plan), _turn, _exchange)
+    return {**tools_.declare(plan, notes), "messages": messages, "model": plan.model, "stream": False}
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
@@ -69,15 +39,37 @@ def _turn(turn: Turn) -> dict[str, Any]:
             assert_never(turn.role)
 
 
-def _message(role: str, parts: tuple[Part, ...] | list[Part]) -> dict[str, Any]:
-    user = role == "user"
-    resolved = resolve([p for p in parts if not isinstance(p, ThoughtPart)], NAME, MEDIA_TYPES, False,
-                       allowed=user, where="assistant messages")
-    message: dict[str, Any] = {"role": role, "content": "\n\n".join(p.text for p in resolved if isinstance(p, TextPart))}
-    thinking = [p.block.text for p in parts if isinstance(p, ThoughtPart)]
+def _exchange(exchange: Exchange, messages: list[dict[str, Any]]) -> None:
+    reply: dict[str, Any] = _message("assistant", exchange.lead) if exchange.lead else {"role": "assistant"}
+    if not reply.get("content"):
+        reply.pop("content", None)
+    reply["tool_calls"] = [{"function": {"name": a.call.name, "arguments": a.call.input}} for a in exchange.answers]
+    messages.append(reply)
+    messages.extend({"role": "tool", "tool_name": a.call.name, "content": result_text(a.output, a.is_error)}
+                    for a in exchange.answers)
+    messages.extend(_turn(images) for images in tool_images(exchange))
+
+
+def _message(role: str, parts: tuple[Part, ...]) -> dict[str, Any]:
+    """A message's words in ``content``, same-model thinking in ``thinking``, image bytes in
+    ``images`` (user messages only: assistant images become markers)."""
+    texts: list[str] = []
+    thinking: list[str] = []
+    images: list[str] = []
+    for part in resolve(parts, NAME, MEDIA_TYPES, False, allowed=role == "user", where="assistant messages"):
+        match part:
+            case TextPart(text=text):
+                texts.append(text)
+            case ThoughtPart(block=block):
+                thinking.append(block.text)
+            case Inline(data=data):
+                assert data is not None, "a wire without URLs inlines bytes or writes a marker"
+                images.append(data)
+            case _:
+                assert_never(part)
+    message: dict[str, Any] = {"role": role, "content": "\n\n".join(texts)}
     if thinking:
         message["thinking"] = "\n\n".join(thinking)
-    images = [p.data for p in resolved if isinstance(p, Inline) and p.data is not None]
     if images:
         message["images"] = images
     return message
@@ -90,13 +82,9 @@ def check(body: Body) -> list[WireProblem]:
     c.string(body.get("model"), "model", nonblank=True)
     if "stream" in body and not isinstance(body["stream"], bool):
         c.add("stream", "shape", "stream must be a boolean")
-    _check_tools(c, body.get("tools", []))
+    c.function_tools(body.get("tools", []), ("name", "description", "parameters"))
     expected: list[str] = []
-    for i, raw in enumerate(c.array(body.get("messages"), "messages", nonempty=True) or []):
-        where = f"messages[{i}]"
-        message = c.obj(raw, where)
-        if message is None:
-            continue
+    for where, message in c.objects(body.get("messages"), "messages", nonempty=True):
         role = message.get("role")
         if role != "tool" and expected:
             c.add(where, "pairing", f"tool calls without tool messages: {', '.join(expected)}")
@@ -134,11 +122,7 @@ def check(body: Body) -> list[WireProblem]:
 
 def _check_calls(c: Checker, calls: Any, where: str) -> list[str]:
     names: list[str] = []
-    for k, raw in enumerate(c.array(calls, f"{where}.tool_calls", nonempty=True) or []):
-        at = f"{where}.tool_calls[{k}]"
-        call = c.obj(raw, at)
-        if call is None:
-            continue
+    for at, call in c.objects(calls, f"{where}.tool_calls", nonempty=True):
         c.keys(call, at, ("function",), ("function",))
         function = c.obj(call.get("function"), f"{at}.function")
         if function is None:
@@ -149,24 +133,6 @@ def _check_calls(c: Checker, calls: Any, where: str) -> list[str]:
         if not isinstance(function.get("arguments"), dict):
             c.add(f"{at}.function.arguments", "arguments", "arguments must be an object")
     return names
-
-
-def _check_tools(c: Checker, tools: Any) -> None:
-    names: set[str] = set()
-    for i, raw in enumerate(c.array(tools, "tools") or []):
-        where = f"tools[{i}]"
-        tool = c.obj(raw, where)
-        if tool is None:
-            continue
-        c.keys(tool, where, ("type", "function"), ("type", "function"))
-        function = c.obj(tool.get("function"), f"{where}.function")
-        if function is None:
-            continue
-        c.keys(function, f"{where}.function", ("name", "description", "parameters"), ("name",))
-        if c.name(function.get("name"), f"{where}.function.name"):
-            if function["name"] in names:
-                c.add(f"{where}.function.name", "tools", f"duplicate tool name {function['name']!r}")
-            names.add(function["name"])
 
 
 WIRE = WireSpec(

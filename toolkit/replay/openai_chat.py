@@ -8,13 +8,14 @@ pydanticai_cassette_chat_images_after_tool.yaml``). No reasoning slot: reasoning
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, assert_never
 
-from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.parts import Inline, Resolved, only_text, resolve, text_of
+from toolkit.replay.parts import Inline, Resolved, content, resolve, result_text, text_of, tool_images
 from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+from toolkit.replay.wires import render, system_first
 
 NAME = "openai-chat"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
@@ -25,96 +26,55 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    messages: list[dict[str, Any]] = []
-    if plan.system:
-        messages.append({"role": "system", "content": plan.system})
-    for item in plan.items:
-        match item:
-            case Turn():
-                messages.append(_turn(item))
-            case Exchange():
-                messages.extend(_exchange(item))
-            case _:
-                assert_never(item)
-    if not messages:
-        messages.append({"role": "user", "content": prose.EMPTY_HISTORY})
-    body: Body = {}
-    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
-    if tools:
-        body["tools"] = tools
-    body["messages"] = messages
-    body["model"] = plan.model
-    return body
+    messages = render(system_first(plan), _turn, _exchange)
+    return {**tools_.declare(plan, notes), "messages": messages, "model": plan.model}
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def role_message(turn: Turn, wire: str, spell: Callable[[Resolved], dict[str, Any]]) -> dict[str, Any]:
+    """A turn as a ``role``/``content`` message, the way both OpenAI wires write it but for how
+    ``spell`` writes a user content part."""
     match turn.role:
         case "system":
             return {"role": "system", "content": text_of(turn.parts)}
         case "user":
-            return {"role": "user", "content": user_content(turn.parts)}
+            return {"role": "user", "content": content(resolve(turn.parts, wire, MEDIA_TYPES, True), spell)}
         case "assistant":
-            return {"role": "assistant", "content": assistant_text(turn.parts)}
+            return {"role": "assistant", "content": assistant_text(turn.parts, wire)}
         case _:
             assert_never(turn.role)
 
 
-def assistant_text(parts: tuple[Part, ...]) -> str:
-    """An assistant turn as text: images become markers (assistant content takes text only)."""
-    return text_of(resolve(parts, NAME, MEDIA_TYPES, True, allowed=False, where="assistant messages"))
+def _turn(turn: Turn) -> dict[str, Any]:
+    return role_message(turn, NAME, _content_part)
 
 
-def user_content(parts: tuple[Part, ...] | list[Part]) -> str | list[dict[str, Any]]:
-    resolved = resolve(parts, NAME, MEDIA_TYPES, True)
-    single = only_text(resolved)
-    if single is not None:
-        return single
-    return [_content_part(part) for part in resolved]
+def assistant_text(parts: tuple[Part, ...], wire: str = NAME) -> str:
+    """An assistant turn as text: images become markers that name the wire (assistant content
+    takes text only on both OpenAI wires)."""
+    return text_of(resolve(parts, wire, MEDIA_TYPES, True, allowed=False, where="assistant messages"))
 
 
 def _content_part(part: Resolved) -> dict[str, Any]:
     match part:
-        case TextPart(text=text):
+        case TextPart(text=text) | ThoughtPart(fallback=text):
             return {"type": "text", "text": text}
-        case ThoughtPart(fallback=fallback):
-            return {"type": "text", "text": fallback}
         case Inline():
             return {"type": "image_url", "image_url": {"url": part.data_url()}}
         case _:
             assert_never(part)
 
 
-def _exchange(exchange: Exchange) -> list[dict[str, Any]]:
+def _exchange(exchange: Exchange, messages: list[dict[str, Any]]) -> None:
     calls = [
         {"id": a.call.id, "type": "function", "function": {"name": a.call.name, "arguments": a.call.arguments}}
         for a in exchange.answers
     ]
-    words = assistant_text(exchange.lead)
-    out: list[dict[str, Any]] = [{"role": "assistant", "content": words or None, "tool_calls": calls}]
-    out.extend(
+    messages.append({"role": "assistant", "content": assistant_text(exchange.lead) or None, "tool_calls": calls})
+    messages.extend(
         {"role": "tool", "tool_call_id": a.call.id, "content": result_text(a.output, a.is_error)}
         for a in exchange.answers
     )
-    images = tool_images(exchange)
-    if images:
-        out.append({"role": "user", "content": user_content(images)})
-    return out
-
-
-def result_text(output: str, is_error: bool) -> str:
-    """A result on a wire without an error flag says it failed in its text."""
-    return f"Error: {output}" if is_error else output
-
-
-def tool_images(exchange: Exchange) -> list[Part]:
-    """The images an exchange's tools returned, each group labelled with its call, for wires
-    whose result slot takes no images."""
-    parts: list[Part] = []
-    for answer in exchange.answers:
-        if answer.images:
-            parts.append(TextPart(f"Images returned by {answer.call.name} (call {answer.call.id}):"))
-            parts.extend(answer.images)
-    return parts
+    messages.extend(_turn(images) for images in tool_images(exchange))
 
 
 def check(body: Body) -> list[WireProblem]:
@@ -122,15 +82,10 @@ def check(body: Body) -> list[WireProblem]:
     c.keys(body, "", ("tools", "messages", "model"), ("messages", "model"))
     c.order(body, ("tools", "messages"))
     c.string(body.get("model"), "model", nonblank=True)
-    _check_tools(c, body.get("tools", []))
-    messages = c.array(body.get("messages"), "messages", nonempty=True) or []
+    c.function_tools(body.get("tools", []), ("name", "description", "parameters", "strict"))
     pending: dict[str, str] = {}
     seen_ids: set[str] = set()
-    for i, raw in enumerate(messages):
-        where = f"messages[{i}]"
-        message = c.obj(raw, where)
-        if message is None:
-            continue
+    for where, message in c.objects(body.get("messages"), "messages", nonempty=True):
         role = message.get("role")
         if pending and role != "tool":
             c.add(where, "pairing", "an assistant message with 'tool_calls' must be followed by tool messages "
@@ -149,7 +104,7 @@ def check(body: Body) -> list[WireProblem]:
             case "tool":
                 c.keys(message, where, ("role", "content", "tool_call_id"), ("content", "tool_call_id"))
                 call_id = message.get("tool_call_id")
-                if call_id not in pending:
+                if not isinstance(call_id, str) or call_id not in pending:
                     c.add(where, "pairing", "messages with role 'tool' must be a response to a preceding message "
                           f"with 'tool_calls' (no pending call {call_id!r})")
                 else:
@@ -162,48 +117,21 @@ def check(body: Body) -> list[WireProblem]:
     return c.problems
 
 
-def _check_tools(c: Checker, tools: Any) -> None:
-    names: set[str] = set()
-    for i, raw in enumerate(c.array(tools, "tools") or []):
-        where = f"tools[{i}]"
-        tool = c.obj(raw, where)
-        if tool is None:
-            continue
-        c.keys(tool, where, ("type", "function"), ("type", "function"))
-        function = c.obj(tool.get("function"), f"{where}.function")
-        if tool.get("type") != "function" or function is None:
-            continue
-        c.keys(function, f"{where}.function", ("name", "description", "parameters", "strict"), ("name",))
-        if c.name(function.get("name"), f"{where}.function.name"):
-            if function["name"] in names:
-                c.add(f"{where}.function.name", "tools", f"duplicate tool name {function['name']!r}")
-            names.add(function["name"])
-        if "parameters" in function:
-            c.obj(function["parameters"], f"{where}.function.parameters")
-
-
 def _check_text_content(c: Checker, content: Any, where: str, what: str = "this message") -> None:
     if isinstance(content, str):
         return
-    for j, raw in enumerate(c.array(content, where) or []):
-        part = c.obj(raw, f"{where}[{j}]")
-        if part is None:
-            continue
+    for at, part in c.objects(content, where):
         if part.get("type") != "text":
-            c.add(f"{where}[{j}]", "image" if part.get("type") == "image_url" else "shape",
+            c.add(at, "image" if part.get("type") == "image_url" else "shape",
                   f"{what} take text parts only, not {part.get('type')!r}")
         else:
-            c.string(part.get("text"), f"{where}[{j}].text")
+            c.string(part.get("text"), f"{at}.text")
 
 
 def _check_user_content(c: Checker, content: Any, where: str) -> None:
     if isinstance(content, str):
         return
-    for j, raw in enumerate(c.array(content, where, nonempty=True) or []):
-        at = f"{where}[{j}]"
-        part = c.obj(raw, at)
-        if part is None:
-            continue
+    for at, part in c.objects(content, where, nonempty=True):
         match part.get("type"):
             case "text":
                 c.keys(part, at, ("type", "text"), ("text",))
@@ -228,11 +156,7 @@ def _check_assistant(c: Checker, message: dict[str, Any], where: str, seen: set[
     pending: dict[str, str] = {}
     if calls is None:
         return pending
-    for k, raw in enumerate(c.array(calls, f"{where}.tool_calls", nonempty=True) or []):
-        at = f"{where}.tool_calls[{k}]"
-        call = c.obj(raw, at)
-        if call is None:
-            continue
+    for at, call in c.objects(calls, f"{where}.tool_calls", nonempty=True):
         c.keys(call, at, ("id", "type", "function"), ("id", "type", "function"))
         if c.call_id(call.get("id"), f"{at}.id"):
             if call["id"] in seen:

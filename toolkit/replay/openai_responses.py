@@ -10,14 +10,15 @@ reasoning crosses as prose.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, assert_never
 
-from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.openai_chat import MEDIA_TYPES, assistant_text, result_text
-from toolkit.replay.parts import Inline, Resolved, only_text, resolve, text_of
+from toolkit.replay.openai_chat import MEDIA_TYPES, assistant_text, role_message
+from toolkit.replay.parts import Inline, Resolved, resolve, result_text
 from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
+from toolkit.replay.wires import render
 
 NAME = "openai-responses"
 CALL_ID_LIMIT = 64
@@ -28,72 +29,41 @@ DETAILS = ("low", "high", "auto", "original")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    custom = {plan.names(s.name) for s in plan.tools or () if s.kind == "custom" and s.name}
-    items: list[dict[str, Any]] = []
-    for item in plan.items:
-        match item:
-            case Turn():
-                items.append(_turn(item))
-            case Exchange():
-                if item.lead:
-                    items.append({"role": "assistant", "content": assistant_text(item.lead)})
-                items.extend(_call(a, custom) for a in item.answers)
-                items.extend(_output(a, custom) for a in item.answers)
-            case _:
-                assert_never(item)
-    if not items:
-        items.append({"role": "user", "content": prose.EMPTY_HISTORY})
-    body: Body = {}
-    tools = tools_.encode(plan.tools, plan.wire, plan.names, notes)
-    if tools:
-        body["tools"] = tools
-    if plan.system:
-        body["instructions"] = plan.system
-    body["input"] = items
-    body["model"] = plan.model
-    return body
+    custom = frozenset(plan.names(s.name) for s in plan.tools or () if s.kind == "custom" and s.name)
+    items = render(plan.items, _turn, partial(_exchange, custom))
+    instructions = {"instructions": plan.system} if plan.system else {}
+    return {**tools_.declare(plan, notes), **instructions, "input": items, "model": plan.model}
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
-    match turn.role:
-        case "system":
-            return {"role": "system", "content": text_of(turn.parts)}
-        case "user":
-            return {"role": "user", "content": _content(turn.parts)}
-        case "assistant":
-            return {"role": "assistant", "content": assistant_text(turn.parts)}
-        case _:
-            assert_never(turn.role)
-
-
-def _content(parts: tuple[Part, ...] | list[Part]) -> str | list[dict[str, Any]]:
-    resolved = resolve(parts, NAME, MEDIA_TYPES, True)
-    single = only_text(resolved)
-    if single is not None:
-        return single
-    return [_part(p) for p in resolved]
+    return role_message(turn, NAME, _part)
 
 
 def _part(part: Resolved) -> dict[str, Any]:
     match part:
-        case TextPart(text=text):
+        case TextPart(text=text) | ThoughtPart(fallback=text):
             return {"type": "input_text", "text": text}
-        case ThoughtPart(fallback=fallback):
-            return {"type": "input_text", "text": fallback}
         case Inline():
             return {"type": "input_image", "image_url": part.data_url(), "detail": "auto"}
         case _:
             assert_never(part)
 
 
-def _call(answer: Answer, custom: set[str]) -> dict[str, Any]:
+def _exchange(custom: frozenset[str], exchange: Exchange, items: list[dict[str, Any]]) -> None:
+    if exchange.lead:
+        items.append({"role": "assistant", "content": assistant_text(exchange.lead, NAME)})
+    items.extend(_call(a, custom) for a in exchange.answers)
+    items.extend(_output(a, custom) for a in exchange.answers)
+
+
+def _call(answer: Answer, custom: frozenset[str]) -> dict[str, Any]:
     call = answer.call
     if call.freeform is not None and call.name in custom:
         return {"type": "custom_tool_call", "call_id": call.id, "name": call.name, "input": call.freeform}
     return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def _output(answer: Answer, custom: set[str]) -> dict[str, Any]:
+def _output(answer: Answer, custom: frozenset[str]) -> dict[str, Any]:
     kind = "custom_tool_call_output" if answer.call.freeform is not None and answer.call.name in custom \
         else "function_call_output"
     text = result_text(answer.output, answer.is_error)
@@ -114,11 +84,7 @@ def check(body: Body) -> list[WireProblem]:
     _check_tools(c, body.get("tools", []))
     calls: dict[str, str] = {}
     answered: set[str] = set()
-    for i, raw in enumerate(c.array(body.get("input"), "input", nonempty=True) or []):
-        where = f"input[{i}]"
-        item = c.obj(raw, where)
-        if item is None:
-            continue
+    for where, item in c.objects(body.get("input"), "input", nonempty=True):
         kind = item.get("type", "message" if "role" in item else None)
         match kind:
             case "message":
@@ -159,11 +125,7 @@ def check(body: Body) -> list[WireProblem]:
 
 def _check_tools(c: Checker, tools: Any) -> None:
     names: set[str] = set()
-    for i, raw in enumerate(c.array(tools, "tools") or []):
-        where = f"tools[{i}]"
-        tool = c.obj(raw, where)
-        if tool is None:
-            continue
+    for where, tool in c.objects(tools, "tools"):
         if tool.get("type") == "function":
             c.keys(tool, where, ("type", "name", "description", "parameters", "strict"),
                    ("type", "name", "parameters", "strict"))
@@ -173,10 +135,7 @@ def _check_tools(c: Checker, tools: Any) -> None:
         else:
             c.add(f"{where}.type", "tools", f"unknown tool type {tool.get('type')!r}")
             continue
-        if c.name(tool.get("name"), f"{where}.name"):
-            if tool["name"] in names:
-                c.add(f"{where}.name", "tools", f"duplicate tool name {tool['name']!r}")
-            names.add(tool["name"])
+        c.unique_name(tool.get("name"), f"{where}.name", names)
 
 
 def _check_message(c: Checker, item: dict[str, Any], where: str) -> None:
@@ -189,14 +148,11 @@ def _check_message(c: Checker, item: dict[str, Any], where: str) -> None:
     if isinstance(content, str):
         return
     allowed = ("output_text", "refusal") if role == "assistant" else INPUT_PARTS
-    for j, raw in enumerate(c.array(content, f"{where}.content", nonempty=True) or []):
-        _check_part(c, raw, f"{where}.content[{j}]", allowed)
+    for at, part in c.objects(content, f"{where}.content", nonempty=True):
+        _check_part(c, part, at, allowed)
 
 
-def _check_part(c: Checker, raw: Any, at: str, allowed: tuple[str, ...]) -> None:
-    part = c.obj(raw, at)
-    if part is None:
-        return
+def _check_part(c: Checker, part: dict[str, Any], at: str, allowed: tuple[str, ...]) -> None:
     kind = part.get("type")
     if kind not in allowed:
         c.add(f"{at}.type", "image" if kind == "input_image" else "shape",
@@ -218,8 +174,8 @@ def _check_part(c: Checker, raw: Any, at: str, allowed: tuple[str, ...]) -> None
 def _check_output(c: Checker, output: Any, where: str) -> None:
     if isinstance(output, str):
         return
-    for j, raw in enumerate(c.array(output, where, nonempty=True) or []):
-        _check_part(c, raw, f"{where}[{j}]", INPUT_PARTS)
+    for at, part in c.objects(output, where, nonempty=True):
+        _check_part(c, part, at, INPUT_PARTS)
 
 
 WIRE = WireSpec(

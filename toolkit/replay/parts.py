@@ -1,17 +1,19 @@
 """Helpers every wire shares for the content of a turn: images (inline bytes, URL, or a marker
-that names them as unseen) and text parts kept as few and as plain as possible."""
+that names them as unseen), text parts kept as few and as plain as possible, a content field as
+one string or a list of parts, and results on wires whose result slot has no error flag or takes
+no images."""
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeAlias, assert_never
+from typing import Any, TypeAlias, assert_never
 
 from toolkit.record import Image
 from toolkit.replay import prose
-from toolkit.replay.plan import ImagePart, Part, TextPart, ThoughtPart
+from toolkit.replay.plan import Exchange, ImagePart, Part, TextPart, ThoughtPart, Turn
 
 
 @lru_cache(maxsize=512)
@@ -32,8 +34,8 @@ def join_text(parts: Iterable[Part]) -> tuple[Part, ...]:
     """Adjacent text parts as one (blank line between), so a message of words is one string."""
     out: list[Part] = []
     for part in parts:
-        if isinstance(part, TextPart) and out and isinstance(out[-1], TextPart):
-            out[-1] = TextPart(out[-1].text + "\n\n" + part.text)
+        if isinstance(part, TextPart):
+            _append_text(out, part.text)
         else:
             out.append(part)
     return tuple(out)
@@ -124,16 +126,34 @@ def resolve(
     return out
 
 
-def _append_text(out: list[Resolved], text: str) -> None:
+def _append_text(out: list[Part] | list[Resolved], text: str) -> None:
+    """Append ``text``, joined to the text part before it when there is one."""
     if out and isinstance(out[-1], TextPart):
         out[-1] = TextPart(out[-1].text + "\n\n" + text)
     else:
         out.append(TextPart(text))
 
 
-def only_text(parts: Iterable[Resolved]) -> str | None:
-    """The single string a content field can be, when the parts are one text."""
-    listed = list(parts)
-    if len(listed) == 1 and isinstance(listed[0], TextPart):
-        return listed[0].text
-    return None
+def content(resolved: Sequence[Resolved], spell: Callable[[Resolved], dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """A content field: one string when the parts are a single text, else each part as the wire
+    spells it."""
+    if len(resolved) == 1 and isinstance(resolved[0], TextPart):
+        return resolved[0].text
+    return [spell(part) for part in resolved]
+
+
+def result_text(output: str, is_error: bool) -> str:
+    """A result on a wire without an error flag says it failed in its text."""
+    return f"Error: {output}" if is_error else output
+
+
+def tool_images(exchange: Exchange) -> list[Turn]:
+    """The images an exchange's tools returned, as one user turn after the results (none when
+    they returned none), each group labelled with its call: for wires whose result slot takes
+    no images."""
+    parts: list[Part] = []
+    for answer in exchange.answers:
+        if answer.images:
+            parts.append(TextPart(f"Images returned by {answer.call.name} (call {answer.call.id}):"))
+            parts.extend(answer.images)
+    return [Turn("user", tuple(parts), exchange.message_id)] if parts else []

@@ -29,8 +29,13 @@ def tool_result(name: str, output: str, is_error: bool) -> str:
 
 
 def reasoning(block: Reasoning) -> str:
-    if block.text.strip():
-        return f"[Reasoning]: {block.text}"
+    return reasoning_text(block.text)
+
+
+def reasoning_text(text: str) -> str:
+    """Reasoning as prose from its text alone (a wire body's thinking block keeps no more)."""
+    if text.strip():
+        return f"[Reasoning]: {text}"
     return "[Reasoning]: (not readable: the provider kept it as an opaque signature)"
 
 

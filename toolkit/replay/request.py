@@ -435,6 +435,12 @@ class _Fold:
         else:
             self.items.append(turn)
 
+    def _call_name(self, use: ToolUse) -> str:
+        """The call's replayed name, remembered for the results that do not name their tool."""
+        name = self.names(use.name)
+        self.call_names[use.id] = name
+        return name
+
     def _result_name(self, result: ToolResult) -> str:
         known = self.call_names.get(result.tool_use_id)
         if known is not None:
@@ -448,8 +454,7 @@ class _Fold:
             self._turn(message, self._words(message))
 
     def _prose_parts(self, message: Message) -> list[Part]:
-        uses = [b for b in message.blocks if isinstance(b, ToolUse)]
-        omitted, _ = split_kept(uses)
+        omitted, _ = split_kept(_calls_and_results(message)[0])
         left_out = {id(b) for b in omitted}
         parts: list[Part] = []
         marked = False
@@ -459,8 +464,7 @@ class _Fold:
                     if text.strip():
                         parts.append(TextPart(text))
                 case ToolUse():
-                    name = self.names(block.name)
-                    self.call_names[block.id] = name
+                    name = self._call_name(block)
                     if id(block) in left_out:
                         self.prose_omitted.add(block.id)
                         if not marked:
@@ -491,21 +495,24 @@ class _Fold:
 
     def _prose_head(self, message: Message) -> None:
         for block in message.blocks:
-            if isinstance(block, ToolUse):
-                name = self.names(block.name)
-                self.call_names[block.id] = name
-                entry = _HeadEntry(prose.tool_use(name, input_text(block)))
-                self.stretch.append(entry)
-                self.head_by_id[block.id] = entry
-            elif isinstance(block, ToolResult):
-                said = prose.tool_result(self._result_name(block), cut(block.output), block.is_error)
-                found = self.head_by_id.pop(block.tool_use_id, None)
-                if found is None:
-                    found = _HeadEntry(None)
-                    self.stretch.append(found)
-                found.result = said
-                found.images = [prose.image_unseen(i, "images returned by tools are not shown in prose_head")
-                                for i in block.images]
+            match block:
+                case ToolUse():
+                    entry = _HeadEntry(prose.tool_use(self._call_name(block), input_text(block)))
+                    self.stretch.append(entry)
+                    self.head_by_id[block.id] = entry
+                case ToolResult():
+                    said = prose.tool_result(self._result_name(block), cut(block.output), block.is_error)
+                    found = self.head_by_id.pop(block.tool_use_id, None)
+                    if found is None:
+                        found = _HeadEntry(None)
+                        self.stretch.append(found)
+                    found.result = said
+                    found.images = [prose.image_unseen(i, "images returned by tools are not shown in prose_head")
+                                    for i in block.images]
+                case Text() | Reasoning() | Image() | Opaque():
+                    pass
+                case _:
+                    assert_never(block)
         words = self._words(message) if message.role != "tool" else []
         if message.role == "user" and words and self.stretch:
             words.insert(0, TextPart(prose.head(self._head_lines())))
@@ -527,8 +534,7 @@ class _Fold:
         """A reply with calls is held until every call is answered (or shown never to be), then
         emitted whole: its words with its calls, then the results. Whatever follows a held reply
         waits behind it, so the items keep the stored order and nothing emitted is ever rewritten."""
-        results = [b for b in message.blocks if isinstance(b, ToolResult)]
-        uses = [b for b in message.blocks if isinstance(b, ToolUse)]
+        uses, results = _calls_and_results(message)
         lead: list[Part] = []
         if message.role == "user" and not results and self.pairing.pending:
             orphans = self.pairing.orphan_all()
@@ -638,6 +644,23 @@ class _Fold:
         if self.wire.name == "ollama":
             return bool(block.text.strip()) and not block.redacted
         return bool(block.signature)
+
+
+def _calls_and_results(message: Message) -> tuple[list[ToolUse], list[ToolResult]]:
+    """The message's calls and its results, each in stored order."""
+    uses: list[ToolUse] = []
+    results: list[ToolResult] = []
+    for block in message.blocks:
+        match block:
+            case ToolUse():
+                uses.append(block)
+            case ToolResult():
+                results.append(block)
+            case Text() | Reasoning() | Image() | Opaque():
+                pass
+            case _:
+                assert_never(block)
+    return uses, results
 
 
 def _told(call: Call) -> str:

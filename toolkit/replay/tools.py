@@ -9,9 +9,10 @@ wire could call, so they are left out, and the request says so.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from toolkit.record import JsonValue
-from toolkit.replay.plan import WireName
+from toolkit.replay.plan import Plan, WireName
 from toolkit.surface import ToolSpec
 
 STUB_DESCRIPTION = "Declared by the replay: the recording kept this tool's name, not its specification."
@@ -27,6 +28,12 @@ EMPTY_SCHEMA: dict[str, JsonValue] = {"type": "object", "properties": {}}
 def declared(specs: Sequence[ToolSpec] | None) -> list[str]:
     """The names of the callable tools, in order (what ``Names`` keeps consistent)."""
     return [s.name for s in specs or () if s.name and s.kind in ("function", "custom")]
+
+
+def declare(plan: Plan, notes: list[str]) -> dict[str, Any]:
+    """The body's ``tools`` field for the plan's recorded tools (empty: nothing to declare)."""
+    tools = encode(plan.tools, plan.wire, plan.names, notes)
+    return {"tools": tools} if tools else {}
 
 
 def encode(

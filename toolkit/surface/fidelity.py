@@ -175,19 +175,22 @@ class SurfaceMismatch(ValueError):
     """A run config whose recorded hash is not the hash of the specs it carries."""
 
 
-def record_run(config: RunConfig, store: SurfaceStore, stored: set[str] | None = None) -> RunConfig:
-    """Put a run's specs in the store and return the config with its surface hash set. A config
-    without specs is returned as it is; a recorded hash that disagrees with the specs raises.
-    ``stored`` names surfaces already put by the caller in this pass, which are not put again."""
+def record_run(config: RunConfig, store: SurfaceStore | None, stored: set[str] | None = None) -> RunConfig:
+    """Put a run's specs in the store (when there is one) and return the config with its surface
+    hash set. A config without specs is returned as it is; a recorded hash that disagrees with the
+    specs raises. ``stored`` names surfaces already put by the caller in this pass, which are not
+    put again."""
     if config.tools is None:
         return config
     actual = fingerprint(config.tools)
-    if stored is None or actual not in stored:
+    if store is not None and (stored is None or actual not in stored):
         store.put(config.tools)
         if stored is not None:
             stored.add(actual)
     if config.surface_hash is None:
         return dataclasses.replace(config, surface_hash=actual)
+    if not is_surface_hash(config.surface_hash):
+        raise SurfaceMismatch(f"recorded surface hash {config.surface_hash!r} is not well-formed")
     if config.surface_hash != actual:
         raise SurfaceMismatch(
             f"recorded surface hash {config.surface_hash} is not the hash of the recorded specs ({actual})"

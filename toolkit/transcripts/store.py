@@ -22,13 +22,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from toolkit.record import Block, Event, Message, Problem, RunConfig, Session
 from toolkit.surface import (
-    Fidelity,
     SurfaceMismatch,
     SurfaceStore,
-    fidelity,
     record_run,
     record_surfaces,
-    surface_of,
 )
 from toolkit.transcripts import serialize as rows
 from toolkit.transcripts.migrations import APPLICATION_ID, MIGRATIONS, SchemaError, migrate, version
@@ -478,23 +475,13 @@ class TranscriptStore:
         return chained
 
     def _record_surface(self, session_id: str, config: RunConfig) -> RunConfig:
-        """``config`` with the surface hash of the specs it carries; the specs put in the surface
-        store when there is one (``record_run``), else checked against a given hash by hash alone."""
-        if config.tools is None:
-            return config
+        """``config`` with the surface hash of the specs it carries, a given hash checked against
+        them, and the specs put in the surface store when there is one."""
         where = f"session {session_id!r}, run config of message {config.message_id!r}"
-        if self.surfaces is not None:
-            try:
-                return record_run(config, self.surfaces)
-            except SurfaceMismatch as exc:
-                raise SurfaceMismatch(f"{where}: {exc}") from None
-        if config.surface_hash is None:
-            return replace(config, surface_hash=surface_of(config))
-        check = fidelity(config.surface_hash, config.tools)
-        if check.state is not Fidelity.MATCHES:
-            raise SurfaceMismatch(f"{where}: recorded surface hash {config.surface_hash} is not the hash of the "
-                                  f"recorded specs ({check.current}); {check.reason}")
-        return config
+        try:
+            return record_run(config, self.surfaces)
+        except SurfaceMismatch as exc:
+            raise SurfaceMismatch(f"{where}: {exc}") from None
 
     @staticmethod
     def _chain(session_id: str, tip: str | None, messages: Sequence[Message]) -> tuple[Message, ...]:
