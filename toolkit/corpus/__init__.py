@@ -160,7 +160,13 @@ def _read_all(todo: list[tuple[Path, Path]], forced: Importer | None, ctx: Impor
         name = _display(file, root)
         corpus.files.append(name)
         ctx.names[str(file)] = name
-        importer = forced or detect(file)
+        try:
+            importer = forced or detect(file)
+        except RecordError:
+            raise
+        except Exception as exc:  # a sniffer bug must not lose the rest of the corpus
+            ctx.problem(name, None, f"format detection failed: {type(exc).__name__}: {exc}")
+            continue
         if importer is None:
             line, reason = _unknown_reason(file)
             ctx.problem(name, line, reason)
@@ -205,12 +211,13 @@ def _unknown_reason(file: Path) -> tuple[int | None, str]:
     return None, "unknown format: no importer recognises this content"
 
 
-def _shape(value: object) -> str:
+def _shape(value: object, depth: int = 0) -> str:
+    """A few words on a JSON value's shape, three levels deep at most."""
     if isinstance(value, dict):
         keys = ", ".join(list(map(str, value))[:8])
         return f"an object with keys {keys}" if keys else "an empty object"
     if isinstance(value, list):
-        inner = _shape(value[0]) if value else "nothing"
+        inner = ("..." if depth >= 3 else _shape(value[0], depth + 1)) if value else "nothing"
         return f"a list of {len(value)}, the first being {inner}"
     return f"a JSON {type(value).__name__}"
 

@@ -32,15 +32,13 @@ from toolkit.corpus.recording import (
     Origin,
     Request,
     Wire,
-    as_int,
     chain,
-    items,
     run_config,
-    text_of,
     tool_use,
     usage_of,
 )
-from toolkit.corpus.source import ImportContext, Importer, stringify
+from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, stringify, text_field, text_of
+from toolkit.corpus.source import ImportContext, Importer
 from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
 FORMAT = "anthropic"
@@ -85,7 +83,7 @@ def system_text(system: Any) -> str | None:
     if isinstance(system, str):
         return system
     if isinstance(system, list):
-        texts = [str(b.get("text", "")) for b in system if isinstance(b, dict) and b.get("type", "text") == "text"]
+        texts = [stringify(b.get("text", "")) for b in system if isinstance(b, dict) and b.get("type", "text") == "text"]
         return "\n".join(texts)
     return None
 
@@ -95,7 +93,7 @@ def _system(system: Any, where: Origin, prefix: str) -> list[Message]:
     if not text:
         return []
     blocks: list[Block] = [Text(text)] if isinstance(system, str) else [
-        Text(str(b.get("text", ""))) for b in system if isinstance(b, dict) and b.get("type", "text") == "text"]
+        Text(stringify(b.get("text", ""))) for b in system if isinstance(b, dict) and b.get("type", "text") == "text"]
     return [Message(f"{prefix}:system", None, "system", tuple(blocks), source=where.source(where.line))]
 
 
@@ -116,7 +114,7 @@ def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, m
         if role in ("user", "assistant", "system"):
             record_role = role
         else:
-            where.problem(line, f"message {i + 1} has unknown role {role!r}; kept as a user message")
+            where.problem(line, f"message {i + 1} has unknown role {shown(role)}; kept as a user message")
             record_role = "user"
         blocks = content_to_blocks(raw.get("content"), where, line, model, provider, book)
         speaker = record_role == "assistant"
@@ -151,28 +149,31 @@ def content_to_blocks(content: Any, where: Origin, line: int | None, model: str 
 
 def _block(block: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None,
            book: CallBook) -> list[Block]:
-    kind = block.get("type")
+    kind = text_of(block.get("type"))
     if kind == "text":
         text = block.get("text")
-        return [Text(text)] if isinstance(text, str) and text else []
+        if isinstance(text, str):
+            return [Text(text)] if text else []
+        where.problem(line, f"text block holds {shown(text)}, not text; kept as opaque")
+        return [Opaque("text", block, "text is not a string")]
     if kind == "image":
         return [image(block, where, line)]
     if kind == "tool_use":
-        call_id = str(block.get("id") or "")
-        name = str(block.get("name") or "")
+        call_id = text_field(block.get("id"), "tool_use id", lambda r: where.problem(line, r))
+        name = text_field(block.get("name"), f"name of tool_use {call_id}", lambda r: where.problem(line, r))
         book.call(call_id, name)
         return [tool_use(call_id, name, block.get("input"), where, line)]
     if kind == "tool_result":
         return _result(block, where, line, book)
     if kind == "thinking":
-        return [Reasoning(str(block.get("thinking") or ""), signature=text_of(block.get("signature")),
+        return [Reasoning(stringify(block.get("thinking") or ""), signature=text_of(block.get("signature")),
                           provider=provider, model=model)]
     if kind == "redacted_thinking":
         return [Reasoning("", signature=text_of(block.get("data")), provider=provider, model=model, redacted=True)]
     if kind in KNOWN_BLOCKS:
-        return [Opaque(str(kind), block, "block the record has no kind for")]
-    where.problem(line, f"unknown content block type {kind!r}; kept as opaque")
-    return [Opaque(str(kind), block, "unknown content block")]
+        return [Opaque(kind, block, "block the record has no kind for")]
+    where.problem(line, f"unknown content block type {shown(block.get('type'))}; kept as opaque")
+    return [Opaque(kind_name(block.get("type")), block, "unknown content block")]
 
 
 def image(block: JsonObj, where: Origin, line: int | None) -> Image | Opaque:
@@ -185,7 +186,7 @@ def image(block: JsonObj, where: Origin, line: int | None) -> Image | Opaque:
         return where.ctx.image_data_url(source["url"], where.file, line)
     if kind == "file":
         return Opaque("image", block, "image by Files API id; bytes not recorded")
-    where.problem(line, f"image block with source type {kind!r} cannot be read; kept as opaque")
+    where.problem(line, f"image block with source type {shown(kind)} cannot be read; kept as opaque")
     return Opaque("image", block, "unreadable image source")
 
 
@@ -202,9 +203,9 @@ def _result(block: JsonObj, where: Origin, line: int | None, book: CallBook) -> 
         texts.append(content)
     elif isinstance(content, list):
         for part in content:
-            kind = part.get("type") if isinstance(part, dict) else None
+            kind = text_of(part.get("type")) if isinstance(part, dict) else None
             if isinstance(part, dict) and kind == "text":
-                texts.append(str(part.get("text") or ""))
+                texts.append(stringify(part.get("text") or ""))
             elif isinstance(part, dict) and kind == "image":
                 found = image(part, where, line)
                 if isinstance(found, Image):
@@ -212,10 +213,11 @@ def _result(block: JsonObj, where: Origin, line: int | None, book: CallBook) -> 
                 else:
                     others.append(found)
             elif isinstance(part, dict) and kind in KNOWN_BLOCKS:
-                others.append(Opaque(str(kind), part, "tool result content the record has no kind for"))
+                others.append(Opaque(kind, part, "tool result content the record has no kind for"))
             else:
                 where.problem(line, f"unknown tool_result content type {kind!r}; kept as opaque")
-                others.append(Opaque(str(kind), part, "unknown tool result content"))
+                others.append(Opaque(kind_name(part.get("type") if isinstance(part, dict) else None), part,
+                                     "unknown tool result content"))
     elif content is not None:
         texts.append(stringify(content))
     result = ToolResult(answered or call_id or "", "\n".join(texts), is_error=block.get("is_error") is True,
@@ -291,20 +293,20 @@ def merge_stream(events: list[JsonObj]) -> JsonObj:
             block = blocks.setdefault(index, {"type": "text", "text": ""})
             dtype = delta.get("type")
             if dtype == "text_delta":
-                block["text"] = str(block.get("text") or "") + str(delta.get("text") or "")
+                block["text"] = stringify(block.get("text") or "") + stringify(delta.get("text") or "")
             elif dtype == "input_json_delta":
-                partial[index] = partial.get(index, "") + str(delta.get("partial_json") or "")
+                partial[index] = partial.get(index, "") + stringify(delta.get("partial_json") or "")
             elif dtype == "thinking_delta":
-                block["thinking"] = str(block.get("thinking") or "") + str(delta.get("thinking") or "")
+                block["thinking"] = stringify(block.get("thinking") or "") + stringify(delta.get("thinking") or "")
             elif dtype == "signature_delta":
-                block["signature"] = str(block.get("signature") or "") + str(delta.get("signature") or "")
+                block["signature"] = stringify(block.get("signature") or "") + stringify(delta.get("signature") or "")
             elif dtype == "citations_delta":
-                block.setdefault("citations", []).append(delta.get("citation"))
+                block["citations"] = [*items(block.get("citations")), delta.get("citation")]
         elif kind == "message_delta":
             if isinstance(event.get("delta"), dict):
                 message.update({k: v for k, v in event["delta"].items() if v is not None})
             if isinstance(event.get("usage"), dict):
-                usage = dict(message.get("usage") or {})
+                usage = dict(obj(message.get("usage")))
                 usage.update({k: v for k, v in event["usage"].items() if v is not None})
                 message["usage"] = usage
         elif kind == "error":

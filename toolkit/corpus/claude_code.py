@@ -41,15 +41,14 @@ from typing import Any
 
 import orjson
 
+from toolkit.corpus.shapes import kind_name, shown, stringify, text_of
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
     iter_json_lines_bytes,
-    json_text,
     line_of,
     parse_arguments,
     parse_time,
-    stringify,
 )
 from toolkit.record import (
     Block,
@@ -155,7 +154,7 @@ def looks_like_record(value: object) -> bool:
     """A record Claude Code writes, recognised by its type and the keys that type always carries."""
     if not isinstance(value, dict):
         return False
-    kind = value.get("type")
+    kind = text_of(value.get("type"))
     if kind in ("user", "assistant"):
         return isinstance(value.get("message"), dict) and ("parentUuid" in value or "sessionId" in value)
     if kind in NODE_EVENT_TYPES:
@@ -201,7 +200,7 @@ def _sniff_array(text: str) -> bool:
             return False
         try:
             value, at = decoder.raw_decode(text, at)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return '"parentUuid":' in text and '"sessionId":' in text and '"isSidechain":' in text
         if looks_like_record(value):
             return True
@@ -315,6 +314,10 @@ def _salvage_array(data: bytes, path: Path, ctx: ImportContext) -> list[tuple[in
             ctx.problem(path, line_of(text, at),
                         f"record {index + 1} is not valid JSON ({exc.msg} at line {line_of(text, exc.pos)}); "
                         "the records before it are kept")
+            return out
+        except RecursionError:
+            ctx.problem(path, line_of(text, at),
+                        f"record {index + 1} is nested too deep to read; the records before it are kept")
             return out
         index += 1
         line = line_of(text, at)
@@ -466,7 +469,9 @@ class _FileReader:
             nodes.append((line, rec, uid))
         for line, rec, uid in nodes:
             parent = rec.get("parentUuid")
-            if parent is not None and parent not in seen:
+            if parent is not None and not isinstance(parent, str):
+                self.problem(line, f"parentUuid of {uid} is {shown(parent)}, not an id; the record is made a root")
+            elif parent is not None and parent not in seen:
                 self.problem(line, f"parent {parent} of {uid} is not in the file")
         return nodes, loose
 
@@ -573,7 +578,8 @@ class _FileReader:
             facts = rec.get("compactMetadata") or rec.get("microcompactMetadata")
             if event_kind == "compaction" and isinstance(facts, dict):
                 said = text if isinstance(text, str) and text else "Conversation compacted"
-                text = f"{said} (trigger: {facts.get('trigger')}, tokens before: {facts.get('preTokens')})"
+                text = (f"{said} (trigger: {stringify(facts.get('trigger'))}, "
+                        f"tokens before: {stringify(facts.get('preTokens'))})")
             return _EventDraft(event_kind, etype, rec, anchor, text, line)
         if name in NODE_EVENT_TYPES:
             inner = rec.get("attachment" if name == "attachment" else "data")
@@ -589,7 +595,7 @@ class _FileReader:
         if kind is None:
             self.problem(line, "record has no type; kept as an event of kind 'other'")
         else:
-            self.problem(line, f"unknown record type {kind!r}; kept as an event of kind 'other'")
+            self.problem(line, f"unknown record type {shown(kind)}; kept as an event of kind 'other'")
         return _EventDraft("other", name, rec, anchor, text, line)
 
     def _loose(self, line: int, rec: dict[str, Any]) -> None:
@@ -695,7 +701,7 @@ class _FileReader:
         api_id = body.get("id")
         if not isinstance(api_id, str):
             return False
-        head = self.drafts.get(self.resolve(rec.get("parentUuid")) or "")
+        head = self.drafts.get(self.resolve(text_of(rec.get("parentUuid"))) or "")
         if head is None or head.session is not session or head.role != "assistant" or head.api_id != api_id:
             return False
         head.blocks.extend(blocks)
@@ -708,7 +714,7 @@ class _FileReader:
 
     def _merge_results(self, rec: dict[str, Any], uid: str, blocks: list[Block], session: _SessionDraft) -> bool:
         """A tool-result record that answers more calls of the reply an earlier result record answers."""
-        above = self.drafts.get(self.resolve(rec.get("parentUuid")) or "")
+        above = self.drafts.get(self.resolve(text_of(rec.get("parentUuid"))) or "")
         if above is None or above.session is not session:
             return False
         group = above.results if above.role == "assistant" else above
@@ -750,7 +756,7 @@ class _FileReader:
                     self.problem(line, f"content block is a JSON {type(block).__name__}; kept as opaque")
                     out.append(Opaque("content", block, "block is not an object"))
                 continue
-            kind = block.get("type")
+            kind = text_of(block.get("type"))
             if kind == "text":
                 text = block.get("text")
                 out.append(Text(text if isinstance(text, str) else stringify(text)))
@@ -771,19 +777,19 @@ class _FileReader:
             elif kind == "image":
                 out.append(self._image(block, line))
             elif kind in KNOWN_OPAQUE_BLOCKS:
-                out.append(Opaque(str(kind), block, KNOWN_OPAQUE_BLOCKS[str(kind)]))
-            elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                out.append(Opaque(kind, block, KNOWN_OPAQUE_BLOCKS[kind]))
+            elif kind is not None and kind.endswith("_tool_result"):
                 out.append(Opaque(kind, block, "a server-side tool result"))
             else:
-                self.problem(line, f"unknown content block type {kind!r}; kept as opaque")
-                out.append(Opaque(str(kind), block, "unknown block type"))
+                self.problem(line, f"unknown content block type {shown(block.get('type'))}; kept as opaque")
+                out.append(Opaque(kind_name(block.get("type")), block, "unknown block type"))
         return out
 
     def _tool_use(self, block: dict[str, Any], line: int) -> ToolUse:
         call_id = block.get("id")
         name = block.get("name")
         if not isinstance(call_id, str) or not call_id:
-            self.problem(line, f"tool_use block without an id (tool {name!r})")
+            self.problem(line, f"tool_use block without an id (tool {shown(name)})")
             call_id = ""
         if not isinstance(name, str):
             self.problem(line, f"tool_use {call_id} has no tool name")
@@ -796,7 +802,7 @@ class _FileReader:
             parsed, bad = parse_arguments(value)
             if bad is None and isinstance(parsed, dict):
                 return ToolUse(call_id, name, parsed)
-        raw = value if isinstance(value, str) else json_text(value)
+        raw = stringify(value)
         self.problem(line, f"tool_use {call_id} ({name}) input is not a JSON object; the raw input is kept")
         return ToolUse(call_id, name, None, raw_input=raw)
 
@@ -813,7 +819,7 @@ class _FileReader:
         elif isinstance(content, list):
             parts: list[str] = []
             for part in content:
-                part_type = part.get("type") if isinstance(part, dict) else None
+                part_type = text_of(part.get("type")) if isinstance(part, dict) else None
                 if part_type == "text" and isinstance(part, dict):
                     text = part.get("text")
                     parts.append(text if isinstance(text, str) else stringify(text))

@@ -41,7 +41,8 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.recording import Origin, tool_use
-from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json, stringify
+from toolkit.corpus.shapes import as_int, items, kind_name, shown, stringify, text_of
+from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.record import (
     Block,
     Event,
@@ -76,6 +77,9 @@ OUTPUT_ITEMS = frozenset({
     "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output",
 })
 """Response items that answer a call; each one ends the model response before it."""
+
+PART_TYPES = frozenset({"input_text", "output_text", "text", "input_image", "refusal"})
+"""Content part types the importer reads; one of them without its field is reported."""
 
 BARE_ITEM_TYPES = frozenset({"message", "reasoning"} | CALL_ITEMS | OUTPUT_ITEMS)
 
@@ -207,7 +211,7 @@ class _Rollout:
         time = parse_time(rec.get("timestamp"))
         if "payload" in rec:
             if not isinstance(payload, dict):
-                self.ctx.problem(self.path, number, f"{kind!r} record's payload is not an object")
+                self.ctx.problem(self.path, number, f"{shown(kind)} record's payload is not an object")
                 return
             if kind == "response_item":
                 self.item(payload, number, time)
@@ -220,11 +224,13 @@ class _Rollout:
             elif kind == "compacted":
                 self.compacted(payload, number, time)
             else:
-                self.event("other", str(kind), time, "", rec, number)
+                if not isinstance(kind, str):
+                    self.ctx.problem(self.path, number, f"record type is {shown(kind)}, not a name; kept as an event")
+                self.event("other", kind_name(kind), time, "", rec, number)
         elif isinstance(kind, str):
             self.item(rec, number, time)
         elif "record_type" in rec:
-            self.event("meta", f"record_type:{rec['record_type']}", time, "", rec, number)
+            self.event("meta", f"record_type:{kind_name(rec['record_type'])}", time, "", rec, number)
         elif "id" in rec and "timestamp" in rec:
             self.session_meta(rec, number, time)
         else:
@@ -232,7 +238,7 @@ class _Rollout:
 
     def session_meta(self, meta: dict[str, Any], number: int, time: datetime | None) -> None:
         """The first meta names the session; later ones (a fork carries its parent's) are events."""
-        origin = " ".join(str(meta[k]) for k in ("originator", "cli_version") if meta.get(k))
+        origin = " ".join(text for text in (text_of(meta.get(k)) for k in ("originator", "cli_version")) if text)
         self.event("meta", "session_meta", time, origin, meta, number)
         if self.session_id is not None:
             return
@@ -302,7 +308,7 @@ class _Rollout:
             event.draft = self.drafts[first]
 
     def event_msg(self, payload: dict[str, Any], number: int, time: datetime | None) -> None:
-        kind = str(payload.get("type"))
+        kind = kind_name(payload.get("type"))
         if kind in DUPLICATE_EVENTS:
             text = payload.get("message", payload.get("text"))
             self.copies.append((kind, text if isinstance(text, str) else "", time, payload, number))
@@ -367,7 +373,7 @@ class _Rollout:
     def rollback(self, turns: object, number: int) -> None:
         """Branch off before the last ``turns`` user turns: Codex drops them from the model's view."""
         if not isinstance(turns, int) or turns <= 0:
-            self.ctx.problem(self.path, number, f"thread_rolled_back with num_turns {turns!r}")
+            self.ctx.problem(self.path, number, f"thread_rolled_back with num_turns {shown(turns)}")
             return
         self.close()
         self.pending = None
@@ -382,21 +388,21 @@ class _Rollout:
     # -- response items ------------------------------------------------------------------------
 
     def item(self, item: dict[str, Any], number: int, time: datetime | None, suffix: str | None = None) -> None:
-        kind = item.get("type")
+        kind = text_of(item.get("type"))
         if kind == "message":
             self.message(item, number, time, suffix)
         elif kind == "reasoning":
-            self.assistant(number, time, suffix).blocks.append(self.reasoning(item))
+            self.assistant(number, time, suffix).blocks.append(self.reasoning(item, number))
         elif kind in CALL_ITEMS:
-            self.call(str(kind), item, number, time, suffix)
+            self.call(kind, item, number, time, suffix)
         elif kind in OUTPUT_ITEMS:
-            self.output(str(kind), item, number, time, suffix)
+            self.output(kind, item, number, time, suffix)
         elif kind == "ghost_snapshot":
             self.event("meta", "ghost_snapshot", time, "", item, number)
         elif kind in ("compaction", "compaction_summary", "context_compaction"):
             self.close()
             draft = self.begin("user", number, time, ("compact_summary",), suffix)
-            draft.blocks.append(Opaque(str(kind), item, "encrypted compaction summary"))
+            draft.blocks.append(Opaque(kind, item, "encrypted compaction summary"))
             self.close()
         elif kind == "agent_message":
             self.close()
@@ -404,8 +410,11 @@ class _Rollout:
             draft.blocks.extend(self.content(item.get("content"), number))
             self.close()
         else:
+            if kind is None:
+                self.ctx.problem(self.path, number, f"response item type is {shown(item.get('type'))}, not a "
+                                                    "name; kept as opaque")
             target = self.open if self.open is not None else self.assistant(number, time, suffix)
-            target.blocks.append(Opaque(str(kind), item, "response item type the importer does not know"))
+            target.blocks.append(Opaque(kind or "item", item, "response item type the importer does not know"))
 
     def message(self, item: dict[str, Any], number: int, time: datetime | None, suffix: str | None) -> None:
         role = item.get("role")
@@ -421,7 +430,7 @@ class _Rollout:
             draft = self.begin("system", number, time, (), suffix)
         else:
             if role != "user":
-                self.ctx.problem(self.path, number, f"message with unknown role {role!r} read as user")
+                self.ctx.problem(self.path, number, f"message with unknown role {shown(role)} read as user")
             # An image alone right after tool outputs is view_image attaching its picture.
             attached = after_tool and bool(blocks) and all(isinstance(b, Image) for b in blocks)
             meta = attached or text.lstrip().startswith(CONTEXT_PREFIXES)
@@ -437,7 +446,10 @@ class _Rollout:
         if isinstance(parts, str):
             return [Text(parts)]
         if not isinstance(parts, list):
-            return [] if parts is None else [Opaque("content", _json(parts), "message content is not a list")]
+            if parts is None:
+                return []
+            self.ctx.problem(self.path, number, f"message content is {shown(parts)}, not a list; kept as opaque")
+            return [Opaque("content", _json(parts), "message content is not a list")]
         out: list[Block] = []
         for part in parts:
             kind = part.get("type") if isinstance(part, dict) else None
@@ -448,14 +460,16 @@ class _Rollout:
             elif kind == "refusal" and isinstance(part.get("refusal"), str):
                 out.append(Text(part["refusal"]))
             else:
-                out.append(Opaque(str(kind), _json(part), "content part the importer does not know"))
+                if not isinstance(kind, str) or kind in PART_TYPES:
+                    self.ctx.problem(self.path, number, f"content part {shown(part)} cannot be read; kept as opaque")
+                out.append(Opaque(kind_name(kind), _json(part), "content part the importer does not know"))
         return out
 
-    def reasoning(self, item: dict[str, Any]) -> Reasoning:
+    def reasoning(self, item: dict[str, Any], number: int) -> Reasoning:
         """Summary texts (and raw reasoning text, when a model returns it) with the encrypted
         content as the provider's signature; encrypted-only reasoning is redacted."""
-        texts = [s["text"] for s in item.get("summary") or () if isinstance(s, dict) and isinstance(s.get("text"), str)]
-        raw = [c["text"] for c in item.get("content") or () if isinstance(c, dict) and isinstance(c.get("text"), str)]
+        texts = self.texts(item, "summary", number)
+        raw = self.texts(item, "content", number)
         for text in texts:
             self.said["agent_reasoning"][text] += 1
         for text in raw:
@@ -464,6 +478,17 @@ class _Rollout:
         signature = signature if isinstance(signature, str) and signature else None
         text = "\n\n".join(texts + raw)
         return Reasoning(text, signature, self.provider, self.model, redacted=not text and signature is not None)
+
+    def texts(self, item: dict[str, Any], key: str, number: int) -> list[str]:
+        """The ``text`` of each part of a reasoning item's list; any other shape is reported (the
+        item stays in the raw file) rather than read as no text."""
+        value = item.get(key)
+        parts = items(value)
+        found = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if len(found) != len(parts) or (value is not None and not isinstance(value, list)):
+            self.ctx.problem(self.path, number, f"reasoning {key} is {shown(value)}, not a list of text parts; "
+                                                "only its text parts are read")
+        return found
 
     def call(self, kind: str, item: dict[str, Any], number: int, time: datetime | None, suffix: str | None) -> None:
         draft = self.assistant(number, time, suffix)
@@ -488,7 +513,7 @@ class _Rollout:
             # Runs on OpenAI's side inside the same response: the call and its outcome together.
             draft.blocks.append(ToolUse(call_id, "web_search", _json(item.get("action"))))
             status = item.get("status")
-            draft.blocks.append(ToolResult(call_id, str(status or ""), status == "failed", (), "web_search"))
+            draft.blocks.append(ToolResult(call_id, stringify(status or ""), status == "failed", (), "web_search"))
         else:
             self.image_generation(draft, call_id, item, number)
 
@@ -552,9 +577,9 @@ class _Rollout:
             return "\n".join(texts), False, tuple(images)
         if isinstance(value, dict):
             content = value.get("content")
-            items = value.get("content_items")
-            text, _, found = self.payload(items if isinstance(items, list) else content, number)
-            if isinstance(items, list) and isinstance(content, str):
+            listed = value.get("content_items")
+            text, _, found = self.payload(listed if isinstance(listed, list) else content, number)
+            if isinstance(listed, list) and isinstance(content, str):
                 text = content
             return text, value.get("success") is False, found
         return stringify(value), False, ()
@@ -652,16 +677,12 @@ def _usage(last: dict[str, Any]) -> Usage | None:
     """Usage of one request. OpenAI counts cached (and cache-written) tokens inside
     ``input_tokens`` (codex-rs protocol.rs ``TokenUsage::non_cached_input`` = input - cached,
     https://github.com/openai/codex, read 2026); the record keeps fresh input apart."""
-    total_in = last.get("input_tokens")
-    if not isinstance(total_in, int):
+    total_in = as_int(last.get("input_tokens"))
+    if total_in is None:
         return None
-    cached = last.get("cached_input_tokens")
-    cached = cached if isinstance(cached, int) else 0
-    written = last.get("cache_write_input_tokens", last.get("cache_write_tokens"))
-    written = written if isinstance(written, int) else None
-    output = last.get("output_tokens")
-    return Usage(max(total_in - cached - (written or 0), 0), output if isinstance(output, int) else None,
-                 cached, written)
+    cached = as_int(last.get("cached_input_tokens")) or 0
+    written = as_int(last.get("cache_write_input_tokens", last.get("cache_write_tokens")))
+    return Usage(max(total_in - cached - (written or 0), 0), as_int(last.get("output_tokens")), cached, written)
 
 
 def _shell_failed(output: str, shell: bool) -> bool:
@@ -743,15 +764,15 @@ def sniff(path: Path, head: str) -> bool:
             start = line[:400]  # a line longer than the head: the envelope keys come first
             if ENVELOPE_TYPE.search(start) and '"payload"' in start:
                 return True
-        elif isinstance(rec, dict) and "payload" in rec and rec.get("type") in ROLLOUT_TYPES:
+        elif isinstance(rec, dict) and "payload" in rec and text_of(rec.get("type")) in ROLLOUT_TYPES:
             return True
     first = _loads(lines[0])
     if isinstance(first, dict):
         if "type" not in first and {"id", "timestamp", "instructions"} <= first.keys():
             return True
-        if first.get("type") in BARE_ITEM_TYPES and "payload" not in first and len(lines) > 1:
+        if text_of(first.get("type")) in BARE_ITEM_TYPES and "payload" not in first and len(lines) > 1:
             second = _loads(lines[1])
-            return isinstance(second, dict) and (second.get("type") in BARE_ITEM_TYPES or "record_type" in second)
+            return isinstance(second, dict) and (text_of(second.get("type")) in BARE_ITEM_TYPES or "record_type" in second)
     stripped = head.lstrip()
     return (re.match(r'\{\s*"session"\s*:\s*\{', stripped) is not None
             and '"items"' in head and '"instructions"' in head)

@@ -34,14 +34,8 @@ import orjson
 
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
 from toolkit.corpus.recording import CallBook, Origin, tool_use
-from toolkit.corpus.source import (
-    ImportContext,
-    Importer,
-    iter_json_lines,
-    parse_time,
-    read_json,
-    stringify,
-)
+from toolkit.corpus.shapes import as_int, items, kind_name, shown, stringify, text_of
+from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.record import (
     Block,
     Event,
@@ -95,16 +89,12 @@ def usage(tokens: object) -> Usage | None:
     input + tool - cached and output is candidates + thoughts."""
     if not isinstance(tokens, dict):
         return None
-    prompt = tokens.get("input")
-    if not isinstance(prompt, int):
+    prompt = as_int(tokens.get("input"))
+    if prompt is None:
         return None
-    cached, tool, thoughts = (_count(tokens.get(key)) for key in ("cached", "tool", "thoughts"))
-    out = tokens.get("output")
-    return Usage(max(prompt + tool - cached, 0), out + thoughts if isinstance(out, int) else None, cached, None)
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) else 0
+    cached, tool, thoughts = (as_int(tokens.get(key)) or 0 for key in ("cached", "tool", "thoughts"))
+    out = as_int(tokens.get("output"))
+    return Usage(max(prompt + tool - cached, 0), out + thoughts if out is not None else None, cached, None)
 
 
 def _parts(value: object) -> list[Any]:
@@ -207,7 +197,7 @@ class _Recording:
             if isinstance(rec.get("messages"), list):
                 self.messages(rec["messages"], line)
         else:
-            self.notes.append(("other", str(rec.get("type", "unknown")), None, "", rec, line))
+            self.notes.append(("other", kind_name(rec.get("type", "unknown")), None, "", rec, line))
 
     def messages(self, items: list[Any], line: int | None) -> None:
         """Messages held inside one document: their record index + 1 stands for the line when
@@ -259,21 +249,24 @@ class _Recording:
 
 def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec: dict[str, Any]) -> str | None:
     """One message record into messages (or a notice event); returns the id later records hang from."""
-    kind = rec.get("type")
+    kind = text_of(rec.get("type"))
     time = parse_time(rec.get("timestamp"))
     if kind in NOTICE_KINDS:
-        out.event(NOTICE_KINDS[str(kind)], str(kind), time, _words(rec.get("content")), rec, line, parent)
+        out.event(NOTICE_KINDS[kind], kind, time, _words(rec.get("content")), rec, line, parent)
         return parent
     if kind == "user":
         said = out.blocks(rec.get("content"), mid, line)
         return out.add(mid, parent, _role_of(said), said, line, time).id
     if kind != "gemini":
-        out.event("other", str(kind), time, "", rec, line, parent)
+        if kind is None:
+            out.ctx.problem(out.path, line, f"message {mid} has type {shown(rec.get('type'))}, not a name; "
+                                            "kept as an event")
+        out.event("other", kind or "message", time, "", rec, line, parent)
         return parent
     model = rec.get("model")
     model = model if isinstance(model, str) and model else out.model
     blocks: list[Block] = []
-    for thought in rec.get("thoughts") or ():
+    for thought in _listed(out, rec, "thoughts", line):
         if isinstance(thought, dict):
             subject, description = thought.get("subject"), thought.get("description")
             text = "\n\n".join(t for t in (subject, description) if isinstance(t, str) and t)
@@ -281,7 +274,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
     blocks.extend(out.blocks(rec.get("content"), mid, line, model))
     results: list[Block] = []
     called = {b.id for b in blocks if isinstance(b, ToolUse)}
-    for index, call in enumerate(rec.get("toolCalls") or ()):
+    for index, call in enumerate(_listed(out, rec, "toolCalls", line)):
         if not isinstance(call, dict):
             out.ctx.problem(out.path, line, f"toolCalls[{index}] is not an object")
             continue
@@ -301,6 +294,15 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
     return out.add(f"{mid}:results", assistant.id, "tool", results, line, time).id
 
 
+def _listed(out: _Session, rec: dict[str, Any], key: str, line: int | None) -> list[Any]:
+    """A list field of a message record; another value is reported (the record keeps it raw in the
+    file) and read as empty."""
+    value = rec.get(key)
+    if value is not None and not isinstance(value, list):
+        out.ctx.problem(out.path, line, f"{key} of message {rec.get('id')} is {shown(value)}, not a list; ignored")
+    return items(value)
+
+
 def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, part_id: str,
                  line: int | None) -> ToolResult | None:
     """The result a call got (its ``functionResponse`` parts and any parts beside them, such as
@@ -308,7 +310,7 @@ def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, p
     status = call.get("status")
     result = call.get("result")
     detail = _json(call.get("resultDisplay"))
-    failed = status in ERROR_STATUSES
+    failed = text_of(status) in ERROR_STATUSES
     if result is None:
         if not failed:
             return None
@@ -365,11 +367,13 @@ def _read_stream(path: Path, ctx: ImportContext, records: list[tuple[int, dict[s
         return group[1]
 
     for line, rec in records:
-        kind = rec.get("type")
+        kind = text_of(rec.get("type"))
         time = parse_time(rec.get("timestamp"))
         if kind not in STREAM_TYPES or "timestamp" not in rec:
+            if kind is None and "type" in rec:
+                ctx.problem(path, line, f"event type is {shown(rec['type'])}, not a name; kept as an event")
             content = rec.get("content")
-            out.event("meta", f"harness:{kind}", parse_time(rec.get("ts")),
+            out.event("meta", f"harness:{kind_name(rec.get('type'))}", parse_time(rec.get("ts")),
                       content if isinstance(content, str) else "", rec, line)
             continue
         was_delta, delta = delta, False
@@ -451,14 +455,14 @@ def _read_logs(path: Path, ctx: ImportContext, entries: list[Any]) -> list[Sessi
         order = entry.get("messageId")
         by_session.setdefault(entry["sessionId"], []).append((order if isinstance(order, int) else index, index, entry))
     sessions: list[Session] = []
-    for sid, items in by_session.items():
+    for sid, prompts in by_session.items():
         out = _Session(path, ctx, f"{sid}:logs")
         out.title = "prompts only (logs.json)"
         tip: str | None = None
-        for order, index, entry in sorted(items, key=lambda t: (t[0], t[1])):
+        for order, index, entry in sorted(prompts, key=lambda t: (t[0], t[1])):
             role_ok = entry.get("type") == "user"
             if not role_ok:
-                ctx.problem(path, index, f"logs.json entry of type {entry.get('type')!r} read as user")
+                ctx.problem(path, index, f"logs.json entry of type {shown(entry.get('type'))} read as user")
             tip = out.add(f"{sid}:logs:{order}", tip, "user", [Text(entry["message"])], index,
                           parse_time(entry.get("timestamp"))).id
         sessions.append(out.session(tip))
@@ -535,7 +539,9 @@ def _stream_event(rec: dict[str, Any]) -> bool:
     kind = rec.get("type")
     return ((kind == "init" and "session_id" in rec and "model" in rec)
             or (kind == "tool_use" and "tool_id" in rec and "tool_name" in rec)
-            or (kind == "tool_result" and "tool_id" in rec and "status" in rec))
+            or (kind == "tool_result" and "tool_id" in rec and "status" in rec)
+            or (kind == "message" and "timestamp" in rec and rec.get("role") in ("user", "assistant")
+                and isinstance(rec.get("content"), str)))
 
 
 SESSION_START = re.compile(r'\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')

@@ -42,20 +42,20 @@ from toolkit.corpus.recording import (
     Origin,
     Request,
     Wire,
-    as_int,
     chain,
-    items,
-    obj,
     run_config,
-    text_of,
     tool_use,
     usage_of,
 )
-from toolkit.corpus.source import ImportContext, Importer, guess_media_type, parse_time, stringify
+from toolkit.corpus.shapes import as_int, dump_text, items, obj, shown, stringify, text_field, text_of
+from toolkit.corpus.source import ImportContext, Importer, guess_media_type, parse_time
 from toolkit.record import Block, Image, JsonValue, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
 FORMAT = "gemini"
 PROVIDER = "google"
+
+DATA_KEYS = ("inlineData", "fileData", "functionCall", "functionResponse")
+"""Part fields the record reads, each an object."""
 
 KNOWN_PARTS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 """Part kinds the record has no block for: kept as opaque without a problem."""
@@ -74,7 +74,9 @@ def field(obj: JsonObj, name: str) -> Any:
     return obj.get(snake)
 
 
-def _camel(key: str) -> str:
+def _camel(key: object) -> str:
+    if not isinstance(key, str):  # a YAML recording may hold keys that are numbers, booleans, null
+        return dump_text(key)
     head, *rest = key.split("_")
     return head + "".join(word.title() for word in rest)
 
@@ -159,7 +161,7 @@ def content_to_message(raw: JsonObj, message_id: str, where: Origin, line: int |
     elif role == "system":
         record_role = "system"
     else:
-        where.problem(line, f"content {index + 1} has unknown role {role!r}; kept as a user message")
+        where.problem(line, f"content {index + 1} has unknown role {shown(role)}; kept as a user message")
         record_role = "user"
     speaker = record_role == "assistant"
     return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
@@ -177,7 +179,7 @@ def parts_to_blocks(parts: Sequence[Any], message_id: str, where: Origin, line: 
         norm = {_camel(k): v for k, v in part.items()}
         signature = text_of(norm.get("thoughtSignature"))
         if norm.get("thought") is True:
-            blocks.append(Reasoning(str(norm.get("text") or ""), signature=signature, provider=provider, model=model))
+            blocks.append(Reasoning(stringify(norm.get("text") or ""), signature=signature, provider=provider, model=model))
             continue
         if signature is not None:
             blocks.append(Reasoning("", signature=signature, provider=provider, model=model, redacted=True))
@@ -193,7 +195,14 @@ def _data(part: JsonObj, raw: JsonObj, fallback_id: str, where: Origin, line: in
     """The data of one part (``part`` with camelCase keys, ``raw`` as the source held it)."""
     if "text" in part:
         text = part["text"]
-        return [Text(text)] if isinstance(text, str) and text else []
+        if isinstance(text, str):
+            return [Text(text)] if text else []
+        where.problem(line, f"part's text is {shown(text)}, not text; kept as opaque")
+        return [Opaque("text", raw, "text is not a string")]
+    for key in DATA_KEYS:
+        if key in part and not isinstance(part[key], dict):
+            where.problem(line, f"part's {key} is {shown(part[key])}, not an object; kept as opaque")
+            return [Opaque(key, raw, f"{key} is not an object")]
     if isinstance(part.get("inlineData"), dict):
         return [_inline(part["inlineData"], raw, where, line)]
     if isinstance(part.get("fileData"), dict):
@@ -201,7 +210,7 @@ def _data(part: JsonObj, raw: JsonObj, fallback_id: str, where: Origin, line: in
     if isinstance(part.get("functionCall"), dict):
         call = part["functionCall"]
         call_id = text_of(call.get("id")) or fallback_id
-        name = str(call.get("name") or "")
+        name = text_field(call.get("name"), f"name of functionCall {call_id}", lambda r: where.problem(line, r))
         book.call(call_id, name)
         return [tool_use(call_id, name, call.get("args"), where, line)]
     if isinstance(part.get("functionResponse"), dict):
@@ -381,7 +390,7 @@ def merge_stream(events: list[JsonObj]) -> JsonObj:
         if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
             continue
         content = obj(candidates[0].get("content"))
-        role = str(content.get("role") or role)
+        role = text_of(content.get("role")) or role
         finish = field(candidates[0], "finishReason") or finish
         for raw in items(content.get("parts")):
             if isinstance(raw, dict):

@@ -27,17 +27,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from toolkit.corpus.shapes import (
+    as_int,
+    dump_text,
+    id_text,
+    kind_name,
+    shown,
+    stringify,
+    surface_hash,
+    text_of,
+)
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
     guess_media_type,
-    json_text,
     line_of,
     loads,
     parse_arguments,
     parse_time,
     read_json,
-    stringify,
 )
 from toolkit.record import (
     Block,
@@ -57,7 +65,6 @@ from toolkit.record import (
     ToolUse,
     Usage,
 )
-from toolkit.surface.fingerprint import fingerprint
 
 ZIP_MAGIC = "PK\x03\x04"
 HEADER_MEMBERS = ("header.json", "_journal/start.json", "start.json")
@@ -264,7 +271,7 @@ def _error_line(data: bytes, exc: ValueError) -> int | None:
 def _sample_order(sample: dict[str, Any]) -> tuple[int, str]:
     epoch = sample.get("epoch")
     sample_id = sample.get("id")
-    key = f"{sample_id:>20}" if isinstance(sample_id, int) else str(sample_id)
+    key = f"{sample_id:>20}" if isinstance(sample_id, int) else kind_name(sample_id)
     return (epoch if isinstance(epoch, int) else 0, key)
 
 
@@ -297,16 +304,22 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
     attachments = sample.get("attachments")
     missing: list[str] = []
     if isinstance(attachments, dict) and attachments:
-        sample = _resolve(sample, attachments, missing)
+        try:
+            sample = _resolve(sample, attachments, missing)
+        except RecursionError:
+            _problem(ctx, where, None, f"sample {shown(sample.get('id'))} is nested too deep to resolve its "
+                                       "attachments; read with the references left in place")
     spec = log.get("eval") if isinstance(log.get("eval"), dict) else {}
     assert isinstance(spec, dict)
-    sample_id = sample.get("id")
-    epoch = sample.get("epoch", 1)
-    base = spec.get("eval_id") or spec.get("run_id") or where.name
-    session_id = str(sample.get("uuid") or f"{base}:{sample_id}:epoch{epoch}")
+    raw_id, raw_epoch = sample.get("id"), sample.get("epoch", 1)
+    sample_id, epoch = id_text(raw_id) or "?", id_text(raw_epoch) or "?"
+    base = text_of(spec.get("eval_id")) or text_of(spec.get("run_id")) or where.name
+    session_id = text_of(sample.get("uuid")) or f"{base}:{sample_id}:epoch{epoch}"
     model = spec.get("model") if isinstance(spec.get("model"), str) else None
     state = _Sample(where, ctx, session_id, model)
-    label = f"sample {sample_id!r} epoch {epoch}"
+    label = f"sample {shown(raw_id)} epoch {shown(raw_epoch)}"
+    if "?" in (sample_id, epoch):
+        state.problem(None, f"{label}: the sample's id or epoch is not text or a number; named {session_id}")
     if missing:
         state.problem(
             None,
@@ -329,7 +342,7 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
     for raw_event in _walk_events(sample.get("events"), state, label, report=True):
         state.events.append(_event(raw_event, label, state))
     run_configs = _run_configs(model_events, state)
-    task = spec.get("task")
+    task = text_of(spec.get("task"))
     return Session(
         id=session_id,
         format="inspect",
@@ -391,14 +404,14 @@ def _message(
     line = state.where.line(raw.get("id"))
     role = raw.get("role")
     if role not in ("system", "user", "assistant", "tool"):
-        state.problem(line, f"{where}: unknown message role {role!r}, kept as an event")
+        state.problem(line, f"{where}: unknown message role {shown(role)}, kept as an event")
         state.events.append(
             Event(
                 "other",
-                f"message:{role}",
+                f"message:{kind_name(role)}",
                 raw=raw,
                 source=state.source(line),
-                text=f"message with unknown role {role!r}",
+                text=f"message with unknown role {shown(role)}",
             )
         )
         return
@@ -496,11 +509,11 @@ def _part(part: dict[str, Any], where: str, line: int | None, state: _Sample, mo
         case "image":
             return _image(part.get("image"), where, line, state)
         case "audio" | "video" | "document" | "data":
-            return Opaque(str(kind), part, f"inspect {kind} content has no record kind")
+            return Opaque(kind_name(kind), part, f"inspect {kind} content has no record kind")
         case "tool_use":
             return Opaque("tool_use", part, "a tool the provider ran itself (server-side), with its result")
-    state.problem(line, f"{where}: unknown content type {kind!r}, kept as opaque")
-    return Opaque(str(kind), part, "unknown inspect content type")
+    state.problem(line, f"{where}: unknown content type {shown(kind)}, kept as opaque")
+    return Opaque(kind_name(kind), part, "unknown inspect content type")
 
 
 def _reasoning(part: dict[str, Any], model: str | None) -> Reasoning:
@@ -565,7 +578,7 @@ def _tool_calls(calls: Any, where: str, line: int | None, state: _Sample) -> lis
         parse_error = call.get("parse_error")
         if isinstance(parse_error, str) and parse_error:
             found = _ARGS_IN_PARSE_ERROR.match(parse_error)
-            raw_input = found.group(1) if found else (raw_input or json_text(value))
+            raw_input = found.group(1) if found else (raw_input or dump_text(value))
             value = None
             state.problem(
                 line,
@@ -624,7 +637,7 @@ def _message_key(message: Any) -> str | None:
         return "id:" + message_id
     calls = message.get("tool_calls") or []
     ids = [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
-    return "content:" + json_text([message.get("content"), ids])
+    return "content:" + dump_text([message.get("content"), ids])
 
 
 def _output_message(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -676,21 +689,17 @@ def _usage(raw: Any) -> Usage | None:
     so cached tokens are taken out of ``input`` only when they were counted in it."""
     if not isinstance(raw, dict):
         return None
-    fresh = _int(raw.get("input_tokens"))
-    output = _int(raw.get("output_tokens"))
-    read = _int(raw.get("input_tokens_cache_read"))
-    write = _int(raw.get("input_tokens_cache_write"))
-    total = _int(raw.get("total_tokens"))
+    fresh = as_int(raw.get("input_tokens"))
+    output = as_int(raw.get("output_tokens"))
+    read = as_int(raw.get("input_tokens_cache_read"))
+    write = as_int(raw.get("input_tokens_cache_write"))
+    total = as_int(raw.get("total_tokens"))
     cached = (read or 0) + (write or 0)
     if fresh is not None and cached and total is not None and total == fresh + (output or 0):
         fresh = max(fresh - cached, 0)
     if fresh is None and output is None and read is None and write is None:
         return None
     return Usage(input=fresh, output=output, cache_read=read, cache_write=write)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _provider(route: str | None) -> str | None:
@@ -721,7 +730,7 @@ def _run_configs(model_events: list[dict[str, Any]], state: _Sample) -> list[Run
         if not names and tools:
             names = tuple(_tool_name(t) for t in tools)
         route = event.get("model") if isinstance(event.get("model"), str) else state.default_model
-        surface = fingerprint(list(tools)) if tools is not None else None
+        surface = surface_hash(tools, lambda reason: state.problem(None, reason)) if tools is not None else None
         key = (route, surface, names)
         if key == last:
             continue
@@ -812,16 +821,17 @@ def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:
     copy: dict[str, JsonValue] = {k: v for k, v in raw.items() if k not in HEAVY_EVENT_KEYS}
     time = parse_time(raw.get("timestamp"))
     if kind is None:
-        state.problem(None, f"{label}: unknown transcript event type {name!r}, kept as an event")
+        state.problem(None, f"{label}: unknown transcript event type {shown(name)}, kept as an event")
         return Event(
-            "other", str(name), time=time, raw=copy, source=state.source(), text="unknown inspect event"
+            "other", kind_name(name), time=time, raw=copy, source=state.source(), text="unknown inspect event"
         )
     message_id: str | None = None
     text = ""
     if name == "model":
         message_id = state.produced.get(id(raw))
         usage = raw.get("output", {}).get("usage") if isinstance(raw.get("output"), dict) else None
-        text = f"{raw.get('model')}: {json_text(usage)}" if usage else str(raw.get("model") or "")
+        model = stringify(raw.get("model") or "")
+        text = f"{model}: {dump_text(usage)}" if usage else model
         if raw.get("error"):
             kind = "error"
             text = stringify(raw.get("error"))
@@ -834,10 +844,10 @@ def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:
     elif name == "compaction":
         text = stringify({k: v for k, v in raw.items() if k.startswith("tokens") or k == "type"})
     elif name == "tool":
-        text = str(raw.get("function") or "")
+        text = stringify(raw.get("function") or "")
     elif name in ("info", "logger"):
         data = raw.get("data") if name == "info" else raw.get("message")
         text = stringify(data)[:500] if data is not None else ""
     return Event(
-        kind, str(name), time=time, message_id=message_id, text=text, raw=copy, source=state.source()
+        kind, kind_name(name), time=time, message_id=message_id, text=text, raw=copy, source=state.source()
     )

@@ -37,15 +37,12 @@ from toolkit.corpus.recording import (
     Origin,
     Request,
     Wire,
-    as_int,
-    items,
-    obj,
     run_config,
-    text_of,
     tool_use,
     usage_of,
 )
-from toolkit.corpus.source import ImportContext, Importer, parse_time, stringify
+from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, stringify, text_field, text_of
+from toolkit.corpus.source import ImportContext, Importer, parse_time
 from toolkit.record import (
     Block,
     Image,
@@ -143,7 +140,7 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | 
         blocks += _content(content, where, line, model, provider)
         blocks += _ollama_images(raw.get("images"), where, line)
     else:
-        where.problem(line, f"message {i + 1} has unknown role {role!r}; kept as a user message")
+        where.problem(line, f"message {i + 1} has unknown role {shown(role)}; kept as a user message")
         record_role = "user"
         blocks += _content(content, where, line, model, provider)
     speaker = record_role == "assistant"
@@ -169,8 +166,8 @@ def _reasoning(raw: JsonObj, where: Origin, line: int | None, model: str | None,
                 out.append(Reasoning("", signature=text_of(detail.get("data")), provider=provider, model=model,
                                      redacted=True))
             else:
-                where.problem(line, f"unknown reasoning detail type {kind!r}; kept as opaque")
-                out.append(Opaque(str(kind), detail, "unknown reasoning detail"))
+                where.problem(line, f"unknown reasoning detail type {shown(kind)}; kept as opaque")
+                out.append(Opaque(kind_name(kind), detail, "unknown reasoning detail"))
         return out
     for key in ("reasoning_content", "reasoning", "thinking"):
         text = raw.get(key)
@@ -217,18 +214,18 @@ def _part(part: JsonObj, where: Origin, line: int | None, model: str | None, pro
         if kind == "input_image" and isinstance(part.get("file_id"), str):
             return [Opaque("input_image", part, "image by file id; bytes not recorded")]
         where.problem(line, f"{kind} part without a URL; kept as opaque")
-        return [Opaque(str(kind), part, "no URL")]
+        return [Opaque(kind_name(kind), part, "no URL")]
     if kind == "refusal":
-        return [Text(str(part.get("refusal") or ""))]
+        return [Text(stringify(part.get("refusal") or ""))]
     if kind in ("thinking", "reasoning"):  # Mistral-style thinking parts in assistant content
         inner = part.get("thinking", part.get("text"))
         if isinstance(inner, list):
-            inner = "".join(str(p.get("text", "")) for p in inner if isinstance(p, dict))
-        return [Reasoning(str(inner or ""), signature=text_of(part.get("signature")), provider=provider, model=model)]
+            inner = "".join(stringify(p.get("text", "")) for p in inner if isinstance(p, dict))
+        return [Reasoning(stringify(inner or ""), signature=text_of(part.get("signature")), provider=provider, model=model)]
     if kind in KNOWN_PARTS or kind == "input_file":
-        return [Opaque(str(kind), part, "content the record has no kind for")]
-    where.problem(line, f"unknown content part type {kind!r}; kept as opaque")
-    return [Opaque(str(kind), part, "unknown content part")]
+        return [Opaque(kind_name(kind), part, "content the record has no kind for")]
+    where.problem(line, f"unknown content part type {shown(kind)}; kept as opaque")
+    return [Opaque(kind_name(kind), part, "unknown content part")]
 
 
 def _ollama_images(images: Any, where: Origin, line: int | None) -> list[Block]:
@@ -259,7 +256,7 @@ def _tool_use(call: JsonObj, fallback_id: str, where: Origin, line: int | None, 
     custom = call.get("custom")
     if call.get("type") == "custom" or isinstance(custom, dict):
         spec = obj(custom)
-        name = str(spec.get("name") or "")
+        name = text_field(spec.get("name"), f"name of custom tool call {call_id}", lambda r: where.problem(line, r))
         book.call(call_id, name)
         text = spec.get("input")
         return ToolUse(call_id, name, text if isinstance(text, str) else stringify(text), freeform=True)
@@ -267,7 +264,8 @@ def _tool_use(call: JsonObj, fallback_id: str, where: Origin, line: int | None, 
     if isinstance(function, str):  # inspect_ai and similar: {"function": name, "arguments": {...}}
         name, arguments = function, call.get("arguments")
     elif isinstance(function, dict):
-        name, arguments = str(function.get("name") or ""), function.get("arguments")
+        name = text_field(function.get("name"), f"name of tool call {call_id}", lambda r: where.problem(line, r))
+        arguments = function.get("arguments")
     else:
         where.problem(line, f"tool call {call_id} has no function; kept as opaque")
         return Opaque("tool_call", call, "no function")
@@ -423,7 +421,7 @@ def merge_stream(events: list[JsonObj]) -> JsonObj:
                 continue
             index = as_int(choice.get("index")) or 0
             message = choices.setdefault(index, {"role": "assistant"})
-            delta = choice.get("delta") or choice.get("message") or {}
+            delta = obj(choice.get("delta") or choice.get("message"))
             for key in ("content", "refusal", "reasoning_content", "reasoning", "thinking"):
                 if isinstance(delta.get(key), str):
                     message[key] = message.get(key, "") + delta[key]
@@ -437,9 +435,9 @@ def merge_stream(events: list[JsonObj]) -> JsonObj:
                 if call.get("id"):
                     slot["id"] = call["id"]
                 function = obj(call.get("function"))
-                slot["function"]["name"] += str(function.get("name") or "")
+                slot["function"]["name"] += stringify(function.get("name") or "")
                 arguments = function.get("arguments")
-                if isinstance(arguments, str):
+                if isinstance(arguments, str) and isinstance(slot["function"]["arguments"], str):
                     slot["function"]["arguments"] += arguments
                 elif arguments is not None:
                     slot["function"]["arguments"] = arguments
@@ -522,7 +520,7 @@ def _item(item: JsonObj, i: int, where: Origin, model: str | None, provider: str
         if role in ("system", "developer"):
             return "system", blocks, ("developer",) if role == "developer" else ()
         if role != "user":
-            where.problem(line, f"item {i + 1} has unknown role {role!r}; kept as a user message")
+            where.problem(line, f"item {i + 1} has unknown role {shown(role)}; kept as a user message")
         return "user", blocks, ()
     if kind == "reasoning":
         return "assistant", [_reasoning_item(item, model, provider)], ()
@@ -539,8 +537,8 @@ def _item(item: JsonObj, i: int, where: Origin, model: str | None, provider: str
     if isinstance(kind, str) and (kind.endswith("_call") or kind in RESPONSES_KNOWN):
         side: Role = "user" if kind in RESPONSES_USER_SIDE else "assistant"
         return side, [Opaque(kind, item, "server-side item the record has no kind for")], ()
-    where.problem(line, f"unknown item type {kind!r}; kept as opaque")
-    return "user", [Opaque(str(kind), item, "unknown item type")], ()
+    where.problem(line, f"unknown item type {shown(kind)}; kept as opaque")
+    return "user", [Opaque(kind_name(kind), item, "unknown item type")], ()
 
 
 def _reasoning_item(item: JsonObj, model: str | None, provider: str | None) -> Reasoning:

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.corpus.openai_chat import response_to_record
+from toolkit.corpus.shapes import as_int, id_text, obj, shown, stringify, surface_hash, text_of
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
@@ -58,7 +59,6 @@ from toolkit.corpus.source import (
     parse_arguments,
     parse_time,
     read_json,
-    stringify,
 )
 from toolkit.record import (
     Block,
@@ -78,7 +78,6 @@ from toolkit.record import (
     ToolUse,
     Usage,
 )
-from toolkit.surface.fingerprint import fingerprint
 
 FORMAT = "openhands"
 
@@ -309,7 +308,10 @@ def _record(
         events = record.get(key)
         if isinstance(events, list):
             instance = record.get("instance_id")
-            session_id = f"{ctx.name(path)}#{instance}" if instance is not None else default_id
+            ident = id_text(instance)
+            if instance is not None and ident is None:
+                ctx.problem(path, line, f"instance_id is {shown(instance)}, not text or a number; ignored")
+            session_id = f"{ctx.name(path)}#{ident}" if ident is not None else default_id
             rest = {k: v for k, v in record.items() if k != key}
             return _session(
                 events,
@@ -318,7 +320,7 @@ def _record(
                 session_id,
                 line,
                 rest,
-                title=str(instance) if instance is not None else None,
+                title=ident,
             )
     ctx.problem(path, line, "object holds no event list (history, trajectory or events)")
     return None
@@ -512,8 +514,7 @@ def _flatten_pairs(events: list[Any]) -> list[Any]:
 
 
 def _event_id(raw: dict[str, Any], index: int) -> str:
-    value = raw.get("id")
-    return str(value) if isinstance(value, int | str) and str(value) else f"e{index}"
+    return id_text(raw.get("id")) or f"e{index}"
 
 
 # --- V0 events --------------------------------------------------------------------------------------
@@ -521,8 +522,8 @@ def _event_id(raw: dict[str, Any], index: int) -> str:
 
 def _v0(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     metadata = raw.get("tool_call_metadata")
-    if "action" in raw:
-        action = raw.get("action")
+    action = text_of(raw.get("action"))
+    if action is not None:
         if isinstance(metadata, dict):
             _v0_call(raw, metadata, index, stream)
         elif action == "message":
@@ -530,18 +531,17 @@ def _v0(raw: dict[str, Any], index: int, stream: _Stream) -> None:
         elif action == "system":
             _v0_system(raw, index, stream)
         elif action in BOOKKEEPING_ACTIONS:
-            _bookkeeping(raw, str(action), index, stream)
+            _bookkeeping(raw, action, index, stream)
         elif action in ACTION_TYPES:
-            _v0_text_action(raw, str(action), index, stream)
+            _v0_text_action(raw, action, index, stream)
         else:
-            stream.problem(index, f"unknown OpenHands action type {action!r}; kept as an event")
+            stream.problem(index, f"unknown OpenHands action type {shown(action)}; kept as an event")
             stream.event(index, "other", f"action:{action}", raw, stringify(raw.get("message") or ""))
         return
-    observation = raw.get("observation")
+    observation = text_of(raw.get("observation"))
     call_id = metadata.get("tool_call_id") if isinstance(metadata, dict) else None
     if not isinstance(call_id, str):
-        cause = raw.get("cause")
-        call_id = stream.call_of_event.get(str(cause)) if cause is not None else None
+        call_id = stream.call_of_event.get(id_text(raw.get("cause")) or "")
     paired = isinstance(metadata, dict) or (
         call_id not in stream.answered and observation not in ("null", "agent_state_changed")
     )
@@ -559,7 +559,7 @@ def _v0(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     elif observation in OBSERVATION_TYPES:
         _v0_text_observation(raw, index, stream)
     else:
-        stream.problem(index, f"unknown OpenHands observation type {observation!r}; kept as an event")
+        stream.problem(index, f"unknown OpenHands observation type {shown(observation)}; kept as an event")
         stream.event(index, "other", f"observation:{observation}", raw, stringify(raw.get("message") or ""))
 
 
@@ -638,7 +638,7 @@ def _config(tools: Any, system: str, draft: _Draft, raw: dict[str, Any], index: 
         RunConfig(
             system=system,
             tool_names=names,
-            surface_hash=fingerprint(specs) if as_sent else None,
+            surface_hash=surface_hash(specs, lambda reason: stream.problem(index, reason)) if as_sent else None,
             tools=tuple(specs) if as_sent else None,
             message_id=draft.id if stream.configs else None,
             time=parse_time(raw.get("timestamp")),
@@ -841,17 +841,13 @@ def _usage(raw: Any) -> Usage | None:
     (litellm ``Usage`` in litellm/types/utils.py, github.com/BerriAI/litellm, 2025)."""
     if not isinstance(raw, dict):
         return None
-    prompt = raw.get("prompt_tokens")
-    completion = raw.get("completion_tokens")
-    details = raw.get("prompt_tokens_details")
-    read = raw.get("cache_read_input_tokens")
-    if not isinstance(read, int) and isinstance(details, dict):
-        read = details.get("cached_tokens")
-    write = raw.get("cache_creation_input_tokens")
-    read = read if isinstance(read, int) else None
-    write = write if isinstance(write, int) else None
-    fresh = max(prompt - (read or 0) - (write or 0), 0) if isinstance(prompt, int) else None
-    return Usage(fresh, completion if isinstance(completion, int) else None, read, write)
+    prompt = as_int(raw.get("prompt_tokens"))
+    read = as_int(raw.get("cache_read_input_tokens"))
+    if read is None:
+        read = as_int(obj(raw.get("prompt_tokens_details")).get("cached_tokens"))
+    write = as_int(raw.get("cache_creation_input_tokens"))
+    fresh = max(prompt - (read or 0) - (write or 0), 0) if prompt is not None else None
+    return Usage(fresh, as_int(raw.get("completion_tokens")), read, write)
 
 
 # --- V1 (software-agent-sdk) events ----------------------------------------------------------------
@@ -890,7 +886,7 @@ def _v1(raw: dict[str, Any], index: int, stream: _Stream) -> None:
         summary = raw.get("summary") if kind == "Condensation" else raw.get("detail") or raw.get("key")
         stream.event(index, V1_KINDS[kind], kind, raw, stringify(summary) if summary is not None else "")
     else:
-        stream.problem(index, f"unknown OpenHands event kind {kind!r}; kept as an event")
+        stream.problem(index, f"unknown OpenHands event kind {shown(kind)}; kept as an event")
         stream.event(index, "other", kind, raw, "unrecognised OpenHands event")
 
 
@@ -999,7 +995,7 @@ def _v1_result(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     call_id = raw.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
         action_id = raw.get("action_id")
-        call_id = stream.call_of_event.get(str(action_id)) if action_id is not None else None
+        call_id = stream.call_of_event.get(id_text(action_id) or "")
     if not isinstance(call_id, str):
         stream.problem(index, f"{kind} names no tool call; kept as an event")
         stream.event(index, "error" if kind == "AgentErrorEvent" else "other", kind, raw)

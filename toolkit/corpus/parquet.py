@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import orjson
 import polars as pl
 
 from toolkit import codec
+from toolkit.corpus.source import json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig
 from toolkit.surface import SurfaceStore, fingerprint
 
@@ -36,7 +36,7 @@ FORMAT_VERSION = 1
 
 
 def _dump(value: object) -> str:
-    return orjson.dumps(value).decode("utf-8")
+    return json_text(value)
 
 
 STORED = "tools_in_store"
@@ -47,11 +47,19 @@ def _encode_config(config: RunConfig, store: SurfaceStore) -> dict[str, object]:
     """The run config with its specs replaced by their hash when the store can give them back
     byte for byte (a recorded hash that disagrees with its specs stays inline, as recorded)."""
     encoded: dict[str, object] = dict(codec.encode_run_config(config))
-    if config.tools is not None and config.surface_hash == fingerprint(list(config.tools)):
+    if config.tools is not None and config.surface_hash == _fingerprint(list(config.tools)):
         store.put(list(config.tools))
         encoded["tools"] = None
         encoded[STORED] = True
     return encoded
+
+
+def _fingerprint(tools: list[object]) -> str | None:
+    """The surface hash of specs, or ``None`` for specs too deep to write (kept inline then)."""
+    try:
+        return fingerprint(tools)  # type: ignore[arg-type]
+    except (RecursionError, ValueError, TypeError):
+        return None
 
 
 def _decode_config(data: dict[str, object], store: SurfaceStore) -> RunConfig:
@@ -114,17 +122,17 @@ def load_saved(directory: Path) -> Corpus:
         by_session[sid] = ([], [], [])
     for sid, text in pl.read_parquet(record / "messages.parquet").sort(["session_id", "index"]).select(
             "session_id", "message").iter_rows():
-        by_session[sid][0].append(codec.decode_message(orjson.loads(text)))
+        by_session[sid][0].append(codec.decode_message(loads(text)))
     for sid, text in pl.read_parquet(record / "events.parquet").sort(["session_id", "index"]).select(
             "session_id", "event").iter_rows():
-        by_session[sid][1].append(codec.decode_event(orjson.loads(text)))
+        by_session[sid][1].append(codec.decode_event(loads(text)))
     for sid, text in pl.read_parquet(record / "run_configs.parquet").sort(["session_id", "index"]).select(
             "session_id", "run_config").iter_rows():
-        by_session[sid][2].append(_decode_config(orjson.loads(text), store))
+        by_session[sid][2].append(_decode_config(loads(text), store))
     sessions = []
     for sid, header_text in headers.select("session_id", "header").iter_rows():
         msgs, evts, cfgs = by_session[sid]
-        sessions.append(codec.decode_session(orjson.loads(header_text), msgs, evts, cfgs))
+        sessions.append(codec.decode_session(loads(header_text), msgs, evts, cfgs))
     images = dict(pl.read_parquet(record / "images.parquet").select("sha256", "data").iter_rows())
     problems = [Problem(f, line, reason) for f, line, reason in
                 pl.read_parquet(directory / "problems.parquet").select("file", "line", "reason").iter_rows()]

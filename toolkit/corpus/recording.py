@@ -38,7 +38,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol, assert_never
@@ -47,6 +47,7 @@ from urllib.parse import urlsplit
 import orjson
 import yaml
 
+from toolkit.corpus.shapes import as_int, dump_text, obj, stringify, surface_hash, text_of
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
@@ -72,7 +73,6 @@ from toolkit.record import (
     ToolUse,
     Usage,
 )
-from toolkit.surface import fingerprint
 
 try:
     from yaml import CSafeLoader as YamlLoader
@@ -251,42 +251,16 @@ def run_config(
         provider=provider,
         system=system,
         tool_names=tuple(tool_names),
-        surface_hash=None if tools is None else fingerprint(tools),
+        surface_hash=None if tools is None else surface_hash(tools, lambda reason: where.problem(where.line, reason)),
         tools=None if tools is None else tuple(tools),
         source=where.source(where.line),
     )
-
-
-def as_int(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.isdigit():  # proto3 JSON writes int64 as strings
-        return int(value)
-    return None
 
 
 def usage_of(input: int | None, output: int | None, cache_read: int | None, cache_write: int | None) -> Usage | None:
     if input is None and output is None and cache_read is None and cache_write is None:
         return None
     return Usage(input=input, output=output, cache_read=cache_read, cache_write=cache_write)
-
-
-def text_of(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def obj(value: object) -> JsonObj:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def items(value: object) -> list[Any]:
-    """``value`` when it is a JSON array, else an empty one."""
-    return value if isinstance(value, list) else []
 
 
 PROVIDER_HOSTS: tuple[tuple[str, str], ...] = (
@@ -390,12 +364,17 @@ def _message_signals(messages: Sequence[object]) -> tuple[int, int, int, int]:
     return openai, anthropic, responses, gemini
 
 
+MESSAGE_SHARE = 2 / 3
+"""Share of a list's items that must look like messages (objects with a ``role`` or ``type``) for the
+list to be a conversation: the odd items of a real one are read as problems, not lose the file."""
+
+
 def _role_list(value: object) -> bool:
     if not isinstance(value, list) or not value:
         return False
     sample = value[:SIGNAL_SAMPLE]
-    return all(isinstance(m, dict) and ("role" in m or "type" in m) for m in sample) and any(
-        isinstance(m, dict) and "role" in m for m in sample)
+    shaped = sum(1 for m in sample if isinstance(m, dict) and ("role" in m or "type" in m))
+    return shaped >= MESSAGE_SHARE * len(sample) and any(isinstance(m, dict) and "role" in m for m in sample)
 
 
 def _tools_signal(tools: object) -> tuple[int, int]:
@@ -414,7 +393,8 @@ def classify(doc: object) -> tuple[str, str] | None:
     """``(wire, kind)`` of a bare body, kind being ``request``, ``response`` or ``messages``; ``None``
     when the document is not a body of any of these wires."""
     if isinstance(doc, list):
-        if not _role_list(doc) and not (doc and all(isinstance(m, dict) and "parts" in m for m in doc[:SIGNAL_SAMPLE])):
+        parted = sum(1 for m in doc[:SIGNAL_SAMPLE] if isinstance(m, dict) and "parts" in m)
+        if not _role_list(doc) and not (doc and parted >= MESSAGE_SHARE * len(doc[:SIGNAL_SAMPLE])):
             return None
         openai, anthropic, responses, gemini = _message_signals(doc)
         if gemini and gemini >= max(openai, anthropic, responses):
@@ -447,6 +427,8 @@ def classify(doc: object) -> tuple[str, str] | None:
         if isinstance(doc.get("tool_choice"), dict) and doc["tool_choice"].get("type") in ("auto", "any", "tool", "none"):
             anthropic += 1
         return ("anthropic" if anthropic > openai else "openai_chat"), "request"
+    if "messages" in doc and ("model" in doc or "tools" in doc):  # a request whose messages are broken
+        return ("openai_chat" if ANTHROPIC_BODY_KEYS.isdisjoint(doc) else "anthropic"), "request"
     if "input" in doc and ("model" in doc or "instructions" in doc or "previous_response_id" in doc):
         return "openai_responses", "request"
     return None
@@ -533,11 +515,11 @@ def _headers(raw: object) -> dict[str, str]:
         for name, value in raw.items():
             if isinstance(value, list):
                 value = value[0] if value else ""
-            out[str(name).lower()] = str(value)
+            out[stringify(name).lower()] = stringify(value)
     elif isinstance(raw, list):
         for item in raw:
             if isinstance(item, dict) and "name" in item:
-                out.setdefault(str(item["name"]).lower(), str(item.get("value", "")))
+                out.setdefault(stringify(item["name"]).lower(), stringify(item.get("value", "")))
     return out
 
 
@@ -636,7 +618,7 @@ def _vcr_interaction(raw: object, index: int, line: int | None, lines: tuple[dic
     request: JsonObj = raw["request"]
     response: JsonObj = raw["response"] if isinstance(raw.get("response"), dict) else {}
     req_headers, resp_headers = _headers(request.get("headers")), _headers(response.get("headers"))
-    it = Interaction(index=index, line=line, method=str(request.get("method") or "POST").upper(),
+    it = Interaction(index=index, line=line, method=(text_of(request.get("method")) or "POST").upper(),
                      uri=text_of(request.get("uri")) or text_of(request.get("url")),
                      status=_status(response.get("status")), time=_time(raw.get("recorded_at")),
                      request_lines=lines[0], response_line=lines[1] or line,
@@ -669,10 +651,10 @@ def _har_interaction(entry: object, index: int, where: Origin) -> Interaction | 
     response: JsonObj = entry["response"] if isinstance(entry.get("response"), dict) else {}
     post = obj(request.get("postData"))
     content = obj(response.get("content"))
-    it = Interaction(index=index, line=index, method=str(request.get("method") or "POST").upper(),
+    it = Interaction(index=index, line=index, method=(text_of(request.get("method")) or "POST").upper(),
                      uri=text_of(request.get("url")), status=as_int(response.get("status")),
                      time=_time(entry.get("startedDateTime")),
-                     content_type=str(content.get("mimeType") or ""), response_line=index)
+                     content_type=text_of(content.get("mimeType")) or "", response_line=index)
     it.request, reason = decode_body(post.get("text"), _headers(request.get("headers")))
     if reason:
         where.problem(index, f"HAR entry {index}: request body cannot be decoded: {reason}")
@@ -703,7 +685,7 @@ def _line_interaction(obj: JsonObj, number: int, where: Origin) -> Interaction |
         request = obj.get("request", obj)
         if isinstance(request, dict):
             it.uri = text_of(request.get("url")) or text_of(request.get("uri")) or text_of(obj.get("url"))
-            it.method = str(request.get("method") or obj.get("method") or "POST").upper()
+            it.method = (text_of(request.get("method")) or text_of(obj.get("method")) or "POST").upper()
             it.request = request.get("body", request.get("params"))
             if it.request is None and request is not obj:
                 it.request = request
@@ -773,6 +755,44 @@ def _body_lines(request_node: yaml.Node | None) -> dict[str, list[int]]:
     return out
 
 
+
+
+def _json_values(doc: object) -> int:
+    """Make a YAML document hold what JSON holds, in place: keys that YAML read as numbers, booleans or
+    null become their text (as JSON writes them), dates their ISO text, bytes outside a body their
+    base64 text. Returns how many keys and bytes were changed (a ``yes:`` key read as ``true`` lost
+    its spelling; a date keeps its meaning). Iterative: the document may be deep."""
+    changed = 0
+    stack: list[tuple[object, object]] = [(doc, None)]
+    while stack:
+        node, above = stack.pop()
+        slots: Iterable[tuple[Any, Any]]
+        if isinstance(node, dict):
+            for key in [k for k in node if not isinstance(k, str)]:
+                node[_yaml_text(key)] = node.pop(key)
+                changed += 1
+            slots = node.items()
+        elif isinstance(node, list):
+            slots = enumerate(node)
+        else:
+            continue
+        for slot, value in list(slots):
+            if isinstance(value, date):
+                node[slot] = value.isoformat()
+            elif isinstance(value, bytes) and not (slot == "body" or (slot == "string" and above == "body")):
+                node[slot] = base64.b64encode(value).decode("ascii")  # the decoder reads bytes in a body only
+                changed += 1
+            elif isinstance(value, dict | list):
+                stack.append((value, slot))
+    return changed
+
+
+def _yaml_text(key: object) -> str:
+    if isinstance(key, bool) or key is None:
+        return dump_text(key)
+    return key.isoformat() if isinstance(key, date) else str(key)
+
+
 def _load_yaml(text: str, where: Origin) -> Loaded | None:
     loader = YamlLoader(text)
     try:
@@ -784,6 +804,10 @@ def _load_yaml(text: str, where: Origin) -> Loaded | None:
         return None
     finally:
         loader.dispose()
+    odd = _json_values(doc)
+    if odd:
+        where.problem(None, f"{odd} YAML keys or binary values have no JSON type; keys read as their JSON text, "
+                            "binary values as base64 text")
     if not isinstance(doc, dict):
         where.problem(1, "YAML document is not a cassette (no interactions mapping)")
         return None
@@ -895,8 +919,7 @@ def _block_key(block: Block) -> tuple[object, ...] | None:
         case Text():
             return None
         case ToolUse():
-            raw = block.raw_input if block.raw_input is not None else orjson.dumps(
-                block.input, option=orjson.OPT_SORT_KEYS).decode()
+            raw = block.raw_input if block.raw_input is not None else dump_text(block.input, sort_keys=True)
             return ("tool_use", block.name, raw)
         case ToolResult():
             return ("tool_result", _words(block.output), tuple(i.sha256 or i.url for i in block.images))
@@ -955,10 +978,10 @@ def _error_text(body: object) -> str:
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict):
-            return str(error.get("message") or error.get("type") or error)
+            return stringify(error.get("message") or error.get("type") or error)
         if error is not None:
-            return str(error)
-    return str(body)[:300]
+            return stringify(error)
+    return stringify(body)[:300]
 
 
 def _excerpt(value: object) -> JsonValue:
@@ -968,11 +991,11 @@ def _excerpt(value: object) -> JsonValue:
         return value[:2000]
     if isinstance(value, dict | list | int | float | bool) or value is None:
         return value
-    return str(value)
+    return stringify(value)
 
 
 def _meta_event(it: Interaction, where: Origin) -> Event:
-    size = it.response_size or (len(orjson.dumps(it.response)) if isinstance(it.response, dict | list) else 0)
+    size = it.response_size or (len(dump_text(it.response).encode()) if isinstance(it.response, dict | list) else 0)
     raw: JsonValue = {"method": it.method, "uri": it.uri, "status": it.status, "content_type": it.content_type,
                       "response_bytes": size, "request": _excerpt(it.request)}
     return Event(kind="meta", type="http", time=it.time, text=f"{it.method} {it.uri} -> {it.status}", raw=raw,
@@ -1264,6 +1287,11 @@ def _parse_whole(path: Path) -> object:
     _PARSED[:] = [] if key is None else [(key, doc, classify(doc))]
     return doc
 
+BODY_KEY = re.compile(r'"(messages|contents|choices|candidates|input|content|role|model|tools|system|instructions|'
+                      r'systemInstruction|system_instruction|generationConfig)"\s*:')
+"""A key of a model request or response. A body whose first 64 KiB hold only part of a huge value
+(a long tool list or system prompt before ``messages``) is still parsed whole when one of these shows."""
+
 CASSETTE_YAML = re.compile(r"(?m)^(interactions|http_interactions):")
 CASSETTE_JSON = re.compile(r'"(interactions|http_interactions)"\s*:\s*\[')
 HAR_JSON = re.compile(r'"log"\s*:\s*\{')
@@ -1307,8 +1335,7 @@ def _detect(path: Path, head: str, size: int) -> str | None:
         return None if shape is None else wires()[shape[0]].format
     if doc is None and text[0] == "[":
         doc = _first_items(text)
-    elif doc is None and size <= SNIFF_FULL_PARSE and re.search(r'"(messages|contents|choices|candidates|input|'
-                                                                r'content|role)"', head):
+    elif doc is None and size <= SNIFF_FULL_PARSE and BODY_KEY.search(head):
         doc = _parse_whole(path)
         if doc is None:
             return None
@@ -1332,7 +1359,7 @@ def _first_items(text: str) -> list[object]:
             return items
         try:
             value, i = decoder.raw_decode(text, i)
-        except ValueError:
+        except (ValueError, RecursionError):
             return items
         items.append(value)
 

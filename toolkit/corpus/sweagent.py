@@ -39,7 +39,8 @@ from typing import Any
 
 from toolkit.corpus.openai_chat import messages_to_record
 from toolkit.corpus.openhands import litellm_thinking
-from toolkit.corpus.source import ImportContext, Importer, loads, read_json, stringify
+from toolkit.corpus.shapes import kind_name, shown, stringify
+from toolkit.corpus.source import ImportContext, Importer, loads, read_json
 from toolkit.record import (
     Event,
     JsonValue,
@@ -91,7 +92,7 @@ def read(path: Path, ctx: ImportContext) -> list[Session]:
             extra = Event(
                 "meta",
                 "retry_info",
-                text=f"best attempt {chosen.get('best_attempt_idx')}",
+                text=f"best attempt {stringify(chosen.get('best_attempt_idx'))}",
                 raw=chosen,
                 source=SourceRef(name),
             )
@@ -145,7 +146,7 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
     if isinstance(info, dict):
         stats = info.get("model_stats")
         if isinstance(stats, dict):
-            text = ", ".join(f"{k}={v}" for k, v in stats.items())
+            text = ", ".join(f"{k}={stringify(v)}" for k, v in stats.items())
             reading.events.append(
                 Event("token_count", "model_stats", text=text, raw=stats, source=SourceRef(name))
             )
@@ -155,7 +156,7 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
             Event(
                 "meta",
                 "info",
-                text=f"exit_status={info.get('exit_status')}",
+                text=f"exit_status={stringify(info.get('exit_status'))}",
                 raw=rest,
                 source=SourceRef(name),
             )
@@ -216,11 +217,11 @@ def _history(history: list[Any], reading: _Reading) -> None:
             continue
         role = item.get("role")
         if role not in ("system", "user", "assistant", "tool"):
-            reading.problem(index, f"unknown history role {role!r}; kept as an event")
+            reading.problem(index, f"unknown history role {shown(role)}; kept as an event")
             reading.events.append(
                 Event(
                     "other",
-                    f"history:{role}",
+                    f"history:{kind_name(role)}",
                     raw=item,
                     source=reading.source(index),
                     text="history item with an unknown role",
