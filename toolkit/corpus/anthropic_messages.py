@@ -32,7 +32,10 @@ from toolkit.corpus.recording import (
     Origin,
     Request,
     Wire,
-    chain,
+    after_system,
+    body_list,
+    content_blocks,
+    each_message,
     run_config,
     tool_use,
     usage_of,
@@ -73,9 +76,10 @@ def messages_to_record(
     ``system`` message) as record messages, ids ``<id_prefix>:<first_index + i>``, chained under
     ``parent_id``. The other arguments are as in ``openai_chat.messages_to_record``."""
     where = Origin(file, ctx, line, lines)
-    head = chain(_system(system, where, id_prefix), parent_id)
-    return head + _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history),
-                            head[-1].id if head else parent_id)
+    book = CallBook(history)
+    return after_system(_system(system, where, id_prefix), parent_id,
+                        lambda parent: _messages(messages, where, id_prefix, first_index, model, provider, book,
+                                                 parent))
 
 
 def system_text(system: Any) -> str | None:
@@ -99,16 +103,8 @@ def _system(system: Any, where: Origin, prefix: str) -> list[Message]:
 
 def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
-    out: list[Message] = []
-    for i, raw in enumerate(messages):
-        message_id = f"{prefix}:{first + i}"
+    def read(raw: JsonObj, i: int, message_id: str, parent: str | None) -> Message:
         line = where.at(i)
-        if not isinstance(raw, dict):
-            where.problem(line, f"message {i + 1} is a JSON {type(raw).__name__}, not an object")
-            out.append(Message(message_id, parent, "user", (Opaque("message", raw, "not an object"),),
-                               source=where.source(line)))
-            parent = message_id
-            continue
         role = raw.get("role")
         record_role: Role
         if role in ("user", "assistant", "system"):
@@ -118,33 +114,17 @@ def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, m
             record_role = "user"
         blocks = content_to_blocks(raw.get("content"), where, line, model, provider, book)
         speaker = record_role == "assistant"
-        out.append(Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
-                           provider=provider if speaker else None, source=where.source(line)))
-        parent = message_id
-    return out
+        return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
+                       provider=provider if speaker else None, source=where.source(line))
+
+    return each_message(messages, where, prefix, first, parent, "message", read)
 
 
 def content_to_blocks(content: Any, where: Origin, line: int | None, model: str | None, provider: str | None,
                       book: CallBook) -> list[Block]:
     """A message's content (a string or content blocks) as record blocks."""
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [Text(content)] if content else []
-    if not isinstance(content, list):
-        where.problem(line, f"content is a JSON {type(content).__name__}, neither text nor a list of blocks")
-        return [Opaque("content", content, "neither text nor blocks")]
-    out: list[Block] = []
-    for block in content:
-        if isinstance(block, str):
-            if block:
-                out.append(Text(block))
-        elif isinstance(block, dict):
-            out.extend(_block(block, where, line, model, provider, book))
-        else:
-            where.problem(line, f"content block is a JSON {type(block).__name__}, not an object; kept as opaque")
-            out.append(Opaque("block", block, "not an object"))
-    return out
+    return content_blocks(content, where, line, "block",
+                          lambda block: _block(block, where, line, model, provider, book))
 
 
 def _block(block: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None,
@@ -243,14 +223,11 @@ def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: 
                   history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
     """A Messages request body (also a bare ``{"messages": [...]}``)."""
     model = text_of(body.get("model")) or model
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        where.problem(where.line, "request body has no messages list")
-        messages = []
+    messages = body_list(body, "messages", where)
     signer = provider or PROVIDER
-    head = _system(body.get("system"), where, id_prefix)
-    out = head + _messages(messages, where, id_prefix, first_index, model, signer, CallBook(history),
-                           head[-1].id if head else None)
+    book = CallBook(history)
+    out = after_system(_system(body.get("system"), where, id_prefix), None,
+                       lambda parent: _messages(messages, where, id_prefix, first_index, model, signer, book, parent))
     tools = items(body.get("tools"))
     config = run_config(model=model, provider=signer, system=system_text(body.get("system")), tools=tools,
                         tool_names=tool_names(tools), where=where)

@@ -42,7 +42,9 @@ from toolkit.corpus.recording import (
     Origin,
     Request,
     Wire,
-    chain,
+    after_system,
+    body_list,
+    each_message,
     run_config,
     tool_use,
     usage_of,
@@ -100,9 +102,10 @@ def contents_to_record(
     messages, ids ``<id_prefix>:<first_index + i>``, chained under ``parent_id``. The other
     arguments are as in ``openai_chat.messages_to_record``."""
     where = Origin(file, ctx, line, lines)
-    head = chain(_system(system_instruction, where, id_prefix), parent_id)
-    return head + _contents(contents, where, id_prefix, first_index, model, provider, CallBook(history),
-                            head[-1].id if head else parent_id)
+    book = CallBook(history)
+    return after_system(_system(system_instruction, where, id_prefix), parent_id,
+                        lambda parent: _contents(contents, where, id_prefix, first_index, model, provider, book,
+                                                 parent))
 
 
 def system_text(instruction: Any) -> str | None:
@@ -124,19 +127,10 @@ def _system(instruction: Any, where: Origin, prefix: str) -> list[Message]:
 
 def _contents(contents: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
-    out: list[Message] = []
-    for i, raw in enumerate(contents):
-        message_id = f"{prefix}:{first + i}"
-        line = where.at(i)
-        if not isinstance(raw, dict):
-            where.problem(line, f"content {i + 1} is a JSON {type(raw).__name__}, not an object")
-            out.append(Message(message_id, parent, "user", (Opaque("content", raw, "not an object"),),
-                               source=where.source(line)))
-        else:
-            out.append(content_to_message(raw, message_id, where, line, model, provider, book, index=i,
-                                          parent=parent))
-        parent = message_id
-    return out
+    def read(raw: JsonObj, i: int, message_id: str, parent: str | None) -> Message:
+        return content_to_message(raw, message_id, where, where.at(i), model, provider, book, index=i, parent=parent)
+
+    return each_message(contents, where, prefix, first, parent, "content", read)
 
 
 def content_to_message(raw: JsonObj, message_id: str, where: Origin, line: int | None, model: str | None,
@@ -313,15 +307,13 @@ def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: 
     model = text_of(body.get("model")) or model
     if model is not None and model.startswith("models/"):
         model = model[len("models/"):]
-    contents = body.get("contents")
-    if not isinstance(contents, list):
-        where.problem(where.line, "request body has no contents list")
-        contents = []
+    contents = body_list(body, "contents", where)
     instruction = field(body, "systemInstruction")
     signer = provider or PROVIDER
-    head = _system(instruction, where, id_prefix)
-    out = head + _contents(contents, where, id_prefix, first_index, model, signer, CallBook(history),
-                           head[-1].id if head else None)
+    book = CallBook(history)
+    out = after_system(_system(instruction, where, id_prefix), None,
+                       lambda parent: _contents(contents, where, id_prefix, first_index, model, signer, book,
+                                                parent))
     tools = tools_sent(body.get("tools"))
     config = run_config(model=model, provider=signer, system=system_text(instruction), tools=tools,
                         tool_names=tool_names(tools), where=where)

@@ -32,6 +32,8 @@ from toolkit.corpus.shapes import (
     dump_text,
     id_text,
     kind_name,
+    read_object,
+    role_event,
     shown,
     stringify,
     surface_hash,
@@ -45,9 +47,9 @@ from toolkit.corpus.source import (
     loads,
     parse_arguments,
     parse_time,
-    read_json,
 )
 from toolkit.record import (
+    ROLES,
     Block,
     Event,
     EventKind,
@@ -125,11 +127,8 @@ def read(path: Path, ctx: ImportContext) -> list[Session]:
         magic = handle.read(4)
     if magic == ZIP_MAGIC.encode("latin-1"):
         return _read_eval_zip(path, ctx)
-    log = read_json(path, ctx)
+    log = read_object(path, ctx, "an inspect log")
     if log is None:
-        return []
-    if not isinstance(log, dict):
-        ctx.problem(path, 1, f"an inspect log is a JSON object, found a JSON {type(log).__name__}")
         return []
     samples = log.get("samples") or []
     if not isinstance(samples, list):
@@ -403,16 +402,10 @@ def _message(
         return
     line = state.where.line(raw.get("id"))
     role = raw.get("role")
-    if role not in ("system", "user", "assistant", "tool"):
+    if role not in ROLES:
         state.problem(line, f"{where}: unknown message role {shown(role)}, kept as an event")
         state.events.append(
-            Event(
-                "other",
-                f"message:{kind_name(role)}",
-                raw=raw,
-                source=state.source(line),
-                text=f"message with unknown role {shown(role)}",
-            )
+            role_event("message", role, raw, state.source(line), f"message with unknown role {shown(role)}")
         )
         return
     message_id = _unique_id(raw.get("id"), index, state)

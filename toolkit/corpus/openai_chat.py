@@ -37,6 +37,9 @@ from toolkit.corpus.recording import (
     Origin,
     Request,
     Wire,
+    body_list,
+    content_blocks,
+    each_message,
     run_config,
     tool_use,
     usage_of,
@@ -96,17 +99,9 @@ def messages_to_record(
 
 def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None = None) -> list[Message]:
-    out: list[Message] = []
-    for i, raw in enumerate(messages):
-        message_id = f"{prefix}:{first + i}"
-        if not isinstance(raw, dict):
-            where.problem(where.at(i), f"message {i + 1} is a JSON {type(raw).__name__}, not an object")
-            out.append(Message(message_id, parent, "user", (Opaque("message", raw, "not an object"),),
-                               source=where.source(where.at(i))))
-        else:
-            out.append(_message(raw, i, message_id, where, model, provider, book, parent))
-        parent = message_id
-    return out
+    return each_message(messages, where, prefix, first, parent, "message",
+                        lambda raw, i, message_id, parent: _message(raw, i, message_id, where, model, provider,
+                                                                    book, parent))
 
 
 def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | None, provider: str | None,
@@ -178,24 +173,7 @@ def _reasoning(raw: JsonObj, where: Origin, line: int | None, model: str | None,
 
 def _content(content: Any, where: Origin, line: int | None, model: str | None,
              provider: str | None) -> list[Block]:
-    if content is None:
-        return []
-    if isinstance(content, str):
-        return [Text(content)] if content else []
-    if not isinstance(content, list):
-        where.problem(line, f"content is a JSON {type(content).__name__}, neither text nor a list of parts")
-        return [Opaque("content", content, "neither text nor parts")]
-    out: list[Block] = []
-    for part in content:
-        if isinstance(part, str):
-            if part:
-                out.append(Text(part))
-        elif isinstance(part, dict):
-            out.extend(_part(part, where, line, model, provider))
-        else:
-            where.problem(line, f"content part is a JSON {type(part).__name__}, not an object; kept as opaque")
-            out.append(Opaque("part", part, "not an object"))
-    return out
+    return content_blocks(content, where, line, "part", lambda part: _part(part, where, line, model, provider))
 
 
 def _part(part: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None) -> list[Block]:
@@ -336,10 +314,7 @@ def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: 
                   history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
     """A Chat Completions request body (also a bare ``{"messages": [...]}``)."""
     model = text_of(body.get("model")) or model
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        where.problem(where.line, "request body has no messages list")
-        messages = []
+    messages = body_list(body, "messages", where)
     out = _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history))
     sent = [t for key in ("tools", "functions") if isinstance(body.get(key), list) for t in body[key]]
     config = run_config(model=model, provider=provider, system=_system_text(out), tools=sent,

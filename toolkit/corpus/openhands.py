@@ -81,44 +81,6 @@ from toolkit.record import (
 
 FORMAT = "openhands"
 
-ACTION_TYPES = frozenset(
-    {
-        "message",
-        "system",
-        "start",
-        "read",
-        "write",
-        "edit",
-        "run",
-        "run_ipython",
-        "browse",
-        "browse_interactive",
-        "mcp",
-        "call_tool_mcp",
-        "delegate",
-        "think",
-        "finish",
-        "reject",
-        "null",
-        "summarize",
-        "pause",
-        "resume",
-        "stop",
-        "change_agent_state",
-        "push",
-        "send_pr",
-        "recall",
-        "search",
-        "condensation",
-        "condensation_request",
-        "task_tracking",
-        "loop_recovery",
-        "validation_failure",
-        "function_call_not_exists",
-    }
-)
-"""``ActionType`` values (openhands/core/schema/action.py, all releases)."""
-
 BOOKKEEPING_ACTIONS = frozenset(
     {
         "start",
@@ -137,6 +99,31 @@ BOOKKEEPING_ACTIONS = frozenset(
     }
 )
 """Actions that are not something the model said: the runtime's and the UI's own records."""
+
+ACTION_TYPES = BOOKKEEPING_ACTIONS | frozenset(
+    {
+        "message",
+        "system",
+        "read",
+        "write",
+        "edit",
+        "run",
+        "run_ipython",
+        "browse",
+        "browse_interactive",
+        "mcp",
+        "call_tool_mcp",
+        "delegate",
+        "think",
+        "finish",
+        "reject",
+        "task_tracking",
+        "loop_recovery",
+        "validation_failure",
+        "function_call_not_exists",
+    }
+)
+"""``ActionType`` values (openhands/core/schema/action.py, all releases)."""
 
 OBSERVATION_TYPES = frozenset(
     {
@@ -436,6 +423,14 @@ class _Stream:
         self.drafts.append(draft)
         return draft
 
+    def said(self, raw: dict[str, Any], index: int, role: Role, blocks: list[Block],
+             response: str | None = None) -> _Draft:
+        """A message event ``raw`` added as a draft with the event's id, time and place."""
+        return self.add(
+            _Draft(_event_id(raw, index), role, blocks, parse_time(raw.get("timestamp")), self.source(index),
+                   response=response)
+        )
+
     def event(
         self,
         index: int,
@@ -606,24 +601,14 @@ def _v0_message(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     if files:
         blocks.append(Opaque("file_urls", files, "files attached to the message"))
     role: Role = "assistant" if raw.get("source") == "agent" else "user"
-    stream.add(
-        _Draft(_event_id(raw, index), role, blocks, parse_time(raw.get("timestamp")), stream.source(index))
-    )
+    stream.said(raw, index, role, blocks)
 
 
 def _v0_system(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     args = _args(raw)
     content = args.get("content")
     text = content if isinstance(content, str) else stringify(content)
-    draft = stream.add(
-        _Draft(
-            _event_id(raw, index),
-            "system",
-            [Text(text)],
-            parse_time(raw.get("timestamp")),
-            stream.source(index),
-        )
-    )
+    draft = stream.said(raw, index, "system", [Text(text)])
     _config(args.get("tools"), text, draft, raw, index, stream)
 
 
@@ -675,15 +660,7 @@ def _v0_text_action(raw: dict[str, Any], action: str, index: int, stream: _Strea
     thought = _args(raw).get("thought")
     message_id: str | None = None
     if raw.get("source") == "agent" and isinstance(thought, str) and thought:
-        draft = stream.add(
-            _Draft(
-                _event_id(raw, index),
-                "assistant",
-                [Text(thought)],
-                parse_time(raw.get("timestamp")),
-                stream.source(index),
-            )
-        )
+        draft = stream.said(raw, index, "assistant", [Text(thought)])
         message_id = draft.id
     stream.event(index, "meta", f"action:{action}", raw, stringify(raw.get("message") or ""), message_id)
 
@@ -694,11 +671,7 @@ def _v0_text_observation(raw: dict[str, Any], index: int, stream: _Stream) -> No
     blocks: list[Block] = [Text(text)] if text else []
     blocks.extend(_extra_images(raw, index, stream))
     if blocks:
-        stream.add(
-            _Draft(
-                _event_id(raw, index), "user", blocks, parse_time(raw.get("timestamp")), stream.source(index)
-            )
-        )
+        stream.said(raw, index, "user", blocks)
     else:
         stream.event(index, "meta", f"observation:{raw.get('observation')}", raw)
 
@@ -723,11 +696,7 @@ def _v0_result(
     result = ToolResult(
         call_id, output, is_error, images, name if isinstance(name, str) else None, detail or None
     )
-    stream.add(
-        _Draft(
-            _event_id(raw, index), "tool", [result], parse_time(raw.get("timestamp")), stream.source(index)
-        )
-    )
+    stream.said(raw, index, "tool", [result])
 
 
 def _images(urls: Any, index: int, stream: _Stream) -> list[Block]:
@@ -940,15 +909,9 @@ def _v1_message(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     )
     blocks = _v1_reasoning(message) + _v1_content(message.get("content"), index, stream)
     blocks.extend(_v1_content(raw.get("extended_content"), index, stream))
-    stream.add(
-        _Draft(
-            _event_id(raw, index),
-            role,
-            blocks,
-            parse_time(raw.get("timestamp")),
-            stream.source(index),
-            response=raw.get("llm_response_id") if isinstance(raw.get("llm_response_id"), str) else None,
-        )
+    stream.said(
+        raw, index, role, blocks,
+        response=raw.get("llm_response_id") if isinstance(raw.get("llm_response_id"), str) else None,
     )
 
 
@@ -964,16 +927,7 @@ def _v1_action(raw: dict[str, Any], index: int, stream: _Stream) -> None:
     draft = stream.drafts[-1] if stream.drafts else None
     if draft is None or draft.role != "assistant" or response_id is None or draft.response != response_id:
         blocks = _v1_reasoning(raw) + _v1_content(raw.get("thought"), index, stream)
-        draft = stream.add(
-            _Draft(
-                _event_id(raw, index),
-                "assistant",
-                blocks,
-                parse_time(raw.get("timestamp")),
-                stream.source(index),
-                response=response_id,
-            )
-        )
+        draft = stream.said(raw, index, "assistant", blocks, response=response_id)
     arguments = call.get("arguments")
     value: JsonValue
     raw_input: str | None = None

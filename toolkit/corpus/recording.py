@@ -208,6 +208,67 @@ def chain(messages: list[Message], parent_id: str | None) -> list[Message]:
     return out
 
 
+def after_system(system: list[Message], parent_id: str | None,
+                 rest: Callable[[str | None], list[Message]]) -> list[Message]:
+    """The request's system messages chained under ``parent_id``, then the conversation ``rest``
+    builds under the last of them, so the system prompt is the root the turns hang from."""
+    head = chain(system, parent_id)
+    return head + rest(head[-1].id if head else parent_id)
+
+
+def each_message(raws: Sequence[Any], where: Origin, prefix: str, first: int, parent: str | None, noun: str,
+                 read: Callable[[JsonObj, int, str, str | None], Message]) -> list[Message]:
+    """Messages with ids ``<prefix>:<first + i>``, each the child of the one before (the first of
+    ``parent``), ``read(raw, i, id, parent)`` from each object; an item that is not an object (a
+    ``noun``) is reported and kept as an opaque user message, so the numbering and the chain stay whole."""
+    out: list[Message] = []
+    for i, raw in enumerate(raws):
+        message_id = f"{prefix}:{first + i}"
+        if isinstance(raw, dict):
+            out.append(read(raw, i, message_id, parent))
+        else:
+            line = where.at(i)
+            where.problem(line, f"{noun} {i + 1} is a JSON {type(raw).__name__}, not an object")
+            out.append(Message(message_id, parent, "user", (Opaque(noun, raw, "not an object"),),
+                               source=where.source(line)))
+        parent = message_id
+    return out
+
+
+def content_blocks(content: Any, where: Origin, line: int | None, noun: str,
+                   read: Callable[[JsonObj], list[Block]]) -> list[Block]:
+    """A message's content, text or a list of ``noun`` objects (``read`` turns one into blocks), as
+    record blocks; bare strings in the list are text, anything else is reported and kept opaque."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Text(content)] if content else []
+    if not isinstance(content, list):
+        where.problem(line, f"content is a JSON {type(content).__name__}, neither text nor a list of {noun}s")
+        return [Opaque("content", content, f"neither text nor {noun}s")]
+    out: list[Block] = []
+    for item in content:
+        if isinstance(item, str):
+            if item:
+                out.append(Text(item))
+        elif isinstance(item, dict):
+            out.extend(read(item))
+        else:
+            where.problem(line, f"content {noun} is a JSON {type(item).__name__}, not an object; kept as opaque")
+            out.append(Opaque(noun, item, "not an object"))
+    return out
+
+
+def body_list(body: JsonObj, key: str, where: Origin) -> list[Any]:
+    """The request body's conversation under ``key``; a body without that list is reported and read
+    as an empty conversation."""
+    value = body.get(key)
+    if isinstance(value, list):
+        return value
+    where.problem(where.line, f"request body has no {key} list")
+    return []
+
+
 def tool_use(call_id: str, name: str, arguments: Any, where: Origin, line: int | None,
              freeform: bool = False) -> ToolUse:
     """A call whose arguments may be a JSON string (text that is not valid JSON is kept raw and

@@ -7,10 +7,11 @@ value into what the importer can dispatch on, and name the odd value in the prob
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.source import json_text
-from toolkit.record import JsonValue
+from toolkit.corpus.source import ImportContext, json_text, read_json
+from toolkit.record import Event, JsonValue, SourceRef
 from toolkit.surface.fingerprint import fingerprint
 
 
@@ -108,6 +109,22 @@ def shown(value: object, limit: int = 60) -> str:
 def dump_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
     """Compact JSON text of any parsed value, never raising (``source.json_text``)."""
     return json_text(value, sort_keys=sort_keys)
+
+
+def read_object(path: Path, ctx: ImportContext, what: str) -> dict[str, Any] | None:
+    """A whole-file JSON document that must be an object (``what``, for the problem): ``None`` when
+    it cannot be read (``read_json`` reported why) or holds another JSON value (reported here)."""
+    value = read_json(path, ctx)
+    if value is None or isinstance(value, dict):
+        return value
+    ctx.problem(path, 1, f"{what} is a JSON object, found a JSON {type(value).__name__}")
+    return None
+
+
+def role_event(what: str, role: object, raw: JsonValue, source: SourceRef | None, text: str) -> Event:
+    """An item whose role the record has no place for, kept as an ``other`` event ``<what>:<role>``
+    (the role by ``kind_name``) so it is still seen."""
+    return Event("other", f"{what}:{kind_name(role)}", raw=raw, source=source, text=text)
 
 
 def surface_hash(tools: Sequence[JsonValue], report: Callable[[str], None]) -> str | None:

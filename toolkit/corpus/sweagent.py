@@ -39,9 +39,10 @@ from typing import Any
 
 from toolkit.corpus.openai_chat import messages_to_record
 from toolkit.corpus.openhands import litellm_thinking
-from toolkit.corpus.shapes import kind_name, shown, stringify
-from toolkit.corpus.source import ImportContext, Importer, loads, read_json
+from toolkit.corpus.shapes import read_object, role_event, shown, stringify
+from toolkit.corpus.source import ImportContext, Importer, loads
 from toolkit.record import (
+    ROLES,
     Event,
     JsonValue,
     Message,
@@ -70,11 +71,8 @@ def sniff(path: Path, head: str) -> bool:
 
 
 def read(path: Path, ctx: ImportContext) -> list[Session]:
-    value = read_json(path, ctx)
+    value = read_object(path, ctx, "a trajectory")
     if value is None:
-        return []
-    if not isinstance(value, dict):
-        ctx.problem(path, 1, f"a trajectory is a JSON object, found a JSON {type(value).__name__}")
         return []
     name = ctx.name(path)
     attempts = value.get("attempts")
@@ -216,17 +214,10 @@ def _history(history: list[Any], reading: _Reading) -> None:
             reading.problem(index, f"a history item is an object, found a JSON {type(item).__name__}")
             continue
         role = item.get("role")
-        if role not in ("system", "user", "assistant", "tool"):
+        if role not in ROLES:
             reading.problem(index, f"unknown history role {shown(role)}; kept as an event")
-            reading.events.append(
-                Event(
-                    "other",
-                    f"history:{kind_name(role)}",
-                    raw=item,
-                    source=reading.source(index),
-                    text="history item with an unknown role",
-                )
-            )
+            reading.events.append(role_event("history", role, item, reading.source(index),
+                                             "history item with an unknown role"))
             continue
         wire: dict[str, Any] = {"role": role, "content": item.get("content")}
         ids = item.get("tool_call_ids")
