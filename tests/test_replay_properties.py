@@ -238,3 +238,19 @@ def test_native_calls_are_derived_bounded_and_in_one_vocabulary(s: Session) -> N
                 assert len(obj["input_excerpt"]) <= MAX_CHARS
             elif isinstance(obj, dict):
                 assert len(json.dumps(obj, ensure_ascii=False, separators=(",", ":"))) <= MAX_CHARS + 20
+
+
+def test_a_switch_of_model_is_the_one_reason_a_model_change_rewrites_bytes() -> None:
+    """Found by the property above: an Anthropic reply after a Gemini reply with the same model
+    name makes the body name another model, so the signed thinking before it may now ride natively."""
+    signed = Reasoning("", signature="c2lnbmF0dXJl", provider="anthropic", model="m1")
+    s = Session("s1", "test", (
+        Message("m0", None, "user", ()),
+        Message("m2", "m0", "assistant", (signed,), model="m1", provider="anthropic"),
+        Message("m3", "m2", "user", ()),
+        Message("m4", "m3", "assistant", (), model="m1", provider="google"),
+        Message("m5", "m4", "assistant", (), model="m1", provider="anthropic"),
+    ), tip="m5")
+    before = request(s, wire="anthropic", mode="native", upto="m4")
+    after = request(s, wire="anthropic", mode="native", upto="m5")
+    assert (before.body["model"], after.body["model"]) == ("claude-sonnet-4-5", "m1")
