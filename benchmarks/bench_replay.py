@@ -13,24 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks import best_of
 from toolkit.replay import MODES, WIRES, request
 
 TARGET = 3.0
-
-
-def best_of(repeat: int, run: Callable[[], Any]) -> tuple[float, Any]:
-    times: list[float] = []
-    result: Any = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def main(argv: list[str] | None = None) -> int:

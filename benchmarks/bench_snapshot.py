@@ -15,12 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from benchmarks import best_of
 from toolkit.snapshot.font import MARKS, load
 from toolkit.snapshot.geometry import Geometry, geometry_for
 from toolkit.snapshot.render import UNUSED, Page, render
@@ -66,15 +67,6 @@ def rows_of(page: Page) -> list[tuple[int, int, str]]:
     return out
 
 
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def pillow_rows(layouts: Sequence[list[tuple[int, int, str]]], geometry: Geometry,
                 font: ImageFont.ImageFont | ImageFont.FreeTypeFont) -> None:
     for rows in layouts:
@@ -116,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _ = page.ink
         return pages
 
-    toolkit_s = best_of(args.repeat, toolkit_render)
+    toolkit_s = best_of(args.repeat, toolkit_render)[0]
     pages = render(text, geometry)
     start = time.perf_counter()
     png_sizes = [len(page.png()) for page in pages]
@@ -124,11 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     layouts = [rows_of(page) for page in pages]
     default_font = ImageFont.load_default()
     bitmap_font = ImageFont.load_default_imagefont()
-    rows_default_s = best_of(args.repeat, lambda: pillow_rows(layouts, geometry, default_font))
+    rows_default_s = best_of(args.repeat, lambda: pillow_rows(layouts, geometry, default_font))[0]
     latin = [[(x, y, row.encode("latin-1", "replace").decode("latin-1")) for x, y, row in rows] for rows in layouts]
-    rows_bitmap_s = best_of(args.repeat, lambda: pillow_rows(latin, geometry, bitmap_font))
+    rows_bitmap_s = best_of(args.repeat, lambda: pillow_rows(latin, geometry, bitmap_font))[0]
     few = layouts[: max(1, len(layouts) // 20)]
-    chars_default_s = best_of(1, lambda: pillow_chars(few, geometry, default_font)) * len(layouts) / len(few)
+    chars_default_s = best_of(1, lambda: pillow_chars(few, geometry, default_font))[0] * len(layouts) / len(few)
     result = {
         "model": args.model,
         "geometry": f"{geometry.cell} cells, {geometry.width}x{geometry.height} px, {geometry.columns} columns",
