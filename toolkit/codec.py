@@ -26,11 +26,12 @@ from toolkit.record import (
 )
 
 
-def _time(value: datetime | None) -> str | None:
+def encode_time(value: datetime | None) -> str | None:
+    """A time as ISO 8601 text, the form every stored copy of the record keeps."""
     return None if value is None else value.isoformat()
 
 
-def _parse_time(value: Any) -> datetime | None:
+def decode_time(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
@@ -112,7 +113,7 @@ def decode_usage(d: Any) -> Usage | None:
 def encode_message(message: Message) -> dict[str, JsonValue]:
     return {
         "id": message.id, "parent_id": message.parent_id, "role": message.role,
-        "blocks": [encode_block(b) for b in message.blocks], "time": _time(message.time),
+        "blocks": [encode_block(b) for b in message.blocks], "time": encode_time(message.time),
         "model": message.model, "provider": message.provider, "usage": encode_usage(message.usage),
         "source": _source(message.source), "sidechain": message.sidechain, "tags": list(message.tags),
     }
@@ -121,7 +122,7 @@ def encode_message(message: Message) -> dict[str, JsonValue]:
 def decode_message(d: dict[str, Any]) -> Message:
     return Message(
         id=d["id"], parent_id=d.get("parent_id"), role=cast(Role, d["role"]),
-        blocks=tuple(decode_block(b) for b in d["blocks"]), time=_parse_time(d.get("time")),
+        blocks=tuple(decode_block(b) for b in d["blocks"]), time=decode_time(d.get("time")),
         model=d.get("model"), provider=d.get("provider"), usage=decode_usage(d.get("usage")),
         source=_parse_source(d.get("source")), sidechain=bool(d.get("sidechain", False)),
         tags=tuple(d.get("tags") or ()),
@@ -129,13 +130,13 @@ def decode_message(d: dict[str, Any]) -> Message:
 
 
 def encode_event(event: Event) -> dict[str, JsonValue]:
-    return {"kind": event.kind, "type": event.type, "time": _time(event.time),
+    return {"kind": event.kind, "type": event.type, "time": encode_time(event.time),
             "message_id": event.message_id, "text": event.text, "raw": event.raw,
             "source": _source(event.source)}
 
 
 def decode_event(d: dict[str, Any]) -> Event:
-    return Event(kind=cast(EventKind, d["kind"]), type=d["type"], time=_parse_time(d.get("time")),
+    return Event(kind=cast(EventKind, d["kind"]), type=d["type"], time=decode_time(d.get("time")),
                  message_id=d.get("message_id"), text=d.get("text", ""), raw=d.get("raw"),
                  source=_parse_source(d.get("source")))
 
@@ -144,7 +145,7 @@ def encode_run_config(config: RunConfig) -> dict[str, JsonValue]:
     return {"model": config.model, "provider": config.provider, "system": config.system,
             "tool_names": list(config.tool_names), "surface_hash": config.surface_hash,
             "tools": None if config.tools is None else list(config.tools),
-            "message_id": config.message_id, "time": _time(config.time),
+            "message_id": config.message_id, "time": encode_time(config.time),
             "source": _source(config.source)}
 
 
@@ -153,7 +154,7 @@ def decode_run_config(d: dict[str, Any]) -> RunConfig:
     return RunConfig(model=d.get("model"), provider=d.get("provider"), system=d.get("system"),
                      tool_names=tuple(d.get("tool_names") or ()), surface_hash=d.get("surface_hash"),
                      tools=None if tools is None else tuple(tools), message_id=d.get("message_id"),
-                     time=_parse_time(d.get("time")), source=_parse_source(d.get("source")))
+                     time=decode_time(d.get("time")), source=_parse_source(d.get("source")))
 
 
 def encode_session_header(session: Session) -> dict[str, JsonValue]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, NamedTuple, assert_never, cast
 
 from toolkit import codec
@@ -51,14 +50,6 @@ def dumps(value: object) -> str:
 
 def loads(text: str) -> Any:
     return json.loads(text)
-
-
-def _time(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-def _parse_time(value: str | None) -> datetime | None:
-    return None if value is None else datetime.fromisoformat(value)
 
 
 def _source(file: str | None, line: int | None) -> SourceRef | None:
@@ -117,7 +108,7 @@ def message_row(session_id: str, seq: int, message: Message) -> tuple[object, ..
     usage = message.usage or Usage()
     source = message.source
     return (
-        session_id, seq, message.id, message.parent_id, message.role, _time(message.time), message.model,
+        session_id, seq, message.id, message.parent_id, message.role, codec.encode_time(message.time), message.model,
         message.provider, int(message.usage is not None), usage.input, usage.output, usage.cache_read,
         usage.cache_write, int(message.sidechain), dumps(list(message.tags)),
         None if source is None else source.file, None if source is None else source.line,
@@ -140,7 +131,7 @@ def message_from_row(row: Sequence[Any], blocks: Sequence[Block]) -> Message:
     if role not in ROLES:
         raise ValueError(f"stored message {id_!r} has unknown role {role!r}")
     return Message(
-        id=id_, parent_id=parent_id, role=cast(Role, role), blocks=tuple(blocks), time=_parse_time(time),
+        id=id_, parent_id=parent_id, role=cast(Role, role), blocks=tuple(blocks), time=codec.decode_time(time),
         model=model, provider=provider,
         usage=Usage(inp, out, cache_read, cache_write) if has_usage else None,
         source=_source(source_file, source_line), sidechain=bool(sidechain), tags=tuple(loads(tags)),
@@ -158,7 +149,7 @@ def block_from_row(kind: str, body: str) -> Block:
 
 def event_row(session_id: str, seq: int, event: Event) -> tuple[object, ...]:
     source = event.source
-    return (session_id, seq, event.kind, event.type, _time(event.time), event.message_id, event.text,
+    return (session_id, seq, event.kind, event.type, codec.encode_time(event.time), event.message_id, event.text,
             dumps(event.raw), None if source is None else source.file, None if source is None else source.line)
 
 
@@ -167,7 +158,7 @@ def event_from_row(row: Sequence[Any]) -> Event:
     kind, type_, time, message_id, text, raw, source_file, source_line = row
     if kind not in EVENT_KINDS:
         raise ValueError(f"stored event has unknown kind {kind!r}")
-    return Event(kind=cast(EventKind, kind), type=type_, time=_parse_time(time), message_id=message_id,
+    return Event(kind=cast(EventKind, kind), type=type_, time=codec.decode_time(time), message_id=message_id,
                  text=text, raw=loads(raw), source=_source(source_file, source_line))
 
 
@@ -185,7 +176,7 @@ def run_config_rows(session_id: str, seq: int, config: RunConfig) -> RunConfigRo
     source = config.source
     row = (session_id, seq, config.message_id, config.model, config.provider,
            None if prompt is None else prompt[0], dumps(list(config.tool_names)), config.surface_hash,
-           None if surface is None else surface[0], _time(config.time),
+           None if surface is None else surface[0], codec.encode_time(config.time),
            None if source is None else source.file, None if source is None else source.line)
     return RunConfigRows(row, prompt, surface)
 
@@ -197,4 +188,4 @@ def run_config_from_row(row: Sequence[Any]) -> RunConfig:
     tool_list: list[JsonValue] | None = None if tools is None else loads(tools)
     return RunConfig(model=model, provider=provider, system=system, tool_names=tuple(loads(tool_names)),
                      surface_hash=surface_hash, tools=None if tool_list is None else tuple(tool_list),
-                     message_id=message_id, time=_parse_time(time), source=_source(source_file, source_line))
+                     message_id=message_id, time=codec.decode_time(time), source=_source(source_file, source_line))
