@@ -8,14 +8,12 @@ turn is replayed, so appending a turn never rewrites an earlier one.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import orjson
-
+from toolkit.corpus.source import json_text
 from toolkit.record import JsonValue, ToolResult, ToolUse, bare_tool_name
 from toolkit.replay.plan import Call
 
@@ -70,16 +68,6 @@ def cut(text: str, limit: int = MAX_CHARS) -> str:
     return text[:limit] + f"\n[… {len(text) - limit} more characters not replayed]"
 
 
-def compact(value: JsonValue) -> str:
-    """Compact JSON text, non-ASCII kept: the form arguments travel in (orjson writes the same
-    text as ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``, several times faster;
-    the standard module takes what orjson refuses, such as integers beyond 64 bits)."""
-    try:
-        return orjson.dumps(value).decode("utf-8")
-    except orjson.JSONEncodeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def bounded_input(use: ToolUse, limit: int = MAX_CHARS) -> tuple[dict[str, JsonValue], str, str | None]:
     """The call's arguments as an object of at most ``limit`` characters of JSON, that object's
     compact JSON text, and the text of a free-text call. Arguments the cut (or the source) leaves
@@ -87,22 +75,22 @@ def bounded_input(use: ToolUse, limit: int = MAX_CHARS) -> tuple[dict[str, JsonV
     not an object is wrapped as ``{"input": value}``, since every wire but one takes only objects."""
     freeform: str | None = None
     if use.freeform:
-        text = use.input if isinstance(use.input, str) else compact(use.input)
+        text = use.input if isinstance(use.input, str) else json_text(use.input)
         if len(text) <= limit:
             obj: dict[str, JsonValue] = {"input": text}
-            return obj, compact(obj), text
+            return obj, json_text(obj), text
         obj, freeform = {"input_excerpt": text[:limit]}, cut(text, limit)
     elif use.raw_input is not None:
         obj = {"input_excerpt": use.raw_input[:limit]}
     else:
-        text = compact(use.input)
+        text = json_text(use.input)
         if len(text) <= limit:
             if isinstance(use.input, dict):
                 return dict(use.input), text, None
             obj = {"input": use.input}
         else:
             obj = {"input_excerpt": text[:limit]}
-    return obj, compact(obj), freeform
+    return obj, json_text(obj), freeform
 
 
 def input_text(use: ToolUse, limit: int = MAX_CHARS) -> str:
@@ -111,7 +99,7 @@ def input_text(use: ToolUse, limit: int = MAX_CHARS) -> str:
         return cut(use.raw_input, limit)
     if use.freeform and isinstance(use.input, str):
         return cut(use.input, limit)
-    return cut(compact(use.input), limit)
+    return cut(json_text(use.input), limit)
 
 
 def sanitize_name(name: str) -> str:

@@ -34,6 +34,7 @@ from typing import assert_never
 
 import orjson
 
+from toolkit.corpus.source import json_text
 from toolkit.record import (
     Image,
     Message,
@@ -45,7 +46,6 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
 )
-from toolkit.replay import calls as calls_
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.calls import MAX_CALLS, MAX_CHARS, Names, Pairing, cut, input_text, make_calls, split_kept
@@ -664,5 +664,5 @@ def _calls_and_results(message: Message) -> tuple[list[ToolUse], list[ToolResult
 
 
 def _told(call: Call) -> str:
-    text = call.freeform if call.freeform is not None else calls_.compact(call.input)
+    text = call.freeform if call.freeform is not None else json_text(call.input)
     return prose.tool_use(call.name, text) + " " + prose.NO_RESULT
