@@ -202,3 +202,19 @@ def test_an_invalid_utf8_line_is_reported_and_kept(tmp_path: Path) -> None:
     assert problem.line == good.count(b"\n") + 1 and "not valid UTF-8" in problem.reason
     kept = corpus.sessions[0].get("extra-1")
     assert kept is not None and kept.text == "caf\ufffd"
+
+
+def test_specs_too_deep_to_fingerprint_stay_inline_when_saved(tmp_path: Path) -> None:
+    from toolkit.corpus import Corpus
+    from toolkit.record import Message, RunConfig, Session
+
+    deep: object = "leaf"
+    for _ in range(3000):
+        deep = [deep]
+    session = Session("s", "test", (Message("m", None, "user", (Text("hi"),)),), tip="m",
+                      run_configs=(RunConfig(tools=(deep,)),))  # type: ignore[arg-type]
+    Corpus(sessions=[session]).save(tmp_path / "saved")
+    surfaces = tmp_path / "saved" / "surfaces"
+    assert not surfaces.exists() or not any(surfaces.iterdir())
+    (again,) = load(tmp_path / "saved").sessions
+    assert again.run_configs[0].surface_hash is None and again.run_configs[0].tools is not None

@@ -40,8 +40,8 @@ from toolkit.corpus.recording import (
     tool_use,
     usage_of,
 )
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, stringify, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer
+from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
+from toolkit.corpus.source import ImportContext, Importer, stringify
 from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
 FORMAT = "anthropic"

@@ -41,7 +41,7 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.shapes import kind_name, shown, stringify, text_of
+from toolkit.corpus.shapes import kind_name, shown, text_of
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
@@ -49,6 +49,7 @@ from toolkit.corpus.source import (
     line_of,
     parse_arguments,
     parse_time,
+    stringify,
 )
 from toolkit.record import (
     Block,

@@ -49,8 +49,8 @@ from toolkit.corpus.recording import (
     tool_use,
     usage_of,
 )
-from toolkit.corpus.shapes import as_int, dump_text, items, obj, shown, stringify, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, guess_media_type, parse_time
+from toolkit.corpus.shapes import as_int, items, obj, shown, text_field, text_of
+from toolkit.corpus.source import ImportContext, Importer, guess_media_type, json_text, parse_time, stringify
 from toolkit.record import Block, Image, JsonValue, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
 FORMAT = "gemini"
@@ -78,7 +78,7 @@ def field(obj: JsonObj, name: str) -> Any:
 
 def _camel(key: object) -> str:
     if not isinstance(key, str):  # a YAML recording may hold keys that are numbers, booleans, null
-        return dump_text(key)
+        return json_text(key)
     head, *rest = key.split("_")
     return head + "".join(word.title() for word in rest)
 

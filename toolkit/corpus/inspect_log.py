@@ -29,13 +29,11 @@ from typing import Any
 
 from toolkit.corpus.shapes import (
     as_int,
-    dump_text,
     id_text,
     kind_name,
     read_object,
     role_event,
     shown,
-    stringify,
     surface_hash,
     text_of,
 )
@@ -43,10 +41,12 @@ from toolkit.corpus.source import (
     ImportContext,
     Importer,
     guess_media_type,
+    json_text,
     line_of,
     loads,
     parse_arguments,
     parse_time,
+    stringify,
 )
 from toolkit.record import (
     ROLES,
@@ -571,7 +571,7 @@ def _tool_calls(calls: Any, where: str, line: int | None, state: _Sample) -> lis
         parse_error = call.get("parse_error")
         if isinstance(parse_error, str) and parse_error:
             found = _ARGS_IN_PARSE_ERROR.match(parse_error)
-            raw_input = found.group(1) if found else (raw_input or dump_text(value))
+            raw_input = found.group(1) if found else (raw_input or json_text(value))
             value = None
             state.problem(
                 line,
@@ -630,7 +630,7 @@ def _message_key(message: Any) -> str | None:
         return "id:" + message_id
     calls = message.get("tool_calls") or []
     ids = [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
-    return "content:" + dump_text([message.get("content"), ids])
+    return "content:" + json_text([message.get("content"), ids])
 
 
 def _output_message(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -824,7 +824,7 @@ def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:
         message_id = state.produced.get(id(raw))
         usage = raw.get("output", {}).get("usage") if isinstance(raw.get("output"), dict) else None
         model = stringify(raw.get("model") or "")
-        text = f"{model}: {dump_text(usage)}" if usage else model
+        text = f"{model}: {json_text(usage)}" if usage else model
         if raw.get("error"):
             kind = "error"
             text = stringify(raw.get("error"))

@@ -44,8 +44,8 @@ from toolkit.corpus.recording import (
     tool_use,
     usage_of,
 )
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, stringify, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, parse_time
+from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
+from toolkit.corpus.source import ImportContext, Importer, parse_time, stringify
 from toolkit.record import (
     Block,
     Image,

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.corpus.openai_chat import response_to_record
-from toolkit.corpus.shapes import as_int, id_text, obj, shown, stringify, surface_hash, text_of
+from toolkit.corpus.shapes import as_int, id_text, obj, shown, surface_hash, text_of
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
@@ -59,6 +59,7 @@ from toolkit.corpus.source import (
     parse_arguments,
     parse_time,
     read_json,
+    stringify,
 )
 from toolkit.record import (
     Block,

@@ -25,18 +25,15 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from toolkit import codec
+from toolkit.corpus.shapes import surface_hash
 from toolkit.corpus.source import json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig
-from toolkit.surface import SurfaceStore, fingerprint
+from toolkit.surface import SurfaceStore
 
 if TYPE_CHECKING:
     from toolkit.corpus import Corpus
 
 FORMAT_VERSION = 1
-
-
-def _dump(value: object) -> str:
-    return json_text(value)
 
 
 STORED = "tools_in_store"
@@ -45,21 +42,15 @@ STORED = "tools_in_store"
 
 def _encode_config(config: RunConfig, store: SurfaceStore) -> dict[str, object]:
     """The run config with its specs replaced by their hash when the store can give them back
-    byte for byte (a recorded hash that disagrees with its specs stays inline, as recorded)."""
+    byte for byte (a recorded hash that disagrees with its specs, or specs too deep to write, stay
+    inline, as recorded)."""
     encoded: dict[str, object] = dict(codec.encode_run_config(config))
-    if config.tools is not None and config.surface_hash == _fingerprint(list(config.tools)):
+    if (config.tools is not None and config.surface_hash is not None
+            and config.surface_hash == surface_hash(config.tools, lambda _reason: None)):
         store.put(list(config.tools))
         encoded["tools"] = None
         encoded[STORED] = True
     return encoded
-
-
-def _fingerprint(tools: list[object]) -> str | None:
-    """The surface hash of specs, or ``None`` for specs too deep to write (kept inline then)."""
-    try:
-        return fingerprint(tools)  # type: ignore[arg-type]
-    except (RecursionError, ValueError, TypeError):
-        return None
 
 
 def _decode_config(data: dict[str, object], store: SurfaceStore) -> RunConfig:
@@ -82,12 +73,12 @@ def save(corpus: Corpus, directory: Path) -> Path:
     events: list[dict[str, object]] = []
     configs: list[dict[str, object]] = []
     for sid, session in enumerate(corpus.sessions):
-        headers.append({"session_id": sid, "header": _dump(codec.encode_session_header(session))})
-        messages.extend({"session_id": sid, "index": i, "message": _dump(codec.encode_message(m))}
+        headers.append({"session_id": sid, "header": json_text(codec.encode_session_header(session))})
+        messages.extend({"session_id": sid, "index": i, "message": json_text(codec.encode_message(m))}
                         for i, m in enumerate(session.messages))
-        events.extend({"session_id": sid, "index": i, "event": _dump(codec.encode_event(e))}
+        events.extend({"session_id": sid, "index": i, "event": json_text(codec.encode_event(e))}
                       for i, e in enumerate(session.events))
-        configs.extend({"session_id": sid, "index": i, "run_config": _dump(_encode_config(c, store))}
+        configs.extend({"session_id": sid, "index": i, "run_config": json_text(_encode_config(c, store))}
                        for i, c in enumerate(session.run_configs))
     tables: dict[str, tuple[list[dict[str, object]], dict[str, pl.DataType | type[pl.DataType]]]] = {
         "sessions": (headers, {"session_id": pl.Int64, "header": pl.String}),

@@ -47,14 +47,16 @@ from urllib.parse import urlsplit
 import orjson
 import yaml
 
-from toolkit.corpus.shapes import as_int, dump_text, obj, stringify, surface_hash, text_of
+from toolkit.corpus.shapes import as_int, obj, surface_hash, text_of
 from toolkit.corpus.source import (
     ImportContext,
     Importer,
     iter_json_lines_bytes,
+    json_text,
     line_of,
     parse_arguments,
     parse_time,
+    stringify,
 )
 from toolkit.record import (
     Block,
@@ -850,7 +852,7 @@ def _json_values(doc: object) -> int:
 
 def _yaml_text(key: object) -> str:
     if isinstance(key, bool) or key is None:
-        return dump_text(key)
+        return json_text(key)
     return key.isoformat() if isinstance(key, date) else str(key)
 
 
@@ -980,7 +982,7 @@ def _block_key(block: Block) -> tuple[object, ...] | None:
         case Text():
             return None
         case ToolUse():
-            raw = block.raw_input if block.raw_input is not None else dump_text(block.input, sort_keys=True)
+            raw = block.raw_input if block.raw_input is not None else json_text(block.input, sort_keys=True)
             return ("tool_use", block.name, raw)
         case ToolResult():
             return ("tool_result", _words(block.output), tuple(i.sha256 or i.url for i in block.images))
@@ -1056,7 +1058,7 @@ def _excerpt(value: object) -> JsonValue:
 
 
 def _meta_event(it: Interaction, where: Origin) -> Event:
-    size = it.response_size or (len(dump_text(it.response).encode()) if isinstance(it.response, dict | list) else 0)
+    size = it.response_size or (len(json_text(it.response).encode()) if isinstance(it.response, dict | list) else 0)
     raw: JsonValue = {"method": it.method, "uri": it.uri, "status": it.status, "content_type": it.content_type,
                       "response_bytes": size, "request": _excerpt(it.request)}
     return Event(kind="meta", type="http", time=it.time, text=f"{it.method} {it.uri} -> {it.status}", raw=raw,

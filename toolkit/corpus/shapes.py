@@ -29,7 +29,7 @@ def text_field(value: object, what: str, report: Callable[[str], None]) -> str:
     if value is None:
         return ""
     report(f"{what} is {shown(value)}, not text; kept as its JSON text")
-    return dump_text(value)
+    return json_text(value)
 
 
 def id_text(value: object) -> str | None:
@@ -88,27 +88,16 @@ def kind_name(value: object) -> str:
     return value if isinstance(value, str) else f"<{json_type(value)}>"
 
 
-def stringify(value: object) -> str:
-    """Text as itself, any other value as its compact JSON (see ``dump_text``): what a tool output
-    or an event's text holds when the source gave a structure."""
-    return value if isinstance(value, str) else dump_text(value)
-
-
 def shown(value: object, limit: int = 60) -> str:
     """A value as a problem quotes it: a string in quotes, a number, boolean or null as JSON, an
     object or array by its JSON type and an excerpt; cut to ``limit`` characters so a huge or deep
     value does not flood the report."""
     if isinstance(value, str):
         return repr(value[:limit] + ("..." if len(value) > limit else ""))
-    text = dump_text(value)
+    text = json_text(value)
     if not isinstance(value, dict | list):
         return text[:limit]
     return f"a JSON {json_type(value)} {text[:limit]}{'...' if len(text) > limit else ''}"
-
-
-def dump_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
-    """Compact JSON text of any parsed value, never raising (``source.json_text``)."""
-    return json_text(value, sort_keys=sort_keys)
 
 
 def read_object(path: Path, ctx: ImportContext, what: str) -> dict[str, Any] | None:
