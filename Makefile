@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 report: $(STAMP)
-	$(BIN)/python -m toolkit.report --corpus data --out reports
+	$(BIN)/toolkit report --corpus data -o reports
 
 test: $(STAMP)
 	$(BIN)/ruff check toolkit tests benchmarks

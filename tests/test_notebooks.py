@@ -1,4 +1,5 @@
-"""Every numbered notebook runs headless over the demo corpus and is stored without outputs."""
+"""Every numbered notebook is stored without outputs and opens with its parameters (that each runs
+headless over the demo corpus is tested with the report, ``tests/test_report.py``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.conftest import DATA, REPO
-from toolkit.report import execute, notebooks
+from tests.conftest import REPO
+from toolkit.report import notebooks
 
 NOTEBOOKS = notebooks(REPO / "notebooks")
 
@@ -27,12 +28,3 @@ def test_notebook_is_stored_clean_with_parameters_first(path: Path) -> None:
     for cell in code:
         assert not cell.get("outputs"), f"{path.name} is stored with outputs"
         assert cell.get("execution_count") is None
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes_headless(path: Path) -> None:
-    nb = execute(path, {"CORPUS": str(DATA)})
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
-    assert not errors
-    assert any(c.get("outputs") for c in nb.cells if c.cell_type == "code")

@@ -59,4 +59,5 @@ def test_side_by_side_lists_each_modes_wire_messages() -> None:
     native = frame.filter(pl.col("mode") == "native")
     assert native["kind"].to_list() == ["text", "calls", "results", "text"]
     html = side_by_side_html(frame)
-    assert html.count("<table>") == 4 and "Listing." in html
+    assert html.count("<table") == 1 and html.count("<col ") == 4 and "Listing." in html
+    assert all(f">{mode}<br>" in html for mode in ("text", "prose", "prose_head", "native"))

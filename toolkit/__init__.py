@@ -1,40 +1,41 @@
 """The context toolkit: the history an LLM agent carries between turns, as data.
 
-The record's kinds are imported eagerly; the capabilities (loading, costs, surfaces, the
-transcript store) are imported on first use, so ``import toolkit`` and every ``toolkit``
-subcommand start without loading tokenizers, polars and altair they may not need."""
+Every name is imported on first use, the record's kinds included, so ``import toolkit`` and
+every ``toolkit`` subcommand start without loading tokenizers, polars and altair they may not
+need."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from toolkit.record import (
-    Block,
-    Event,
-    Image,
-    Message,
-    Opaque,
-    Problem,
-    Reasoning,
-    RecordError,
-    RunConfig,
-    Session,
-    Text,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from toolkit.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from toolkit.corpus import Corpus, load
     from toolkit.costs import image_tokens, request_cost, text_tokens
+    from toolkit.record import (
+        Block,
+        Event,
+        Image,
+        Message,
+        Opaque,
+        Problem,
+        Reasoning,
+        RecordError,
+        RunConfig,
+        Session,
+        Text,
+        ToolResult,
+        ToolUse,
+        Usage,
+    )
     from toolkit.surface import Fidelity, SurfaceStore
     from toolkit.surface.fidelity import fidelity
     from toolkit.surface.fingerprint import fingerprint
     from toolkit.transcripts import TranscriptStore
 
 _LAZY = {
+    **{name: "toolkit.record" for name in ("Block", "Event", "Image", "Message", "Opaque", "Problem", "Reasoning", "RecordError", "RunConfig", "Session", "Text", "ToolResult", "ToolUse", "Usage")},
     "Corpus": "toolkit.corpus", "load": "toolkit.corpus",
     "image_tokens": "toolkit.costs", "request_cost": "toolkit.costs", "text_tokens": "toolkit.costs",
     "Fidelity": "toolkit.surface", "SurfaceStore": "toolkit.surface", "fidelity": "toolkit.surface",
@@ -69,10 +70,13 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+
+
+def _offline_charts() -> None:
+    from toolkit.notebook import offline_charts
+
+    offline_charts()
+
+
+_offline_charts()

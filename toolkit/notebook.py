@@ -4,7 +4,15 @@ and charts that render without network (the report is opened offline)."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.abc import Loader
+    from types import ModuleType
 
 
 def resolve(path: str | Path) -> Path:
@@ -22,8 +30,57 @@ def resolve(path: str | Path) -> Path:
 
 def setup() -> None:
     """Render altair charts as inline SVG (vl-convert, no JavaScript from a CDN), which shows
-    the same in JupyterLab, in nbconvert's HTML and offline."""
+    the same in JupyterLab, in nbconvert's HTML and offline. Called for you: ``import toolkit``
+    arranges it for the moment altair is first imported (``offline_charts``)."""
     import altair as alt
 
     alt.renderers.enable("svg")
     alt.data_transformers.disable_max_rows()
+
+
+def _configure(module: ModuleType) -> None:
+    """Switch altair to SVG unless the user already chose a renderer of their own."""
+    if module.renderers.active == "default":
+        module.renderers.enable("svg")
+        module.data_transformers.disable_max_rows()
+
+
+class _AltairLoader:
+    """The real loader of ``altair``, configuring the module once it has run (duck-typed rather
+    than subclassing ``importlib.abc``, whose import alone costs more than ``import toolkit``)."""
+
+    def __init__(self, inner: Loader) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.inner.exec_module(module)
+        _configure(module)
+
+
+class _AltairFinder:
+    """Finds nothing itself: wraps the real loader of ``altair`` so that configuring it costs
+    nothing until a notebook actually imports it."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "altair":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _AltairLoader(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+def offline_charts() -> None:
+    """Make altair charts render without a CDN from now on, whether altair is imported already
+    (configured now) or later (configured as its import completes), without importing it here:
+    a fresh notebook that never calls ``setup()`` shows its charts offline too."""
+    altair = sys.modules.get("altair")
+    if altair is not None:
+        _configure(altair)
+    elif not any(isinstance(finder, _AltairFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AltairFinder())

@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module beside this one and exposes ``register(subparsers)``,
 which adds its parser and sets ``func`` to a callable taking the parsed arguments and returning
-the exit code."""
+the exit code. Modules are imported only for the command being run: ``toolkit --help`` lists
+the commands from the table below and imports none of them, so it starts as fast as Python does
+(``benchmarks/bench_cli.py``)."""
 
 from __future__ import annotations
 
@@ -10,32 +12,71 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
-COMMANDS: tuple[str, ...] = (
-    "info",
-    "fingerprint",
-    "surfaces",
-    "store",
-    "tree",
-    "costs",
-    "replay",
-    "snapshot",
+
+class Command(NamedTuple):
+    """One subcommand: its name, the ``toolkit.cli`` module that registers it, its one-line help."""
+
+    name: str
+    module: str
+    help: str
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("info", "info", "load a corpus and summarise it"),
+    Command("import", "info", "load a corpus and save it as Parquet"),
+    Command("corpora", "corpora", "list your own transcripts in their standard places"),
+    Command("redact", "redact", "copy a corpus with secrets replaced by typed placeholders"),
+    Command("fingerprint", "fingerprint", "print the sha256 of a tool surface"),
+    Command("surfaces", "surfaces", "summarise the tool surfaces of a corpus"),
+    Command("store", "store", "load a corpus into a transcript store (SQLite)"),
+    Command("tree", "tree", "print session trees: branches, the tip, checkpoints"),
+    Command("costs", "costs", "token costs of images and text per provider and model"),
+    Command("replay", "replay", "print the request body a wire would be sent for a session (or --all --check a corpus)"),
+    Command("snapshot", "snapshot", "render text or a session's middle as glyph pages for a model"),
+    Command("report", "report", "execute the notebooks over a corpus into a self-contained HTML report"),
 )
-"""Subcommand modules of ``toolkit.cli``, in the order ``--help`` lists them."""
+"""Subcommands in the order ``--help`` lists them."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def help_for(name: str) -> str:
+    """The one-line help of command ``name``: the table above is the only place it is written."""
+    return next(entry.help for entry in COMMANDS if entry.name == name)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with ``command``'s module (or, given ``None``, every module) fully registered;
+    the other commands are listed by name and help only, so their modules are never imported."""
     parser = argparse.ArgumentParser(
         prog="toolkit", description="Research toolkit for the history an LLM agent carries between turns."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"toolkit.cli.{name}").register(sub)
+    wanted = {entry.module for entry in COMMANDS if command is None or entry.name == command}
+    registered: set[str] = set()
+    for entry in COMMANDS:
+        if entry.module not in wanted:
+            sub.add_parser(entry.name, help=entry.help)
+        elif entry.module not in registered:
+            importlib.import_module(f"toolkit.cli.{entry.module}").register(sub)
+            registered.add(entry.module)
     return parser
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, if it names one we know (options before it are top-level)."""
+    names = {entry.name for entry in COMMANDS}
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in names else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = _command(words)
+    parser = build_parser(command) if command is not None else build_parser("")
+    args = parser.parse_args(words)
     code: int = args.func(args)
     return code
 

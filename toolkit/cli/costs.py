@@ -10,11 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolkit.costs import UnknownModelError, image_tokens, text_tokens
+from toolkit.cli import help_for
+from toolkit.costs.images import image_tokens
+from toolkit.costs.models import UnknownModelError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("costs", help="token costs of images and text per provider and model")
+    parser = sub.add_parser("costs", help=help_for("costs"))
     nested = parser.add_subparsers(dest="costs_command", required=True, metavar="WHAT")
 
     image = nested.add_parser("image", help="tokens an image costs, and the size the model sees it at")
@@ -78,6 +80,8 @@ def run_text(args: argparse.Namespace) -> int:
         return _fail(f"{where}: cannot read: {exc.strerror or exc}")
     except UnicodeDecodeError as exc:
         return _fail(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})")
+    from toolkit.costs.text import text_tokens
+
     try:
         count = text_tokens(text, args.model)
     except UnknownModelError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from toolkit.cli import help_for
 from toolkit.surface import fingerprint
 from toolkit.surface.fingerprint import read_tools
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "fingerprint",
-        help="print the sha256 of a tool surface",
+        help=help_for("fingerprint"),
         description="Print sha256:<hex> of the tool specs in FILE, exactly as sent (compact JSON, key "
         "order kept, UTF-8), or with --semantic of what they mean (descriptions, key order and tool "
         "order ignored).",

@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from typing import Any
 
+from toolkit.cli import help_for
 from toolkit.corpus import Corpus, load
 from toolkit.record import BLOCK_KINDS, ToolUse
 
@@ -70,12 +71,12 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    info = sub.add_parser("info", help="load a corpus and summarise it")
+    info = sub.add_parser("info", help=help_for("info"))
     info.add_argument("path", help="a transcript file or a directory (searched recursively)")
     info.add_argument("--json", action="store_true", help="print exactly one JSON object")
     info.add_argument("--show", type=int, default=20, help="problems to list (text output)")
     info.set_defaults(func=run_info)
-    imp = sub.add_parser("import", help="load a corpus and save it as Parquet")
+    imp = sub.add_parser("import", help=help_for("import"))
     imp.add_argument("path")
     imp.add_argument("-o", "--output", required=True, help="directory to write")
     imp.set_defaults(func=run_import)

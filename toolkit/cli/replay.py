@@ -7,13 +7,14 @@ import argparse
 import json
 import sys
 
+from toolkit.cli import help_for
 from toolkit.replay.plan import MODES, WIRES
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "replay",
-        help="print the request body a wire would be sent for a session (or --all --check a corpus)",
+        help=help_for("replay"),
         description="Replay a stored session to a provider wire. Prints the canonical request bytes for one "
         "session (the longest when --session is not given); with --all --check, replays every session, "
         "validates each request, and prints one JSON object with counts.",

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolkit.cli import help_for
 from toolkit.corpus import detect, load
 from toolkit.costs import UnknownModelError
 from toolkit.snapshot.compact import compact, turns
@@ -19,7 +20,7 @@ from toolkit.snapshot.render import Turn, render
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("snapshot", help="render text or a session's middle as glyph pages for a model")
+    parser = sub.add_parser("snapshot", help=help_for("snapshot"))
     parser.add_argument("file", type=Path, help="a UTF-8 text file, or a corpus file (its longest session's middle)")
     parser.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
     parser.add_argument("-o", "--out", type=Path, help="directory to write page-NNN.png into")

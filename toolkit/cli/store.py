@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from toolkit.cli import help_for
 from toolkit.cli.info import readable
 from toolkit.corpus import load
 from toolkit.transcripts import SchemaError, TranscriptStore
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("store", help="load a corpus into a transcript store (SQLite)")
+    parser = sub.add_parser("store", help=help_for("store"))
     parser.add_argument("path", help="a transcript file or a directory (searched recursively)")
     parser.add_argument("-o", "--output", required=True, help="the store file to write (created if absent)")
     parser.add_argument("--replace", action="store_true", help="overwrite sessions the store already holds")

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from toolkit.cli import help_for
 from toolkit.corpus import load
 from toolkit.surface import SurfaceStore, SurfaceSummary, record_surfaces, summary
 from toolkit.surface.fingerprint import read_tools
@@ -63,7 +64,7 @@ def render(result: SurfaceSummary, tools_file: str | None) -> str:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "surfaces",
-        help="summarise the tool surfaces of a corpus",
+        help=help_for("surfaces"),
         description="Runs, runs with a recorded tool surface, distinct surfaces, fidelity against a "
         "tool file, and the bytes of inlining the specs in every session against a store.",
     )

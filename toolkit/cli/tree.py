@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from toolkit.cli import help_for
 from toolkit.record import Session
 from toolkit.transcripts import Checkpoint, SchemaError, TranscriptStore, is_store, render
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("tree", help="print session trees: branches, the tip, checkpoints")
+    parser = sub.add_parser("tree", help=help_for("tree"))
     parser.add_argument("path", help="a transcript store (SQLite) or a corpus file or directory")
     parser.add_argument("--session", help="only this session (an id or a unique prefix of one)")
     parser.add_argument("--collapse", type=int, default=None, metavar="N",

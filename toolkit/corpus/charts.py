@@ -5,11 +5,13 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from toolkit.axes import count_axis
+
 
 def session_lengths(lengths: pl.DataFrame) -> alt.Chart:
     """Path length of each session (bars), coloured by format, tool calls in the tooltip."""
     chart: alt.Chart = alt.Chart(lengths).mark_bar().encode(
-        x=alt.X("path_messages:Q", title="messages on the path (root to tip)"),
+        x=alt.X("path_messages:Q", title="messages on the path (root to tip)", axis=count_axis()),
         y=alt.Y("session_id:N", sort="-x", title=None, axis=alt.Axis(labelLimit=220)),
         color=alt.Color("format:N"),
         tooltip=["session_id", "format", "file", "messages", "path_messages", "leaves", "tool_calls",
@@ -21,7 +23,7 @@ def session_lengths(lengths: pl.DataFrame) -> alt.Chart:
 def block_kinds(kinds: pl.DataFrame) -> alt.Chart:
     """Blocks per kind, one bar group per format."""
     chart: alt.Chart = alt.Chart(kinds).mark_bar().encode(
-        x=alt.X("blocks:Q", title="blocks"),
+        x=alt.X("blocks:Q", title="blocks", axis=count_axis()),
         y=alt.Y("kind:N", title=None),
         color=alt.Color("kind:N", legend=None),
         row=alt.Row("format:N", title=None),
@@ -36,18 +38,18 @@ def tool_usage(usage: pl.DataFrame, top: int = 25) -> alt.LayerChart:
     base = alt.Chart(data).encode(y=alt.Y("bare_name:N", title="tool (bare name)",
                                           sort=alt.EncodingSortField("calls", order="descending")))
     bars = base.mark_bar(color="#4c78a8").encode(
-        x=alt.X("calls:Q", title="calls"),
+        x=alt.X("calls:Q", title="calls", axis=count_axis()),
         tooltip=["bare_name", "recorded_names", "calls", "errors", "unanswered",
                  alt.Tooltip("error_rate:Q", format=".1%")],
     )
-    errors = base.mark_bar(color="#e45756").encode(x="errors:Q")
+    errors = base.mark_bar(color="#e45756").encode(x=alt.X("errors:Q", title="calls", axis=count_axis()))
     layered: alt.LayerChart = (bars + errors).properties(title="Tool calls by name (errors in red)", width=480)
     return layered
 
 
 def images_per_session(lengths: pl.DataFrame) -> alt.Chart:
     chart: alt.Chart = alt.Chart(lengths.filter(pl.col("images") > 0)).mark_bar(color="#72b7b2").encode(
-        x=alt.X("images:Q", title="images"),
+        x=alt.X("images:Q", title="images", axis=count_axis()),
         y=alt.Y("session_id:N", sort="-x", title=None, axis=alt.Axis(labelLimit=220)),
         tooltip=["session_id", "format", "images"],
     ).properties(title="Images per session", width=480)
@@ -66,7 +68,7 @@ def reasoning_share(shares: pl.DataFrame) -> alt.Chart:
 
 def events(counts: pl.DataFrame) -> alt.Chart:
     chart: alt.Chart = alt.Chart(counts).mark_bar().encode(
-        x=alt.X("events:Q"),
+        x=alt.X("events:Q", title="events", axis=count_axis()),
         y=alt.Y("type:N", sort="-x", title="event type"),
         color=alt.Color("kind:N"),
         tooltip=["kind", "type", "events", "sessions"],

@@ -8,6 +8,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from toolkit.axes import count_axis
 from toolkit.costs.compare import CELL, cheapest_pages, image_vs_text
 
 SAVING_COLUMNS = ("model", "width", "height", "pages", "image_tokens", "text_tokens", "saving")
@@ -29,8 +30,8 @@ def size_steps(sweep: pl.DataFrame) -> alt.FacetChart:
     """Tokens against image side per provider (a ``size_sweep`` frame), as the step function each
     rule is; filled points where the provider shrinks the image before the model sees it."""
     base = alt.Chart(sweep).encode(
-        x=alt.X("width:Q", title="image side (px)"),
-        y=alt.Y("tokens:Q", title="tokens"),
+        x=alt.X("width:Q", title="image side (px)", axis=count_axis()),
+        y=alt.Y("tokens:Q", title="tokens", axis=count_axis()),
         color="model:N",
     )
     lines = base.mark_line(interpolate="step-after")

@@ -8,6 +8,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from toolkit.axes import count_axis
 from toolkit.replay.plan import MODES, WIRES
 
 
@@ -28,7 +29,7 @@ def sizes_chart(frame: pl.DataFrame) -> Any:
         .mark_bar()
         .encode(
             x=alt.X("mode:N", sort=list(MODES), title=None),
-            y=alt.Y("value:Q", title="total over the corpus"),
+            y=alt.Y("value:Q", title="total over the corpus", axis=count_axis()),
             color=alt.Color("mode:N", sort=list(MODES), legend=None),
             column=alt.Column("wire:N", sort=list(WIRES), title=None),
             row=alt.Row("measure:N", title=None),
@@ -72,20 +73,43 @@ def stability_chart(frame: pl.DataFrame) -> Any:
     )
 
 
+SIDE_BY_SIDE_MIN_COLUMN = 180
+"""Narrowest a mode's column gets (px): below that the table scrolls sideways instead."""
+
+
 def side_by_side_html(frame: pl.DataFrame) -> str:
-    """A ``side_by_side`` frame as HTML: one column per mode, one row per wire message."""
-    columns: list[str] = []
-    for mode in frame["mode"].unique(maintain_order=True).to_list():
+    """A ``side_by_side`` frame as HTML: one column per mode, each listing that mode's wire messages
+    (index, role, kind, bytes, excerpt). One table of fixed layout splits the width equally between
+    the modes, and long excerpts wrap anywhere inside their column (a call's arguments are one long
+    word), so no column spills into the next; below ``SIDE_BY_SIDE_MIN_COLUMN`` px a column the
+    table scrolls sideways. The styles are inline: notebook front ends and nbconvert's page style
+    tables (right-aligned, centred, unwrapped cells), and inline styles win over those rules."""
+    modes = frame["mode"].unique(maintain_order=True).to_list()
+    share = f"{100 / max(1, len(modes)):.4g}%"
+    cell = ("vertical-align:top;text-align:left;padding:4px 6px;border:1px solid #ddd;max-width:none;"
+            "white-space:normal;overflow-wrap:anywhere;word-break:break-word")
+    heads: list[str] = []
+    bodies: list[str] = []
+    for mode in modes:
         rows = frame.filter(pl.col("mode") == mode)
-        cells = "".join(
-            f"<tr><td style='vertical-align:top;color:#666'>{r['index']}</td>"
-            f"<td style='vertical-align:top'><b>{html.escape(r['role'])}</b><br><i>{html.escape(r['kind'])}</i></td>"
-            f"<td style='vertical-align:top;font-family:monospace;font-size:11px'>{html.escape(r['excerpt'])}</td></tr>"
+        heads.append(
+            f"<th style='{cell};background:#f5f5f5'>{html.escape(mode)}<br>"
+            f"<span style='font-weight:normal;color:#666'>{len(rows)} messages · {rows['bytes'].sum():,} bytes</span></th>"
+        )
+        items = "".join(
+            "<div style='padding:3px 0;border-top:1px solid #eee'>"
+            f"<div><span style='color:#999'>{r['index']}</span> <b>{html.escape(r['role'])}</b> "
+            f"<i style='color:#666'>{html.escape(r['kind'])}</i> <span style='color:#999'>{r['bytes']:,} B</span></div>"
+            f"<div style='font-family:monospace;font-size:11px;white-space:pre-wrap'>{html.escape(r['excerpt'])}</div>"
+            "</div>"
             for r in rows.iter_rows(named=True)
         )
-        total = rows["bytes"].sum()
-        columns.append(
-            f"<div style='flex:1;min-width:260px'><h4>{html.escape(mode)} · {len(rows)} messages · {total:,} bytes</h4>"
-            f"<table>{cells}</table></div>"
-        )
-    return "<div style='display:flex;gap:12px;align-items:flex-start'>" + "".join(columns) + "</div>"
+        bodies.append(f"<td style='{cell}'>{items}</td>")
+    columns = "".join(f"<col style='width:{share}'>" for _ in modes)
+    return (
+        "<div style='overflow-x:auto;max-width:100%'>"
+        f"<table style='table-layout:fixed;width:100%;min-width:{SIDE_BY_SIDE_MIN_COLUMN * len(modes)}px;"
+        "border-collapse:collapse;margin:0'>"
+        f"<colgroup>{columns}</colgroup><thead><tr>{''.join(heads)}</tr></thead>"
+        f"<tbody><tr>{''.join(bodies)}</tr></tbody></table></div>"
+    )

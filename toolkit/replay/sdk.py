@@ -20,8 +20,6 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
-
 from toolkit.replay.checks import WireProblem
 from toolkit.replay.wires import wire_spec
 
@@ -37,6 +35,8 @@ def sdk_problems(body: dict[str, Any], wire: str) -> list[WireProblem]:
     """Every way ``body`` fails the official SDK types of ``wire`` (an empty list: it passes)."""
     name = wire_spec(wire).name
     try:
+        from pydantic import ValidationError
+
         validator = _validator(name)
     except ImportError as exc:
         return [WireProblem(name, "", "sdk", f"the official SDK is not installed ({exc})")]

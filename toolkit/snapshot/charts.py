@@ -3,6 +3,7 @@ compare with, the generational loss of re-snapping, and a live explorer built fr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -97,24 +98,144 @@ def published_frame() -> pl.DataFrame:
                           "metric": p.metric, "source": p.source} for p in PUBLISHED])
 
 
+TRADEOFF_WIDTH, TRADEOFF_HEIGHT = 620, 380
+ACCURACY_TOP = 1.1
+"""The accuracy axis runs to 1.1 (ticks stop at 1.0) so that labels of results at 1.0 fit above them."""
+LABEL_FONT = 9
+CHAR_WIDTH = 0.6
+"""Width of a label character in ems: an upper bound for the sans-serif fonts charts are drawn in
+(their average is nearer 0.5), so labels placed apart by it stay apart when drawn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def overlaps(self, other: Box, margin: float = 1.0) -> bool:
+        return (self.left < other.right + margin and other.left < self.right + margin
+                and self.top < other.bottom + margin and other.top < self.bottom + margin)
+
+
+def text_box(x: float, y: float, text: str, font_size: float = LABEL_FONT, align: str = "left") -> Box:
+    """The box a left- (or right-, centre-) aligned, middle-baseline label at pixel ``(x, y)``
+    covers at most."""
+    width = len(text) * CHAR_WIDTH * font_size
+    left = {"left": x, "right": x - width, "center": x - width / 2}[align]
+    return Box(left, y - font_size / 2 - 1, left + width, y + font_size / 2 + 1)
+
+
+def log_domain(values: Sequence[float]) -> tuple[float, float]:
+    """Whole decades around the positive ``values`` (what a log axis of them shows)."""
+    positive = [v for v in values if v > 0 and math.isfinite(v)] or [1.0, 10.0]
+    low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
+    return 10.0 ** low, 10.0 ** max(high, low + 1)
+
+
+def place_labels(points: Sequence[tuple[float, float, str]], *, x_domain: tuple[float, float],
+                 y_domain: tuple[float, float], width: float, height: float,
+                 avoid: Sequence[tuple[float, float]] = (), marker: float = 6.0, step: float = 12.0,
+                 font_size: float = LABEL_FONT) -> list[tuple[float, float, float, float]]:
+    """Where to put the label of each point ``(x, y, text)`` (log ``x``, linear ``y``, on a plot
+    of ``width`` × ``height`` px) so that no two labels overlap and none covers a labelled marker:
+    beside its point if there is room, else the nearest free row above or below it (a leader line
+    then joins them). ``avoid`` are other points a label should rather not cover. Returns, in data
+    units, each label's left end and middle, and where its leader line meets it (the point itself
+    when the label is beside it); a label with no free place stays beside its point."""
+    (x0, x1), (y0, y1) = (math.log10(x_domain[0]), math.log10(x_domain[1])), y_domain
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return width * (math.log10(x) - x0) / (x1 - x0), height * (1 - (y - y0) / (y1 - y0))
+
+    def data(left: float, middle: float) -> tuple[float, float]:
+        return 10.0 ** (x0 + left / width * (x1 - x0)), y0 + (1 - middle / height) * (y1 - y0)
+
+    anchors = [px(x, y) for x, y, _ in points]
+    markers = [Box(ax - marker, ay - marker, ax + marker, ay + marker) for ax, ay in anchors]
+    others = [Box(ax - marker, ay - marker, ax + marker, ay + marker) for ax, ay in (px(x, y) for x, y in avoid)]
+    placed: dict[int, Box] = {}
+    order = sorted(range(len(points)), key=lambda i: (anchors[i][1], anchors[i][0]))
+    rows = [0.0] + [sign * step * k for k in range(1, int(height // step) + 1) for sign in (-1, 1)]
+    for i in order:
+        ax, ay = anchors[i]
+        text = points[i][2]
+        best: tuple[float, Box] | None = None
+        for dy in rows:
+            for dx, align in ((marker + 2, "left"), (-marker - 2, "right")):
+                box = text_box(ax + dx, ay + dy, text, font_size, align)
+                if box.left < 0 or box.right > width or box.top < 0 or box.bottom > height:
+                    continue
+                if any(box.overlaps(b) for b in placed.values()) or any(box.overlaps(m) for m in markers):
+                    continue
+                cost = abs(dy) + (4 if align == "right" else 0) + 3 * step * sum(box.overlaps(o) for o in others)
+                if best is None or cost < best[0]:
+                    best = (cost, box)
+            if best is not None and best[0] <= abs(dy):
+                break
+        placed[i] = best[1] if best is not None else text_box(ax + marker + 2, ay, text, font_size)
+    out: list[tuple[float, float, float, float]] = []
+    for i, (x, y, _) in enumerate(points):
+        ax, ay = anchors[i]
+        box = placed[i]
+        middle = (box.top + box.bottom) / 2
+        if box.top <= ay <= box.bottom:
+            end = (x, y)
+        else:
+            end = data(min(max(ax, box.left), box.right), box.bottom if box.bottom < ay else box.top)
+        out.append((*data(box.left, middle), *end))
+    return out
+
+
+def compression_domain(frame: pl.DataFrame) -> tuple[float, float]:
+    """The compression axis of ``tradeoff``: whole decades around our points and the published ones."""
+    ours = frame["compression_full"].to_list() if frame.height else []
+    return log_domain([*ours, *(p.compression for p in PUBLISHED)])
+
+
+def published_labels(frame: pl.DataFrame) -> pl.DataFrame:
+    """The published points with where their labels go on ``tradeoff``'s plot of ``frame``
+    (``label_x``, ``label_y``: the label's left end, middle; ``leader_x``, ``leader_y``: where the
+    line from the diamond meets a label that had to leave its row, the diamond itself otherwise)."""
+    peers = published_frame()
+    x_domain = compression_domain(frame)
+    points = list(zip(peers["compression"].to_list(), peers["accuracy"].to_list(), peers["paper"].to_list(), strict=True))
+    ours = list(zip(frame["compression_full"].to_list(), frame["legibility"].to_list(), strict=True)) if frame.height else []
+    spots = place_labels(points, x_domain=x_domain, y_domain=(0.0, ACCURACY_TOP), width=TRADEOFF_WIDTH,
+                         height=TRADEOFF_HEIGHT, avoid=ours)
+    return peers.with_columns(**{name: pl.Series([spot[k] for spot in spots], dtype=pl.Float64)
+                                 for k, name in enumerate(("label_x", "label_y", "leader_x", "leader_y"))})
+
+
 def tradeoff(frame: pl.DataFrame) -> alt.LayerChart:
-    """Compression against legibility per provider, published results marked."""
+    """Compression against legibility per provider, published results marked as diamonds, each
+    labelled where no other label covers it (``place_labels``; a thin line leads to a label that
+    had to move off its diamond's row)."""
+    peers_data = published_labels(frame)
+    x_scale = alt.Scale(type="log", domain=list(compression_domain(frame)), nice=False)
+    y_scale = alt.Scale(domain=[0, ACCURACY_TOP], nice=False)
     ours = alt.Chart(frame).mark_point(filled=True, size=70).encode(
-        x=alt.X("compression_full:Q", title="compression (text tokens per image token, full pages)",
-                scale=alt.Scale(type="log")),
+        x=alt.X("compression_full:Q", title="compression (text tokens per image token, full pages)", scale=x_scale),
         y=alt.Y("legibility:Q", title="accuracy (ours: glyph legibility after the provider's resize)",
-                scale=alt.Scale(domain=[0, 1.02])),
+                scale=y_scale, axis=alt.Axis(values=[round(0.1 * k, 1) for k in range(11)], tickCount=11)),
         color=alt.Color("model:N"),
         shape=alt.Shape("downscaled:N", title="page downscaled"),
         tooltip=["model", "cell", "page", "columns", "scale", "pages", "compression", "compression_full", "legibility"],
     )
-    peers = alt.Chart(published_frame()).mark_point(shape="diamond", size=110, color="black", filled=False).encode(
-        x=alt.X("compression:Q"), y=alt.Y("accuracy:Q"), tooltip=["paper", "compression", "accuracy", "metric", "source"],
+    peers = alt.Chart(peers_data).mark_point(shape="diamond", size=110, color="black", filled=False).encode(
+        x=alt.X("compression:Q", scale=x_scale), y=alt.Y("accuracy:Q", scale=y_scale),
+        tooltip=["paper", "compression", "accuracy", "metric", "source"],
     )
-    labels = peers.mark_text(align="left", dx=7, fontSize=9, color="#555").encode(text="paper:N")
-    chart: alt.LayerChart = alt.layer(ours, peers, labels).properties(  # type: ignore[assignment]
+    leaders = alt.Chart(peers_data).mark_rule(color="#999", strokeWidth=0.7).encode(
+        x="compression:Q", y="accuracy:Q", x2="leader_x:Q", y2="leader_y:Q")
+    labels = alt.Chart(peers_data).mark_text(align="left", baseline="middle", fontSize=LABEL_FONT, color="#555").encode(
+        x=alt.X("label_x:Q", scale=x_scale), y=alt.Y("label_y:Q", scale=y_scale), text="paper:N",
+        tooltip=["paper", "compression", "accuracy", "metric", "source"],
+    )
+    chart: alt.LayerChart = alt.layer(ours, leaders, peers, labels).properties(  # type: ignore[assignment]
         title="Glyph snapshots: compression against legibility (diamonds: published results, their own metrics)",
-        width=620, height=380,
+        width=TRADEOFF_WIDTH, height=TRADEOFF_HEIGHT,
     )
     return chart
 
@@ -126,11 +247,15 @@ def generations(page: Page, model: str | None = None, scale: float | None = None
 
 
 def generation_chart(frames: Mapping[str, pl.DataFrame]) -> alt.Chart:
+    """Accuracy per re-snap generation, one line per way of re-snapping (``frames`` by name). The
+    legend sits under the plot, one name a line and never cut short, however long the names."""
     data = pl.concat([frame.with_columns(pl.lit(name).alias("re-snap")) for name, frame in frames.items()])
     chart: alt.Chart = alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("generation:O", title="re-snap generation (0 = rendered from the source text)"),
+        x=alt.X("generation:O", title="re-snap generation (0 = rendered from the source text)",
+                axis=alt.Axis(labelAngle=0)),
         y=alt.Y("accuracy:Q", title="characters still legible", scale=alt.Scale(domain=[0, 1.02])),
-        color=alt.Color("re-snap:N"),
+        color=alt.Color("re-snap:N", sort=list(frames),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0, titleLimit=0)),
         tooltip=["re-snap", "generation", "accuracy", "lost"],
     ).properties(title="Re-snapping from pixels loses a generation per pass", width=520)
     return chart
@@ -191,5 +316,6 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
     return widgets.VBox([widgets.HBox([model, cell, sample]), widgets.HBox([follow, width, height]), stats, image])
 
 
-__all__ = ["PUBLISHED", "Geometry", "describe", "explorer", "generation_chart", "generations", "published_frame",
-           "samples", "sweep", "tradeoff"]
+__all__ = ["PUBLISHED", "Box", "Geometry", "compression_domain", "describe", "explorer", "generation_chart",
+           "generations", "log_domain", "place_labels", "published_frame", "published_labels", "samples", "sweep",
+           "text_box", "tradeoff"]

@@ -224,12 +224,15 @@ def chart(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: in
     flagged."""
     import altair as alt
 
+    from toolkit.axes import count_axis
+
     data = frame(session, checkpoints)
     lanes = int(data["lane"].n_unique()) if data.height else 1
     height = min(max(40 * lanes, 120), 600)
     base = alt.Chart(data).encode(
-        x=alt.X("depth:Q", title="depth (messages from the root)"),
-        y=alt.Y("lane:Q", title="branch lane", scale=alt.Scale(reverse=True),
+        x=alt.X("depth:Q", title="depth (messages from the root)", axis=count_axis(),
+                scale=alt.Scale(padding=14, nice=False)),
+        y=alt.Y("lane:Q", title="branch lane", scale=alt.Scale(reverse=True, padding=14, nice=False),
                 axis=alt.Axis(values=list(range(lanes)), format="d")),
     )
     edges = alt.Chart(data.filter(data["parent_depth"].is_not_null())).mark_rule().encode(

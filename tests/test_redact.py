@@ -1,0 +1,520 @@
+"""``toolkit.redact`` and ``toolkit redact``: secrets planted in every format the toolkit imports
+are all found and replaced, nothing else changes, and every file still loads as it did.
+
+Planted secrets are generated at run time from a fixed seed: none is written in this file, so
+secret scanners never flag the repository."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import io
+import json
+import random
+import re
+import shutil
+import string
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from PIL import Image as PILImage
+
+from tests.conftest import DATA
+from toolkit.cli import redact as redact_cli
+from toolkit.cli.info import summary as info_summary
+from toolkit.corpus import load
+from toolkit.redact import KINDS, RedactionSummary, placeholder, redact, redact_text, scan, scan_text
+
+PLACEHOLDER = re.compile(r"<redacted:([a-z-]+):(\d+)>")
+ALNUM = string.ascii_letters + string.digits
+B64URL = ALNUM + "_-"
+
+
+# --- planted secrets -------------------------------------------------------------------------------
+
+
+def token(rng: random.Random, size: int, alphabet: str = ALNUM) -> str:
+    """Random characters holding at least one digit and one letter, like a real key."""
+    while True:
+        value = "".join(rng.choice(alphabet) for _ in range(size))
+        if any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
+            return value
+
+
+def digits(rng: random.Random, size: int) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(size))
+
+
+def b64url(value: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+
+def pem(rng: random.Random, label: str) -> str:
+    lines = [token(rng, 64, ALNUM + "+/") for _ in range(6)]
+    return f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----"
+
+
+def noise_png(seed: int) -> str:
+    """A small PNG of random pixels, base64: high-entropy data that must pass untouched."""
+    rng = random.Random(seed)
+    image = PILImage.frombytes("RGB", (24, 24), bytes(rng.randrange(256) for _ in range(24 * 24 * 3)))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def planted_secrets() -> dict[str, list[str]]:
+    """Distinct secrets per kind (home-user: the user names). Prefixes are split so that no
+    string of this file looks like a key."""
+    rng = random.Random(20261130)
+    upper = string.ascii_uppercase + string.digits
+    jwt = ".".join([b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "4711", "name": "Jane Roe"}),
+                    token(rng, 43, B64URL)])
+    return {
+        "private-key": [pem(rng, "RSA PRIVATE KEY"), pem(rng, "OPENSSH PRIVATE KEY")],
+        "jwt": [jwt],
+        "anthropic-key": ["sk-" + "ant-api03-" + token(rng, 93, B64URL) + "AA"],
+        "openai-key": ["sk-" + "proj-" + token(rng, 56, B64URL),
+                       "sk-" + token(rng, 20) + "T3Blbk" + "FJ" + token(rng, 20)],
+        "github-token": ["gh" + "p_" + token(rng, 36), "gh" + "s_" + token(rng, 36),
+                         "github" + "_pat_" + token(rng, 22) + "_" + token(rng, 59)],
+        "slack-webhook": ["https://hooks." + "slack.com/services/T" + token(rng, 8, upper) + "/B"
+                          + token(rng, 8, upper) + "/" + token(rng, 24)],
+        "slack-token": ["xo" + "xb-" + digits(rng, 12) + "-" + digits(rng, 13)
+                        + "-" + token(rng, 24, string.ascii_lowercase + string.digits)],
+        "stripe-key": ["sk" + "_live_" + token(rng, 24), "rk" + "_live_" + token(rng, 99),
+                       "pk" + "_live_" + token(rng, 24), "sk" + "_test_" + token(rng, 24)],
+        "google-key": ["AI" + "za" + token(rng, 35, B64URL)],
+        "gitlab-token": ["gl" + "pat-" + token(rng, 20, B64URL)],
+        "pypi-token": ["pypi-" + "AgEIcHlwaS5vcmc" + token(rng, 80, B64URL)],
+        "sendgrid-key": ["SG" + "." + token(rng, 22, B64URL) + "." + token(rng, 43, B64URL)],
+        "aws-access-key-id": ["AK" + "IA" + token(rng, 16, upper), "AS" + "IA" + token(rng, 16, upper)],
+        "aws-secret-key": [token(rng, 40, ALNUM + "/+")],
+        "url-password": [token(rng, 18)],
+        "bearer-token": [token(rng, 40, ALNUM + "-._~")],
+        "email": ["jane.roe@acme-widgets.io", "ops+alerts@corp-mail.co.uk"],
+        "home-user": ["jroe", "mallory.k", "vhargreaves"],
+    }
+
+
+def build_corpus(root: Path) -> tuple[Path, dict[str, list[str]]]:
+    """A copy of the demo corpus with every kind of secret planted in several shapes: plain JSON
+    strings, escaped JSON in tool arguments, JSON inside JSON, URLs, a YAML cassette, an inspect
+    ``.eval`` archive; plus a random-pixel image and a binary file."""
+    s = planted_secrets()
+    corpus = root / "corpus"
+    shutil.copytree(DATA, corpus)
+    (rsa, ssh), (jwt,), (ant,), (oai, oai_marked) = s["private-key"], s["jwt"], s["anthropic-key"], s["openai-key"]
+    ghp, ghs, pat = s["github-token"]
+    sk_live, rk_live, pk_live, sk_test = s["stripe-key"]
+    (akia, asia), (aws_secret,), (password,), (bearer,) = (s["aws-access-key-id"], s["aws-secret-key"],
+                                                          s["url-password"], s["bearer-token"])
+    (mail_1, mail_2), (user_1, user_2, user_3) = s["email"], s["home-user"]
+
+    # Claude Code JSONL: a user prompt, a tool input, a tool result, the cwd and an image
+    path = corpus / "claude_code" / "fix-tests.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for record in records:
+        record["cwd"] = f"/Users/{user_1}/project"
+        content = record.get("message", {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if block.get("type") == "tool_use":
+                block["input"]["env"] = f"AWS_ACCESS_KEY_ID={akia} AWS_SECRET_ACCESS_KEY={aws_secret}"
+            if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
+                block["content"] += (f"\ncurl -H 'Authorization: Bearer {bearer}' "
+                                     f"https://svc:{password}@db.internal:5432/app\n/home/{user_2}/src")
+    first = next(r for r in records if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+    first["message"]["content"] += (f"\nuse {oai} and {ant}; mail {mail_1}; key:\n{rsa}\n"
+                                    f"token {jwt} at {s['slack-webhook'][0]}")
+    first["message"]["content"] = [{"type": "text", "text": first["message"]["content"]},
+                                   {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                                "data": noise_png(1)}}]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+
+    # Chat Completions: escaped JSON in tool arguments, JSON inside JSON in a tool result
+    path = corpus / "openai_chat" / "support-run-1.json"
+    body = json.loads(path.read_text(encoding="utf-8"))
+    for message in body["messages"]:
+        for call in message.get("tool_calls") or []:
+            arguments = json.loads(call["function"]["arguments"])
+            arguments.update({"api_key": s["google-key"][0], "token": ghp, "aws_secret_access_key": aws_secret})
+            call["function"]["arguments"] = json.dumps(arguments)
+    tool = next(m for m in body["messages"] if m["role"] == "tool")
+    tool["content"] = json.dumps({"config": json.dumps({"private_key": rsa, "slack": s["slack-token"][0],
+                                                        "stripe": [sk_live, rk_live]})})
+    body["messages"][0]["content"] += (f" Escalate to {mail_2}. Billing: {pk_live} / {sk_test}. "
+                                       f"CI: {s['gitlab-token'][0]}, {s['pypi-token'][0]}")
+    path.write_text(json.dumps(body, ensure_ascii=False, indent=1), encoding="utf-8")
+
+    # A VCR cassette (YAML, long lines folded by the dumper as VCR's are)
+    request = {"model": "gpt-4o", "messages": [
+        {"role": "system", "content": f"Deploy with {ghs} and {pat}; the host key is:\n{ssh}"},
+        {"role": "user", "content": f"open C:\\Users\\{user_3}\\notes.txt and mail {mail_1} ({oai_marked})"},
+    ]}
+    response = {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": f"Done; id {asia}."}}],
+        "usage": {"prompt_tokens": 40, "completion_tokens": 5}}
+    interaction = {
+        "request": {"method": "POST", "uri": "https://api.openai.com/v1/chat/completions", "body": json.dumps(request),
+                    "headers": {"authorization": [f"Bearer {oai}"], "x-goog-api-key": [s["google-key"][0]]}},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": json.dumps(response)}},
+    }
+    (corpus / "cassettes").mkdir()
+    (corpus / "cassettes" / "chat.yaml").write_text(yaml.safe_dump({"interactions": [interaction], "version": 1}),
+                                                    encoding="utf-8")
+
+    # An inspect_ai .eval archive: JSON members and a binary one
+    header = {"version": 2, "status": "success", "plan": {}, "results": {}, "stats": {},
+              "eval": {"eval_id": "E1", "run_id": "R1", "created": "2025-05-12T20:27:36-04:00", "task": "ops",
+                       "model": "openai/gpt-4o"}}
+    sample = {"id": "q1", "epoch": 1, "input": "check the deploy", "target": "ok", "scores": {}, "metadata": {},
+              "events": [], "messages": [
+                  {"id": "m1", "role": "user", "source": "input", "content": f"the token is {ghp}, I am {mail_2}"},
+                  {"id": "m2", "role": "assistant", "source": "generate", "model": "gpt-4o", "content": "Checking.",
+                   "tool_calls": [{"id": "t1", "function": "bash", "type": "function",
+                                   "arguments": {"cmd": f"cat /home/{user_2}/.aws/credentials"}}]},
+                  {"id": "m3", "role": "tool", "tool_call_id": "t1", "function": "bash",
+                   "content": f"aws_access_key_id = {akia}\naws_secret_access_key = {aws_secret}\n"
+                              f"SENDGRID_API_KEY={s['sendgrid-key'][0]}"},
+              ]}
+    with zipfile.ZipFile(corpus / "ops.eval", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(header))
+        archive.writestr("samples/q1_epoch_1.json", json.dumps(sample))
+        archive.writestr("attachments/pixel.png", base64.b64decode(noise_png(2)))
+
+    (corpus / "blob.bin").write_bytes(bytes(random.Random(3).randrange(256) for _ in range(4096)) + b"\xff\xfe")
+    return corpus, s
+
+
+def all_text(root: Path) -> dict[str, str]:
+    """Every text of a tree, ZIP members included (``file!member``), keyed by relative path."""
+    texts: dict[str, str] = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        data = path.read_bytes()
+        if data.startswith(b"PK\x03\x04"):
+            with zipfile.ZipFile(path) as archive:
+                for name in archive.namelist():
+                    with contextlib.suppress(UnicodeDecodeError):
+                        texts[f"{rel}!{name}"] = archive.read(name).decode("utf-8")
+            continue
+        with contextlib.suppress(UnicodeDecodeError):
+            texts[rel] = data.decode("utf-8")
+    return texts
+
+
+def counts(path: Path) -> dict[str, Any]:
+    """What ``toolkit info`` reports, problems by number."""
+    data = info_summary(load(path))
+    data["problems"] = len(data["problems"])
+    return data
+
+
+# --- the planted corpus ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, list[str]], RedactionSummary]:
+    root = tmp_path_factory.mktemp("redact")
+    corpus, secrets = build_corpus(root)
+    out = root / "out"
+    return corpus, out, secrets, redact(corpus, out, homes=())
+
+
+def test_every_planted_secret_is_found_once_per_distinct_value(
+    planted: tuple[Path, Path, dict[str, list[str]], RedactionSummary],
+) -> None:
+    corpus, _, secrets, summary = planted
+    expected = {kind: len(values) for kind, values in secrets.items()}
+    expected["home-user"] += 1  # the demo corpus's own /home/demo
+    assert summary.distinct == {kind: expected[kind] for kind in KINDS}
+    # each occurrence planted is counted (the same secret is replaced wherever it appears)
+    texts = all_text(corpus)
+    for kind, values in secrets.items():
+        if kind in ("private-key", "home-user"):
+            continue
+        planted_count = sum(text.count(v) for v in values for text in texts.values())
+        assert summary.by_kind[kind] == planted_count, kind
+    # the RSA key escaped once (a prompt) and twice (JSON in a tool result), the OpenSSH key in YAML
+    assert summary.by_kind["private-key"] == 3
+    assert summary.count("error") == 0
+
+
+def test_no_planted_secret_remains_and_a_second_scan_finds_nothing(
+    planted: tuple[Path, Path, dict[str, list[str]], RedactionSummary],
+) -> None:
+    _, out, secrets, _ = planted
+    texts = all_text(out)
+    everything = "\n".join(texts.values())
+    for kind, values in secrets.items():
+        for value in values:
+            if kind == "home-user":
+                assert not re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", everything), value
+            elif kind == "private-key":
+                for line in value.splitlines()[1:-1]:
+                    assert line not in everything
+            else:
+                assert value not in everything, kind
+    assert scan(out, homes=()).by_kind == {}
+    for placeholder_text in re.findall(r"<redacted[^>]*>", everything):
+        assert PLACEHOLDER.fullmatch(placeholder_text), placeholder_text
+
+
+def test_the_copy_loads_with_the_same_counts_and_stays_valid(
+    planted: tuple[Path, Path, dict[str, list[str]], RedactionSummary],
+) -> None:
+    corpus, out, _, summary = planted
+    before, after = counts(corpus), counts(out)
+    assert after == before
+    assert before["sessions"] == 7 and before["formats"] == {"claude_code": 2, "openai_chat": 3, "recording": 1,
+                                                             "inspect": 1}
+    for rel, text in all_text(out).items():
+        if rel.endswith(".jsonl"):
+            for line in text.splitlines():
+                json.loads(line)
+        elif rel.endswith(".json"):
+            json.loads(text)
+        elif rel.endswith(".yaml"):
+            yaml.safe_load(text)
+    with zipfile.ZipFile(out / "ops.eval") as new, zipfile.ZipFile(corpus / "ops.eval") as old:
+        assert new.namelist() == old.namelist()
+        assert new.read("attachments/pixel.png") == old.read("attachments/pixel.png")
+    assert (out / "blob.bin").read_bytes() == (corpus / "blob.bin").read_bytes()
+    status = {r.path: r.status for r in summary.files}
+    assert status["blob.bin"] == "not-scanned"
+    assert status["ops.eval"] == status["cassettes/chat.yaml"] == "redacted"
+    assert status["openai_chat/support-run-2.json"] == "clean"
+    assert (out / "openai_chat" / "support-run-2.json").read_bytes() == (
+        corpus / "openai_chat" / "support-run-2.json").read_bytes()
+
+
+def test_base64_images_pass_untouched(planted: tuple[Path, Path, dict[str, list[str]], RedactionSummary]) -> None:
+    corpus, out, _, _ = planted
+    name = Path("claude_code") / "fix-tests.jsonl"
+    images = re.compile(r'"data": "([A-Za-z0-9+/=]{200,})"')
+    before, after = images.findall((corpus / name).read_text()), images.findall((out / name).read_text())
+    assert len(before) >= 2 and after == before
+    assert noise_png(1) in after
+    assert scan_text(f'{{"type": "base64", "data": "{noise_png(4)}"}}', homes=()) == []
+
+
+def test_the_same_secret_gets_the_same_placeholder_in_every_file(
+    planted: tuple[Path, Path, dict[str, list[str]], RedactionSummary],
+) -> None:
+    corpus, out, secrets, _ = planted
+    (oai, _), texts_in, texts_out = secrets["openai-key"], all_text(corpus), all_text(out)
+    holders = [rel for rel, text in texts_in.items() if oai in text]
+    assert sorted(holders) == ["cassettes/chat.yaml", "claude_code/fix-tests.jsonl"]
+    names = {rel: set(PLACEHOLDER.findall(texts_out[rel])) for rel in holders}
+    shared = names["cassettes/chat.yaml"] & names["claude_code/fix-tests.jsonl"]
+    # files are redacted in path order: the cassette meets both before the Claude Code file does
+    assert {("openai-key", "2"), ("email", "1")} <= shared
+    assert "/Users/<redacted:home-user:" in texts_out["claude_code/fix-tests.jsonl"]
+    assert "C:\\\\Users\\\\<redacted:home-user:" in texts_out["cassettes/chat.yaml"]
+
+
+# --- detection, one text at a time -------------------------------------------------------------
+
+
+def test_each_kind_in_each_shape() -> None:
+    s = planted_secrets()
+    rsa = s["private-key"][0]
+    cases: list[tuple[str, str, str]] = [
+        (json.dumps({"content": f"key:\n{rsa}\nthanks"}), "private-key", json.dumps(rsa)[1:-1]),
+        (json.dumps(json.dumps({"k": rsa})), "private-key", json.dumps(json.dumps(rsa))[3:-3]),
+        ("x\n" + rsa[:300], "private-key", rsa[:300].rstrip()),  # cut short: up to where the base64 stops
+        (json.dumps({"arguments": json.dumps({"api_key": s["openai-key"][0]})}), "openai-key", s["openai-key"][0]),
+        (f"OPENAI_API_KEY={s['openai-key'][1]}\n", "openai-key", s["openai-key"][1]),
+        (f"x-api-key: {s['anthropic-key'][0]}", "anthropic-key", s["anthropic-key"][0]),
+        (f"https://maps.example.net/api?key={s['google-key'][0]}&q=1", "google-key", s["google-key"][0]),
+        (f'"{s["aws-access-key-id"][1]}"', "aws-access-key-id", s["aws-access-key-id"][1]),
+        (f"aws_secret_access_key = {s['aws-secret-key'][0]}", "aws-secret-key", s["aws-secret-key"][0]),
+        (f'aws_secret = "{s["aws-secret-key"][0]}"', "aws-secret-key", s["aws-secret-key"][0]),
+        (f"git remote set-url origin https://x:{s['github-token'][0]}@github.com/o/r", "github-token",
+         s["github-token"][0]),
+        (f"GH_TOKEN={s['github-token'][2]}", "github-token", s["github-token"][2]),
+        (f"post to {s['slack-webhook'][0]}", "slack-webhook", s["slack-webhook"][0]),
+        (json.dumps({"token": s["slack-token"][0]}), "slack-token", s["slack-token"][0]),
+        (f"Stripe.api_key = '{s['stripe-key'][1]}'", "stripe-key", s["stripe-key"][1]),
+        (f"headers:\n  authorization:\n  - Bearer {s['bearer-token'][0]}\n", "bearer-token", s["bearer-token"][0]),
+        (f'{{"Authorization": "bearer {s["bearer-token"][0]}"}}', "bearer-token", s["bearer-token"][0]),
+        (f"Cookie: session={s['jwt'][0]};", "jwt", s["jwt"][0]),
+        (f"DATABASE_URL=postgres://app:{s['url-password'][0]}@db:5432/x", "url-password", s["url-password"][0]),
+        (json.dumps("line one\nops@corp-mail.co.uk"), "email", "ops@corp-mail.co.uk"),
+        ('{"cwd": "/home/jroe"}', "home-user", "jroe"),
+        ("file:///home/jroe/a.txt", "home-user", "jroe"),
+        ('"C:\\\\Users\\\\Mallory K\\\\Desktop"', "home-user", "Mallory K"),
+        ("cd /mnt/c/Users/jroe/src", "home-user", "jroe"),
+        ("ls /Users/mallory.k.", "home-user", "mallory.k"),
+    ]
+    for text, kind, value in cases:
+        found = scan_text(text, homes=())
+        assert [(f.kind, f.value) for f in found] == [(kind, value)], text
+
+
+def test_what_is_not_a_secret() -> None:
+    rng = random.Random(5)
+    noise = "".join(rng.choice(B64URL) for _ in range(20000))
+    texts = [
+        "use a Bearer token; Authorization: Bearer ${OPENAI_API_KEY}; Bearer <token>; Bearer YOUR_TOKEN_HERE",
+        "mail bob@example.com or x@docs.example.org, icon@2x.png, git@github.com:owner/repo.git",
+        "Co-Authored-By: Claude <noreply@anthropic.com>",
+        "see https://site.com/home/about/ and /Users/Shared/file and C:\\Users\\Public\\x",
+        'if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):',
+        "postgres://user:<password>@localhost/db and https://{user}:{pw}@h",
+        "task-0123456789abcdefghijklmnop risk-assessment-2024-q1-final-draft",
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 3bf8bc7e-8507-55fa-97c9-612969bd8bb5",
+        noise, noise.replace("a", "sk-", 3), "x" + noise.replace("b", "AKIA", 2),
+    ]
+    for text in texts:
+        assert scan_text(text, homes=()) == [], text[:80]
+
+
+def test_placeholders_are_typed_numbered_and_format_safe() -> None:
+    s = planted_secrets()
+    oai, ghp = s["openai-key"][0], s["github-token"][0]
+    text = json.dumps({"a": oai, "b": f"{ghp} then {oai} again", "c": [{"k": ghp}]})
+    redacted, findings = redact_text(text, homes=())
+    assert [f.kind for f in findings] == ["openai-key", "github-token", "openai-key", "github-token"]
+    assert json.loads(redacted) == {"a": placeholder("openai-key", 1),
+                                    "b": f"{placeholder('github-token', 1)} then {placeholder('openai-key', 1)} again",
+                                    "c": [{"k": placeholder("github-token", 1)}]}
+    for kind in KINDS:
+        value = placeholder(kind, 12)
+        assert json.loads(json.dumps(value)) == value and yaml.safe_load(f"k: {value}") == {"k": value}
+        assert not set(value) & set("\"'\\ \n")
+    assert oai not in repr(findings[0])
+
+
+def test_the_current_home_is_found_wherever_it_is() -> None:
+    text = "cd /srv/builder/app && ls /srv/builder; see /home/jroe and /srv/builderx"
+    found = scan_text(text, homes=["/srv/builder"])
+    assert [(f.kind, f.value) for f in found] == [("home-user", "builder"), ("home-user", "builder"),
+                                                  ("home-user", "jroe")]
+    redacted, _ = redact_text(text, homes=["/srv/builder"])
+    assert redacted.startswith("cd /srv/<redacted:home-user:1>/app && ls /srv/<redacted:home-user:1>;")
+    assert [f.value for f in scan_text(text, homes=())] == ["jroe"]
+
+
+def test_a_secret_seen_once_is_replaced_where_it_appears_bare(tmp_path: Path) -> None:
+    s = planted_secrets()
+    bearer, user = s["bearer-token"][0], s["home-user"][2]
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.jsonl").write_text(json.dumps({"h": f"Authorization: Bearer {bearer}",
+                                                          "cwd": f"/home/{user}/x"}) + "\n")
+    (tmp_path / "src" / "b.json").write_text(json.dumps({"log": f"token={bearer} by {user} (staff)"}))
+    summary = redact(tmp_path / "src", tmp_path / "out", homes=())
+    assert summary.by_kind == {"bearer-token": 2, "home-user": 2}
+    assert json.loads((tmp_path / "out" / "b.json").read_text()) == {
+        "log": "token=<redacted:bearer-token:1> by <redacted:home-user:1> (staff)"}
+
+
+# --- files, paths and bad input ----------------------------------------------------------------
+
+
+def test_bad_files_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    (source / ".git").mkdir(parents=True)
+    (source / ".git" / "config").write_text("url = https://x:secretpassword1@host/r")
+    (source / "broken.eval").write_bytes(b"PK\x03\x04 not really a zip")
+    (source / "gone.jsonl").symlink_to(tmp_path / "missing.jsonl")
+    (source / "ok.json").write_text(json.dumps({"mail": "jane.roe@acme-widgets.io"}))
+    summary = redact(source, tmp_path / "out", homes=())
+    reports = {r.path: r for r in summary.files}
+    assert reports[".git/"].status == "skipped" and not (tmp_path / "out" / ".git").exists()
+    assert reports["broken.eval"].status == "not-scanned" and "ZIP" in (reports["broken.eval"].reason or "")
+    assert reports["gone.jsonl"].status == "error" and "cannot read" in (reports["gone.jsonl"].reason or "")
+    assert reports["ok.json"].findings == {"email": 1}
+    assert (tmp_path / "out" / "broken.eval").read_bytes() == (source / "broken.eval").read_bytes()
+    data = summary.to_json()
+    assert (data["files"], data["errors"], data["skipped"], data["not_scanned"], data["redacted"]) == (3, 1, 1, 1, 1)
+    assert "jane.roe" not in json.dumps(data)
+
+
+def test_a_single_file_and_refusals(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    file = source / "one.json"
+    file.write_text(json.dumps({"cwd": "/home/jroe/p"}))
+    summary = redact(file, tmp_path / "copy.json", homes=())
+    assert summary.by_kind == {"home-user": 1}
+    assert json.loads((tmp_path / "copy.json").read_text()) == {"cwd": "/home/<redacted:home-user:1>/p"}
+    (tmp_path / "into").mkdir()
+    redact(file, tmp_path / "into", homes=())
+    assert (tmp_path / "into" / "one.json").is_file()
+    for out in (source, source / "out", source / "a" / "b"):
+        with pytest.raises(ValueError, match="refusing"):
+            redact(source, out)
+    for out in (file, source):
+        with pytest.raises(ValueError, match="onto its source"):
+            redact(file, out)
+    with pytest.raises(FileNotFoundError):
+        redact(tmp_path / "nope", tmp_path / "o")
+    assert not (source / "out").exists()
+    # an ancestor of the source as the output: refused only when a file would land in the source
+    (source / "src").mkdir()
+    (source / "src" / "two.json").write_text("{}")
+    with pytest.raises(ValueError, match="into its source"):
+        redact(source, tmp_path)
+    assert (source / "src" / "two.json").read_text() == "{}"
+
+
+# --- the command --------------------------------------------------------------------------------
+
+
+def command(argv: list[str]) -> int:
+    """``toolkit redact`` without the registry (the module is called directly)."""
+    parser = argparse.ArgumentParser(prog="toolkit")
+    redact_cli.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["redact", *argv])
+    code: int = args.func(args)
+    return code
+
+
+def test_command_prints_per_kind_and_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.json").write_text(json.dumps({"to": "jane.roe@acme-widgets.io", "cwd": "/home/jroe/x"}))
+    (source / "b.json").write_text(json.dumps({"x": 1}))
+    assert command([str(source), "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "2 secrets replaced (2 distinct) in 1 files" in out
+    assert re.search(r"email\s+1\s+1", out) and re.search(r"home-user\s+1\s+1", out)
+    assert "redacted     a.json  (email 1, home-user 1)" in out and "1 clean files not listed" in out
+    assert command([str(source), "-o", str(tmp_path / "out2"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["by_kind"] == {"email": 1, "home-user": 1} and data["files"] == 2
+    assert [f["path"] for f in data["per_file"]] == ["a.json", "b.json"]
+
+
+def test_command_refuses_to_write_inside_its_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.json").write_text("{}")
+    for out in (source / "out", source):
+        assert command([str(source), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("toolkit redact: refusing to write") and err.count("\n") == 1
+    assert command([str(tmp_path / "missing"), "-o", str(tmp_path / "o")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    assert not (source / "out").exists()
+
+
+# --- the shared corpora ------------------------------------------------------------------------
+
+
+def test_shared_corpora_redact_with_counts_preserved(corpora: Path, tmp_path: Path) -> None:
+    out = tmp_path / "corpora"
+    summary = redact(corpora, out, homes=())
+    assert summary.count("error") == 0 and summary.count("not-scanned") == 0
+    assert counts(out) == counts(corpora)
+    assert scan(out, homes=()).by_kind == {}
+    # what the public transcripts hold: home directories, e-mail addresses, one AWS key id
+    assert set(summary.by_kind) == {"home-user", "email", "aws-access-key-id"}
+    assert summary.distinct["aws-access-key-id"] == 1

@@ -1,0 +1,5 @@
+import sys
+
+from toolkit.report import main
+
+sys.exit(main())
