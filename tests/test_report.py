@@ -85,7 +85,7 @@ def test_static_widgets_draw_saved_state_without_javascript() -> None:
     assert "<b>loading</b>" in html[0] and '<progress value="4" max="10"' in html[0]
     assert "<option selected>gemini</option>" in html[1] and "<label>wire</label>" in html[1]
     assert "<svg class='marks'></svg>" in html[2] and "a &amp; b" in html[2]
-    assert "was empty" in html[3]
+    assert "empty in this report" in html[3]
     assert "not saved" in html[4]
     assert "widgets" not in nb.metadata
     page = to_html(nb)
@@ -119,6 +119,7 @@ _CHECKS = """() => {
     if (blank) out.empty_outputs.push(el.outerHTML.slice(0, 200));
   }
   out.widgets = document.querySelectorAll('.toolkit-static-widget').length;
+  out.blank_widgets = document.querySelectorAll('.toolkit-widget-empty, .toolkit-widget-missing').length;
   out.tracebacks = (document.body.innerText.match(/Traceback \\(most recent call last\\)/g) || []).length
     + document.querySelectorAll('[data-mime-type="application/vnd.jupyter.error"]').length;
   return out;
@@ -166,6 +167,7 @@ def test_every_page_draws_offline_in_a_real_browser(report: dict[str, Executed])
                 continue
             assert found["charts"] > 0, f"{path.name}: no chart drawn"
             assert found["widgets"] > 0, f"{path.name}: no widget drawn"
+            assert found["blank_widgets"] == 0, f"{path.name}: a widget drawn empty"
             assert not found["unloaded"], f"{path.name}: images that did not load {found['unloaded']}"
             assert not found["empty_charts"], f"{path.name}: charts without marks {found['empty_charts']}"
             assert not found["empty_outputs"], f"{path.name}: blank outputs {found['empty_outputs']}"

@@ -135,7 +135,7 @@ def _button(state: Mapping[str, Any], models: Models, depth: int) -> str:
 def _output(state: Mapping[str, Any], models: Models, depth: int) -> str:
     outputs = state.get("outputs") or []
     if not outputs:
-        return '<div class="toolkit-widget-empty">(this output widget was empty when the report ran)</div>'
+        return '<div class="toolkit-widget-empty">(empty in this report: it fills when the control above is used in JupyterLab)</div>'
     return "".join(output_html(output, models, depth) for output in outputs)
 
 
