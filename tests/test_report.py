@@ -184,3 +184,30 @@ def test_every_page_draws_offline_in_a_real_browser(report: dict[str, Executed])
     assert blocked == ["https://cdn.jsdelivr.net/npm/vega@6"], "the gate must catch a control page's request"
     assert not errors, errors
     assert all((SHOTS / f"{p.stem}.png").stat().st_size > 10_000 for p in pages)
+
+
+def test_redact_keeps_a_planted_key_out_of_the_report(tmp_path: Path) -> None:
+    """``toolkit report --redact`` runs over a redacted copy: a key in the first user message is on
+    the replay page without ``--redact`` and absent with it."""
+    import random
+    import string
+
+    from toolkit.cli import main
+
+    rng = random.Random(7)
+    key = "sk-" + "ant-api03-" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(93)) + "AA"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    source = (DATA / "claude_code" / "fix-tests.jsonl").read_text(encoding="utf-8")
+    assert source.count("Привет!") == 1
+    (corpus / "fix-tests.jsonl").write_text(source.replace("Привет!", f"Привет! My key is {key}."),
+                                             encoding="utf-8")
+    pages = {}
+    for flag in ([], ["--redact"]):
+        out = tmp_path / ("redacted" if flag else "plain")
+        code = main(["report", "--corpus", str(corpus), "-o", str(out), "--only", "02",
+                     "--notebooks", str(REPO / "notebooks"), *flag])
+        assert code == 0
+        pages[bool(flag)] = (out / "02_replay.html").read_text(encoding="utf-8")
+    assert key[:40] in pages[False], "the control page must show the planted key"
+    assert key[:12] not in pages[True] and "redacted:anthropic-key" in pages[True]
