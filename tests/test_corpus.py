@@ -4,6 +4,7 @@ Parquet save/reopen, the command line, and the demo corpus."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -218,3 +219,14 @@ def test_specs_too_deep_to_fingerprint_stay_inline_when_saved(tmp_path: Path) ->
     assert not surfaces.exists() or not any(surfaces.iterdir())
     (again,) = load(tmp_path / "saved").sessions
     assert again.run_configs[0].surface_hash is None and again.run_configs[0].tools is not None
+
+
+def test_frames_are_identical_across_hash_seeds(corpora: Path) -> None:
+    """A session's model is its most used one, ties going to the first used (it went to whichever
+    the hash seed put first in a set)."""
+    script = ("import hashlib, sys\nfrom toolkit.corpus import load\n"
+              "frames = load(sys.argv[1], progress=False).frames()\n"
+              "print(hashlib.sha256(b''.join(f.write_ndjson().encode() for _, f in sorted(frames.items()))).hexdigest())")
+    outs = {subprocess.run([sys.executable, "-c", script, str(corpora)], env={**os.environ, "PYTHONHASHSEED": seed},
+                           capture_output=True, text=True, check=True).stdout for seed in ("1", "123")}
+    assert len(outs) == 1

@@ -173,7 +173,7 @@ def session_rows(
         "tip_id": session.tip, "messages": len(session.messages), "path_messages": len(path_index),
         "leaves": len(session.leaves()),
         "started": _utc(min(times)) if times else None, "ended": _utc(max(times)) if times else None,
-        "model": max(set(models), key=models.count) if models else None,
+        "model": max(dict.fromkeys(models), key=models.count) if models else None,
         "events": len(session.events), "run_configs": len(session.run_configs),
         "surface_recorded": any(c.surface_hash for c in session.run_configs),
     }
