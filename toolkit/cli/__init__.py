@@ -3,7 +3,7 @@
 Each subcommand lives in its own module beside this one and exposes ``register(subparsers)``,
 which adds its parser and sets ``func`` to a callable taking the parsed arguments and returning
 the exit code. Modules are imported only for the command being run: ``toolkit --help`` lists
-the commands from the table below and imports none of them, so it starts as fast as Python does
+the commands from the table in ``commands.py`` and imports none of them, so it starts as fast as Python does
 (``benchmarks/bench_cli.py``)."""
 
 from __future__ import annotations
@@ -12,37 +12,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
 
-
-class Command(NamedTuple):
-    """One subcommand: its name, the ``toolkit.cli`` module that registers it, its one-line help."""
-
-    name: str
-    module: str
-    help: str
-
-
-COMMANDS: tuple[Command, ...] = (
-    Command("info", "info", "load a corpus and summarise it"),
-    Command("import", "info", "load a corpus and save it as Parquet"),
-    Command("corpora", "corpora", "list your own transcripts in their standard places"),
-    Command("redact", "redact", "copy a corpus with secrets replaced by typed placeholders"),
-    Command("fingerprint", "fingerprint", "print the sha256 of a tool surface"),
-    Command("surfaces", "surfaces", "summarise the tool surfaces of a corpus"),
-    Command("store", "store", "load a corpus into a transcript store (SQLite)"),
-    Command("tree", "tree", "print session trees: branches, the tip, checkpoints"),
-    Command("costs", "costs", "token costs of images and text per provider and model"),
-    Command("replay", "replay", "print the request body a wire would be sent for a session (or --all --check a corpus)"),
-    Command("snapshot", "snapshot", "render text or a session's middle as glyph pages for a model"),
-    Command("report", "report", "execute the notebooks over a corpus into a self-contained HTML report"),
-)
-"""Subcommands in the order ``--help`` lists them."""
-
-
-def help_for(name: str) -> str:
-    """The one-line help of command ``name``: the table above is the only place it is written."""
-    return next(entry.help for entry in COMMANDS if entry.name == name)
+from toolkit.cli.commands import COMMANDS, Command, help_for
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -83,3 +54,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+__all__ = ["COMMANDS", "Command", "build_parser", "help_for", "main"]

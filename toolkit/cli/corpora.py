@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.corpus.locations import NONE_FOUND, own_corpora, table
 
 

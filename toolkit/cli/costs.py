@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.costs.images import image_tokens
 from toolkit.costs.models import UnknownModelError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.surface import fingerprint
 from toolkit.surface.fingerprint import read_tools
 

@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.corpus import Corpus, load
 from toolkit.record import BLOCK_KINDS, ToolUse
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

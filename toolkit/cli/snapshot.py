@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.corpus import detect, load
 from toolkit.costs import UnknownModelError
 from toolkit.snapshot.compact import compact, turns

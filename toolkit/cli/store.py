@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.cli.info import readable
 from toolkit.corpus import load
 from toolkit.transcripts import SchemaError, TranscriptStore

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.corpus import load
 from toolkit.surface import SurfaceStore, SurfaceSummary, record_surfaces, summary
 from toolkit.surface.fingerprint import read_tools

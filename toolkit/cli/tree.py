@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from toolkit.cli import help_for
+from toolkit.cli.commands import help_for
 from toolkit.record import Session
 from toolkit.transcripts import Checkpoint, SchemaError, TranscriptStore, is_store, render
 

@@ -13,15 +13,18 @@ counts a class as one character. ``Font.homoglyphs`` lists the classes.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from io import BytesIO
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 from PIL import Image
+
+FONTS = Path(__file__).parent / "fonts"
+"""The committed atlas (read beside this file, so reading it imports no package)."""
 
 Bitmaps = npt.NDArray[np.bool_]
 Ids = npt.NDArray[np.int32]
@@ -110,7 +113,7 @@ class Font:
 
 @functools.cache
 def _atlas() -> dict[str, object]:
-    data = importlib.resources.files("toolkit.snapshot").joinpath("fonts", "atlas.json").read_text("utf-8")
+    data = FONTS.joinpath("atlas.json").read_text("utf-8")
     atlas = json.loads(data)
     assert isinstance(atlas, dict)
     return atlas
@@ -143,7 +146,7 @@ def load(cell: str = "4x6") -> Font:
         raise KeyError(f"no glyph cell {cell!r}; cells: {', '.join(cells_)}")
     meta = cells_[cell]
     width, height, columns = int(meta["width"]), int(meta["height"]), int(meta["columns"])
-    png = importlib.resources.files("toolkit.snapshot").joinpath("fonts", str(meta["file"])).read_bytes()
+    png = FONTS.joinpath(str(meta["file"])).read_bytes()
     sheet = ~np.array(Image.open(BytesIO(png)).convert("1"), dtype=bool)
     codepoints = [first + i for first, length in meta["codepoints"] for i in range(length)]
     total = len(codepoints) + len(MARKS)

@@ -1,0 +1,36 @@
+"""The table of ``toolkit`` subcommands: the only place their names, modules and one-line help
+are written (the parser lists them from here without importing their modules)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Command(NamedTuple):
+    """One subcommand: its name, the ``toolkit.cli`` module that registers it, its one-line help."""
+
+    name: str
+    module: str
+    help: str
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("info", "info", "load a corpus and summarise it"),
+    Command("import", "info", "load a corpus and save it as Parquet"),
+    Command("corpora", "corpora", "list your own transcripts in their standard places"),
+    Command("redact", "redact", "copy a corpus with secrets replaced by typed placeholders"),
+    Command("fingerprint", "fingerprint", "print the sha256 of a tool surface"),
+    Command("surfaces", "surfaces", "summarise the tool surfaces of a corpus"),
+    Command("store", "store", "load a corpus into a transcript store (SQLite)"),
+    Command("tree", "tree", "print session trees: branches, the tip, checkpoints"),
+    Command("costs", "costs", "token costs of images and text per provider and model"),
+    Command("replay", "replay", "print the request body a wire would be sent for a session (or --all --check a corpus)"),
+    Command("snapshot", "snapshot", "render text or a session's middle as glyph pages for a model"),
+    Command("report", "report", "execute the notebooks over a corpus into a self-contained HTML report"),
+)
+"""Subcommands in the order ``--help`` lists them."""
+
+
+def help_for(name: str) -> str:
+    """The one-line help of command ``name``: the table above is the only place it is written."""
+    return next(entry.help for entry in COMMANDS if entry.name == name)
