@@ -14,7 +14,6 @@ import tiktoken
 
 from tests.conftest import corpus_files
 from toolkit.corpus import load
-from toolkit.corpus.source import json_text
 from toolkit.costs import text as text_module
 from toolkit.costs import text_tokens
 from toolkit.costs.text import (
@@ -28,6 +27,7 @@ from toolkit.costs.text import (
     features,
     parse_ranks,
 )
+from toolkit.jsontext import json_text
 from toolkit.record import Reasoning, Text, ToolResult, ToolUse
 
 SAMPLE = "Hello world — тест 你好 <|endoftext|>\n    def f(x):\n        return x ** 2  # 12345\n"

@@ -41,7 +41,8 @@ from toolkit.corpus.recording import (
     usage_of,
 )
 from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, stringify
+from toolkit.corpus.source import ImportContext, Importer
+from toolkit.jsontext import stringify
 from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
 FORMAT = "anthropic"

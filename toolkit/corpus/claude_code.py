@@ -49,8 +49,8 @@ from toolkit.corpus.source import (
     line_of,
     parse_arguments,
     parse_time,
-    stringify,
 )
+from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
     Event,

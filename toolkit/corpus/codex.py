@@ -42,7 +42,8 @@ import orjson
 
 from toolkit.corpus.recording import Origin, tool_use
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
-from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json, stringify
+from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
+from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
     Event,

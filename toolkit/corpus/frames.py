@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
 
-from toolkit.corpus.source import json_text
+from toolkit.jsontext import json_text
 from toolkit.record import Block, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, bare_tool_name
 
 if TYPE_CHECKING:

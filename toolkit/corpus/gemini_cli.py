@@ -35,7 +35,8 @@ import orjson
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
 from toolkit.corpus.recording import CallBook, Origin, tool_use
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
-from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json, stringify
+from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
+from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
     Event,

@@ -50,7 +50,8 @@ from toolkit.corpus.recording import (
     usage_of,
 )
 from toolkit.corpus.shapes import as_int, items, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, guess_media_type, json_text, parse_time, stringify
+from toolkit.corpus.source import ImportContext, Importer, guess_media_type, parse_time
+from toolkit.jsontext import json_text, stringify
 from toolkit.record import Block, Image, JsonValue, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
 FORMAT = "gemini"

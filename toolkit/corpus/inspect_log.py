@@ -41,13 +41,11 @@ from toolkit.corpus.source import (
     ImportContext,
     Importer,
     guess_media_type,
-    json_text,
     line_of,
-    loads,
     parse_arguments,
     parse_time,
-    stringify,
 )
+from toolkit.jsontext import json_text, loads, stringify
 from toolkit.record import (
     ROLES,
     Block,

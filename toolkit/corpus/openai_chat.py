@@ -45,7 +45,8 @@ from toolkit.corpus.recording import (
     usage_of,
 )
 from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, parse_time, stringify
+from toolkit.corpus.source import ImportContext, Importer, parse_time
+from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
     Image,

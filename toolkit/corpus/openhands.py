@@ -55,12 +55,11 @@ from toolkit.corpus.source import (
     ImportContext,
     Importer,
     iter_json_lines,
-    loads,
     parse_arguments,
     parse_time,
     read_json,
-    stringify,
 )
+from toolkit.jsontext import loads, stringify
 from toolkit.record import (
     Block,
     Event,

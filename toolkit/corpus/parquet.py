@@ -26,7 +26,7 @@ import polars as pl
 
 from toolkit import codec
 from toolkit.corpus.shapes import surface_hash
-from toolkit.corpus.source import json_text, loads
+from toolkit.jsontext import json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig
 from toolkit.surface import SurfaceStore
 

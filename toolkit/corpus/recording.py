@@ -52,12 +52,11 @@ from toolkit.corpus.source import (
     ImportContext,
     Importer,
     iter_json_lines_bytes,
-    json_text,
     line_of,
     parse_arguments,
     parse_time,
-    stringify,
 )
+from toolkit.jsontext import json_text, stringify
 from toolkit.record import (
     Block,
     Event,

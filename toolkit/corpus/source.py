@@ -7,8 +7,6 @@ import base64
 import binascii
 import hashlib
 import io
-import json
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -102,22 +100,6 @@ def guess_media_type(url: str) -> str:
         if lower.endswith(ext):
             return mime
     return "image/*"
-
-
-def loads(data: bytes | str) -> Any:
-    """Parse JSON (orjson: the same values as the standard library, several times faster). Text
-    nested deeper than orjson reads (1024 levels) is parsed by the standard library instead."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        if "depth" not in str(exc).lower() and "recursion" not in str(exc).lower():
-            raise
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
-    try:
-        return json.loads(data)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def iter_json_lines(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -228,35 +210,6 @@ def parse_arguments(text: str) -> tuple[JsonValue, str | None]:
         return orjson.loads(text), None
     except orjson.JSONDecodeError:
         return None, text
-
-
-DEEP_RECURSION_LIMIT = 4000
-"""Recursion allowed while writing a value orjson refuses: its parser accepts 1024 levels of nesting
-but its writer only 255, and the record adds a few levels around a source's raw JSON."""
-
-
-def json_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
-    """Compact JSON text of a parsed value, non-ASCII kept as is, never raising: values nested
-    deeper than orjson writes go through the standard library, and a value too deep even for it
-    is named as such."""
-    options = orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
-    try:
-        return orjson.dumps(value, default=str, option=options).decode("utf-8")
-    except TypeError:
-        pass
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str)
-    except (RecursionError, ValueError, TypeError):
-        return f"<a JSON {type(value).__name__} nested too deep to write>"
-    finally:
-        sys.setrecursionlimit(limit)
-
-
-def stringify(value: object) -> str:
-    """Tool output as text: strings as themselves, anything else as compact JSON."""
-    return value if isinstance(value, str) else json_text(value)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ from typing import Any
 from toolkit.corpus.openai_chat import messages_to_record
 from toolkit.corpus.openhands import litellm_thinking
 from toolkit.corpus.shapes import read_object, role_event, shown
-from toolkit.corpus.source import ImportContext, Importer, loads, stringify
+from toolkit.corpus.source import ImportContext, Importer
+from toolkit.jsontext import loads, stringify
 from toolkit.record import (
     ROLES,
     Event,

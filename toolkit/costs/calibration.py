@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, assert_never
 
 import numpy as np
 
-from toolkit.corpus.source import json_text
 from toolkit.costs.content import block_images, block_text
 from toolkit.costs.images import image_tokens
 from toolkit.costs.models import Family, UnknownModelError, resolve
 from toolkit.costs.text import ESTIMATORS, FEATURES, FRAMING, count_exact, features
+from toolkit.jsontext import json_text
 from toolkit.record import Image, JsonValue, Message, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import assert_never
 
-from toolkit.corpus.source import json_text
+from toolkit.jsontext import json_text
 from toolkit.record import (
     Block,
     Image,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from toolkit.corpus.source import json_text
+from toolkit.jsontext import json_text
 from toolkit.record import JsonValue, ToolResult, ToolUse, bare_tool_name
 from toolkit.replay.plan import Call
 

@@ -34,7 +34,7 @@ from typing import assert_never
 
 import orjson
 
-from toolkit.corpus.source import json_text
+from toolkit.jsontext import json_text
 from toolkit.record import (
     Image,
     Message,

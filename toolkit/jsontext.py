@@ -1,0 +1,57 @@
+"""JSON text both ways, never failing on depth: the bottom layer that importers, replay, costs and
+the saved corpus all write and read JSON through (orjson for speed, the standard library where
+orjson refuses a nesting depth)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import orjson
+
+from toolkit.record import JsonValue
+
+DEEP_RECURSION_LIMIT = 4000
+"""Recursion allowed while writing a value orjson refuses: its parser accepts 1024 levels of nesting
+but its writer only 255, and the record adds a few levels around a source's raw JSON."""
+
+
+def json_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
+    """Compact JSON text of a parsed value, non-ASCII kept as is, never raising: values nested
+    deeper than orjson writes go through the standard library, and a value too deep even for it
+    is named as such."""
+    options = orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    try:
+        return orjson.dumps(value, default=str, option=options).decode("utf-8")
+    except TypeError:
+        pass
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str)
+    except (RecursionError, ValueError, TypeError):
+        return f"<a JSON {type(value).__name__} nested too deep to write>"
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def stringify(value: object) -> str:
+    """Tool output as text: strings as themselves, anything else as compact JSON."""
+    return value if isinstance(value, str) else json_text(value)
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse JSON (orjson: the same values as the standard library, several times faster). Text
+    nested deeper than orjson reads (1024 levels) is parsed by the standard library instead."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if "depth" not in str(exc).lower() and "recursion" not in str(exc).lower():
+            raise
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+    try:
+        return json.loads(data)
+    finally:
+        sys.setrecursionlimit(limit)
