@@ -211,3 +211,22 @@ def test_redact_keeps_a_planted_key_out_of_the_report(tmp_path: Path) -> None:
         pages[bool(flag)] = (out / "02_replay.html").read_text(encoding="utf-8")
     assert key[:40] in pages[False], "the control page must show the planted key"
     assert key[:12] not in pages[True] and "redacted:anthropic-key" in pages[True]
+
+
+def test_a_cell_that_hangs_fails_the_report_fast_and_is_named(tmp_path: Path) -> None:
+    """The per-cell guard: a cell that never finishes fails its notebook within the guard, with the
+    cell's source in the error, and the report still writes its index."""
+    from toolkit.report.runner import CELL_TIMEOUT, cell_timeout
+
+    notebooks_dir = tmp_path / "notebooks"
+    notebooks_dir.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("CORPUS = 'data/'", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import time\ntime.sleep(600)  # the hanging cell")]
+    nbformat.write(nb, notebooks_dir / "01_hang.ipynb")
+    results = build(DATA, tmp_path / "out", notebooks_dir, progress=False, timeout=3)
+    assert len(results) == 1 and results[0].error is not None
+    assert "time.sleep(600)  # the hanging cell" in results[0].error
+    assert results[0].seconds < 60
+    assert (tmp_path / "out" / "index.html").exists()
+    assert CELL_TIMEOUT < 60 and cell_timeout(DATA) == CELL_TIMEOUT

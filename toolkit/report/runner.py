@@ -37,9 +37,21 @@ from nbclient.output_widget import OutputWidget
 
 from toolkit.report.widgets import static_widgets
 
-CELL_TIMEOUT = 90
-"""Seconds one cell may run before the report fails naming it: a guard, never what makes a run pass
-(the slowest cell of the demo report takes about 10 s on a loaded 2-core machine)."""
+CELL_TIMEOUT = 45
+"""Seconds one cell may run over the demo corpus before the report fails naming it: a guard, never
+what makes a run pass (the slowest cell of the demo report took 11 s on a 2-core machine at load
+average 6). Larger corpora get more (``cell_timeout``)."""
+
+SECONDS_PER_MB = 0.6
+"""Extra guard time per megabyte of corpus: loading runs in one cell at roughly 70 MB/s on these
+machines (``benchmarks/bench_import.py``), so this leaves a wide margin."""
+
+
+def cell_timeout(corpus: Path) -> int:
+    """The per-cell guard for a report over ``corpus``: ``CELL_TIMEOUT`` plus time for its size."""
+    files = [corpus] if corpus.is_file() else [p for p in corpus.rglob("*") if p.is_file()]
+    megabytes = sum(p.stat().st_size for p in files) / 1e6
+    return CELL_TIMEOUT + int(SECONDS_PER_MB * megabytes)
 
 LATE_REPLY = 10.0
 """Seconds by which a cell's reply may reach the client after the kernel sent it before the run
@@ -189,21 +201,23 @@ def to_html(nb: nbformat.NotebookNode, replacements: dict[str, str] | None = Non
 
 
 def build(corpus: Path, out: Path, directory: Path = Path("notebooks"), only: str | None = None,
-          progress: bool = True, timeout: int = CELL_TIMEOUT) -> list[Executed]:
-    """Execute the notebooks over ``corpus`` and write one HTML page each plus ``index.html``."""
+          progress: bool = True, timeout: int | None = None) -> list[Executed]:
+    """Execute the notebooks over ``corpus`` and write one HTML page each plus ``index.html``
+    (``timeout``: seconds per cell, by default ``cell_timeout(corpus)``)."""
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
     from tqdm.auto import tqdm
 
     out.mkdir(parents=True, exist_ok=True)
     selected = [p for p in notebooks(directory) if only is None or p.name.startswith(only)]
     paths = machine_paths(corpus)
+    guard = cell_timeout(corpus) if timeout is None else timeout
     results: list[Executed] = []
     bar = tqdm(selected, desc="notebooks", unit="nb", disable=not progress)
     for path in bar:
         bar.set_postfix_str(path.stem)
         started = time.perf_counter()
         try:
-            nb, cells = execute_timed(path, {"CORPUS": str(corpus.resolve())}, timeout)
+            nb, cells = execute_timed(path, {"CORPUS": str(corpus.resolve())}, guard)
         except (CellExecutionError, CellTimeoutError) as exc:
             message = scrub(str(exc), paths)[:4000]
             results.append(Executed(path, None, time.perf_counter() - started, message))
@@ -236,6 +250,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--out", default="reports", help="output directory (default: reports)")
     parser.add_argument("--notebooks", default="notebooks", help="notebook directory (default: notebooks)")
     parser.add_argument("--only", default=None, help="run only notebooks whose name starts with this")
+    parser.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
+                        help=f"fail a cell that runs longer (default: {CELL_TIMEOUT} s plus {SECONDS_PER_MB} s "
+                             "per MB of corpus)")
     parser.add_argument("--redact", action="store_true",
                         help="run over a redacted copy of the corpus, so no secret reaches the report")
 
@@ -253,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
             summary = redact(corpus, redacted, progress=True)
             print(f"redacted: {summary.findings} secrets replaced", file=sys.stderr)
             corpus = redacted
-        results = build(corpus, Path(args.out), Path(args.notebooks), args.only)
+        results = build(corpus, Path(args.out), Path(args.notebooks), args.only, timeout=args.cell_timeout)
     for r in results:
         status = "FAILED" if r.error else ("STALLED" if r.stalls else "ok")
         print(f"{status:7} {r.notebook.name:40} {r.seconds:6.1f} s", file=sys.stderr)
