@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("bench_cli", "bench_import", "bench_replay", "bench_costs", "bench_snapshot")
+BENCHMARKS = ("bench_cli", "bench_import", "bench_replay", "bench_costs", "bench_snapshot", "bench_widgets")
 
 
 def main() -> int:
