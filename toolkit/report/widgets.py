@@ -35,14 +35,14 @@ def static_widgets(nb: Any) -> int:
             if not data or WIDGET_VIEW not in data:
                 continue
             model_id = str(data[WIDGET_VIEW].get("model_id", ""))
-            data["text/html"] = f'<div class="toolkit-static-widget">{render(model_id, models)}</div>'
+            data["text/html"] = f'<div class="toolkit-static-widget">{widget_html(model_id, models)}</div>'
             del data[WIDGET_VIEW]
             replaced += 1
     nb.metadata.pop("widgets", None)
     return replaced
 
 
-def render(model_id: str, models: Models, depth: int = 0) -> str:
+def widget_html(model_id: str, models: Models, depth: int = 0) -> str:
     """HTML for one model and its children; a model the state does not hold says so visibly."""
     model = models.get(model_id)
     if model is None or depth > 50:
@@ -64,7 +64,7 @@ def _described(state: Mapping[str, Any], body: str) -> str:
 
 def _children(state: Mapping[str, Any], models: Models, depth: int) -> list[str]:
     refs = state.get("children") or []
-    return [render(str(ref).removeprefix(_REF), models, depth + 1) for ref in refs]
+    return [widget_html(str(ref).removeprefix(_REF), models, depth + 1) for ref in refs]
 
 
 def _box(direction: str) -> Callable[[Mapping[str, Any], Models, int], str]:
@@ -149,7 +149,7 @@ def output_html(output: Mapping[str, Any], models: Models, depth: int = 0) -> st
         return f'<pre class="toolkit-widget-error">{html.escape(trace)}</pre>'
     data: Mapping[str, Any] = output.get("data") or {}
     if WIDGET_VIEW in data:
-        return render(str(data[WIDGET_VIEW].get("model_id", "")), models, depth + 1)
+        return widget_html(str(data[WIDGET_VIEW].get("model_id", "")), models, depth + 1)
     if "text/html" in data:
         return _joined(data["text/html"])
     if "image/svg+xml" in data:
