@@ -34,8 +34,7 @@ def _digest(*parts: bytes) -> str:
 def digests(name: str, path: Path) -> Iterator[tuple[str, str]]:
     """(what, sha256) pairs for one corpus."""
     from toolkit.corpus import load
-    from toolkit.replay import request, validate
-    from toolkit.replay.plan import MODES, WIRES
+    from toolkit.replay import MODES, WIRES, request, validate
     from toolkit.surface import drift, storage, surfaces
 
     corpus = load(path, progress=False)
@@ -45,7 +44,8 @@ def digests(name: str, path: Path) -> Iterator[tuple[str, str]]:
         saved = corpus.save(Path(scratch) / "saved")
         for file in sorted(p for p in saved.rglob("*") if p.is_file()):
             yield f"{name}/saved/{file.relative_to(saved)}", _digest(file.read_bytes())
-    for analysis, frame in (("surfaces", surfaces(corpus)), ("drift", drift(corpus)), ("storage", storage(corpus))):
+    for analysis, frame in (("surfaces", surfaces(corpus.sessions)), ("drift", drift(corpus.sessions)),
+                            ("storage", storage(corpus.sessions))):
         yield f"{name}/surface/{analysis}", _digest(frame.write_ndjson().encode())
     for wire in WIRES:
         for mode in MODES:

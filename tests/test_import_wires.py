@@ -13,6 +13,7 @@ import pytest
 from PIL import Image as PILImage
 
 from toolkit.corpus import ImportContext, anthropic_messages, gemini_contents, load, openai_chat, recording
+from toolkit.corpus.wirekit import Origin
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 
@@ -189,8 +190,8 @@ def test_openai_messages_to_record_is_reusable_without_a_file(tmp_path: Path) ->
     out = openai_chat.messages_to_record(
         [{"role": "assistant", "tool_calls": [{"id": "x", "function": "bash", "arguments": {"cmd": "ls"}}]},
          {"role": "tool", "tool_call_id": "x", "content": "a\nb"}],
-        file="log.json", ctx=ctx, id_prefix="s1", first_index=4, parent_id="s1:3", model="gpt-4o-mini",
-        provider="openai")
+        Origin("log.json", ctx, id_prefix="s1", first_index=4, parent_id="s1:3", model="gpt-4o-mini",
+               provider="openai"))
     assert [m.id for m in out] == ["s1:4", "s1:5"] and [m.parent_id for m in out] == ["s1:3", "s1:4"]
     call = out[0].blocks[0]
     assert isinstance(call, ToolUse) and call.name == "bash" and call.input == {"cmd": "ls"}
@@ -362,7 +363,7 @@ def test_anthropic_bad_content_is_kept_and_reported(tmp_path: Path) -> None:
 def test_anthropic_messages_to_record_with_system(tmp_path: Path) -> None:
     ctx = ImportContext()
     out = anthropic_messages.messages_to_record(
-        [{"role": "user", "content": "q"}], file="x.json", ctx=ctx, id_prefix="p", system="Be kind.")
+        [{"role": "user", "content": "q"}], Origin("x.json", ctx, id_prefix="p"), system="Be kind.")
     assert [(m.id, m.role, m.text, m.parent_id) for m in out] == [
         ("p:system", "system", "Be kind.", None), ("p:0", "user", "q", "p:system")]
 
@@ -468,7 +469,7 @@ def test_gemini_contents_to_record_helper() -> None:
     out = gemini_contents.contents_to_record(
         [{"role": "model", "parts": [{"functionCall": {"id": "a", "name": "f", "args": {}}}]},
          {"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "f", "response": {}}}]}],
-        file="x", ctx=ctx, id_prefix="g", system_instruction="sys", model="gemini-3-pro-preview")
+        Origin("x", ctx, id_prefix="g", model="gemini-3-pro-preview"), system_instruction="sys")
     assert [m.role for m in out] == ["system", "assistant", "tool"] and ctx.problems == []
     assert out[1].model == "gemini-3-pro-preview" and out[1].provider == "google"
 
@@ -488,3 +489,52 @@ def test_detection_leaves_other_formats_alone(corpora: Path) -> None:
     for name in ("geminicli_chat_session_7befeae5.json", "geminicli_streamjson_6d91b0b6.jsonl"):
         path = corpora / "gemini" / name
         assert recording.detect(path, path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")) is None
+
+
+def test_sniff_hands_its_detection_to_read_and_keeps_nothing(tmp_path: Path) -> None:
+    from toolkit.corpus import formats
+
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]))
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"model": "claude-x", "system": "s", "messages": [{"role": "user", "content": "q"}]}))
+    found_chat, found_body = formats.sniff(chat), formats.sniff(body)
+    assert found_chat is not None and found_body is not None
+    (importer, detection), (other, _) = found_chat, found_body
+    assert (importer.name, other.name) == ("openai_chat", "anthropic")
+    assert isinstance(detection, recording.Detection) and detection.format == "openai_chat"
+    assert detection == recording.detect(chat, chat.read_text()) and detection.document is not None
+    chat.write_text("no longer JSON")  # read takes the document detection parsed, whatever sniffed after it
+    ctx = ImportContext(names={str(chat): "chat.json"})
+    (session,) = importer.read(chat, ctx, detection)
+    assert [m.text for m in session.path()] == ["hi", "yo"] and ctx.problems == []
+    assert session.format == "openai_chat"
+
+
+def test_a_sniff_shared_by_importers_is_asked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolkit.corpus import formats
+    from toolkit.corpus.source import Claim, Importer
+
+    asked: list[Path] = []
+
+    def family(path: Path, head: str) -> Claim:
+        asked.append(path)
+        return Claim("second")
+
+    first, second = (Importer(name, family, lambda path, ctx, detection: []) for name in ("first", "second"))
+    monkeypatch.setattr(formats, "importers", lambda: [first, second])
+    path = tmp_path / "any.txt"
+    path.write_text("x")
+    assert formats.sniff(path) == (second, Claim("second")) and asked == [path]
+
+
+def test_an_origin_without_a_provider_takes_the_wire_default() -> None:
+    ctx = ImportContext()
+    reply = [{"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "sig"}]}]
+    (message,) = anthropic_messages.messages_to_record(reply, Origin("x", ctx, id_prefix="a"))
+    assert message.provider == "anthropic" and message.blocks[0] == Reasoning("t", signature="sig",
+                                                                               provider="anthropic")
+    (hosted,) = anthropic_messages.messages_to_record(reply, Origin("x", ctx, id_prefix="a", provider="bedrock"))
+    assert hosted.provider == "bedrock"
+    (chat,) = openai_chat.messages_to_record([{"role": "assistant", "content": "c"}], Origin("x", ctx, id_prefix="o"))
+    assert chat.provider is None  # any OpenAI-compatible server speaks Chat Completions

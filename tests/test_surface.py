@@ -396,14 +396,14 @@ def test_a_recorded_hash_that_disagrees_with_its_specs_is_a_problem(tmp_path: Pa
 
 def test_runs_surfaces_storage_and_drift(tmp_path: Path) -> None:
     store = SurfaceStore(tmp_path)
-    corpus = record_surfaces(demo_corpus(), store)
-    frame = runs(corpus, store, current=SURFACE_2)
+    sessions = record_surfaces(demo_corpus(), store).sessions
+    frame = runs(sessions, store, current=SURFACE_2)
     assert frame["fidelity"].to_list() == ["differs", "differs", "matches", "unknown"]
     assert frame["recorded"].to_list() == [True, True, True, False]
     size_1, size_2 = len(toolkit.surface.canonical_bytes(SURFACE_1)), len(toolkit.surface.canonical_bytes(SURFACE_2))
     assert frame["spec_bytes"].to_list() == [size_1, size_1, size_2, None]
 
-    table = surfaces(corpus, store)
+    table = surfaces(sessions, store)
     assert table["label"].to_list() == ["S1", "S2"]
     assert table["runs"].to_list() == [2, 1]
     assert table["tools"].to_list() == [2, 3]
@@ -411,26 +411,36 @@ def test_runs_surfaces_storage_and_drift(tmp_path: Path) -> None:
     assert table["last_seen"].to_list()[0] == datetime(2026, 3, 2, 12, tzinfo=UTC)
 
     assert surfaces(frame).equals(table)
-    bytes_table = storage(corpus, store)
+    bytes_table = storage(sessions, store)
     assert storage(frame).equals(bytes_table)
     assert bytes_table["cumulative_inline_bytes"].to_list() == [size_1, 2 * size_1, 2 * size_1 + size_2]
     assert bytes_table["cumulative_store_bytes"].to_list() == [size_1, size_1, size_1 + size_2]
     assert store.stats().bytes == size_1 + size_2
 
-    changes = drift(corpus, store)
+    changes = drift(sessions, store)
     assert changes.select("from_label", "to_label", "tool", "status").rows() == [
         ("S1", "S2", "read", "redescribed"), ("S1", "S2", "grep", "added"),
     ]
 
-    numbers = summary(corpus, store, SURFACE_2)
+    numbers = summary(sessions, store, SURFACE_2)
     assert (numbers.runs, numbers.recorded, numbers.distinct, numbers.distinct_semantic) == (4, 3, 2, 2)
     assert dict(numbers.fidelity) == {"matches": 1, "differs": 2, "unknown": 1}
     assert numbers.inline_bytes_per_session == 2 * size_1 + size_2
     assert numbers.store_bytes == size_1 + size_2
 
 
-def test_analyses_of_an_empty_corpus_are_empty_frames() -> None:
-    empty = Corpus(sessions=[])
+def test_analyses_take_any_iterable_of_sessions(tmp_path: Path) -> None:
+    store = SurfaceStore(tmp_path)
+    corpus = record_surfaces(demo_corpus(), store)
+    frame = runs(corpus.sessions, store, current=SURFACE_2)
+    assert runs(corpus, store, current=SURFACE_2).equals(frame)  # a corpus is an iterable of its sessions
+    assert runs(iter(corpus.sessions), store, current=SURFACE_2).equals(frame)  # read once, even a generator
+    assert drift(iter(corpus.sessions), store).equals(drift(corpus.sessions, store))
+    assert summary(iter(corpus.sessions), store, SURFACE_2) == summary(corpus.sessions, store, SURFACE_2)
+
+
+def test_analyses_of_no_sessions_are_empty_frames() -> None:
+    empty: list[Session] = []
     assert runs(empty).is_empty() and "surface_hash" in runs(empty).columns
     assert surfaces(empty).columns[:2] == ["label", "surface_hash"]
     assert storage(empty).is_empty()

@@ -117,7 +117,7 @@ def test_request_recordings_yield_the_surfaces_they_sent(path: Path, tmp_path: P
     corpus = loaded(path)
     store = SurfaceStore(tmp_path / "store")
     corpus = record_surfaces(corpus, store)
-    frame = runs(corpus, store)
+    frame = runs(corpus.sessions, store)
     recorded = set(frame.drop_nulls("surface_hash")["surface_hash"].to_list())
     assert recorded, f"{rel(path)}: no run recorded a surface"
     assert recorded <= set(sent), f"{rel(path)}: recorded surfaces the file never sent"
@@ -140,7 +140,7 @@ def test_request_recordings_yield_the_surfaces_they_sent(path: Path, tmp_path: P
 def test_transcripts_that_keep_tool_names_only_are_unknown_with_the_reason(path: Path) -> None:
     corpus = loaded(path)
     assert corpus.sessions, f"{rel(path)}: nothing loaded"
-    frame = runs(corpus, current=[])
+    frame = runs(corpus.sessions, current=[])
     assert frame["fidelity"].unique().to_list() == [Fidelity.UNKNOWN.value]
     assert not frame["recorded"].any()
     for reason in frame["reason"].unique().to_list():

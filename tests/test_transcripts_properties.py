@@ -188,9 +188,8 @@ def test_any_session_reads_back_equal(spec: list[tuple[str, list[object], int]])
 @settings(max_examples=15, deadline=None)
 @given(ops_strategy, st.integers(0, 10**6))
 def test_fork_replays_to_the_same_requests_apart_from_ids(ops: list[Op], pick: int) -> None:
-    from toolkit.replay import request
+    from toolkit.replay import MODES, WIRES, request
     from toolkit.replay.calls import stem
-    from toolkit.replay.plan import MODES, WIRES
 
     store, ends = build(ops)
     source = store.session("s")

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from toolkit.cli.commands import COMMANDS, Command, help_for
+from toolkit.errors import ToolkitError
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -44,11 +45,17 @@ def _command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; a ``ToolkitError`` it does not handle itself (a name the caller got wrong)
+    is one line on standard error and exit code 2, as argparse does for a bad option."""
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command(words)
     parser = build_parser(command) if command is not None else build_parser("")
     args = parser.parse_args(words)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except ToolkitError as exc:
+        print(f"toolkit {args.command}: {exc}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -8,7 +8,7 @@ import json
 import sys
 
 from toolkit.cli.commands import help_for
-from toolkit.replay.plan import MODES, WIRES
+from toolkit.replay import MODES, WIRES
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     store = SurfaceStore(args.store) if args.store else None
     if store is not None:
         corpus = record_surfaces(corpus, store)
-    result = summary(corpus, store, current)
+    result = summary(corpus.sessions, store, current)
     if args.json:
         data = result.as_dict()
         data["problems"] = [str(p) for p in corpus.problems]

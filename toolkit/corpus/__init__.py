@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 
-from toolkit.corpus.formats import by_name, detect, importers
+from toolkit.corpus.corpus import Corpus
+from toolkit.corpus.formats import MANIFEST, by_name, detect, importers, sniff
 from toolkit.corpus.source import ImportContext, Importer, line_of
-from toolkit.record import Problem, RecordError, Session
-
-if TYPE_CHECKING:
-    import polars as pl
+from toolkit.record import RecordError
 
 __all__ = ["Corpus", "ImportContext", "Importer", "by_name", "detect", "importers", "load"]
 
@@ -32,53 +28,6 @@ SKIP_DIRS = frozenset({
 })
 """Directories a directory load does not descend into. Other dot-directories are read: agent
 homes such as ``.codex/sessions`` and ``.gemini/tmp`` are where transcripts live."""
-
-MANIFEST = "corpus.json"
-"""The file that marks a directory as a saved corpus (see ``Corpus.save``)."""
-
-
-@dataclass(frozen=True)
-class Corpus:
-    """Sessions loaded from one or more files, the image bytes they name, and every problem met."""
-
-    sessions: list[Session]
-    images: dict[str, bytes] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    """Every file the load read (or tried to), relative to the loaded root where possible."""
-    formats: dict[str, str] = field(default_factory=dict)
-    """File → importer name for each file that was recognised."""
-
-    def __len__(self) -> int:
-        return len(self.sessions)
-
-    def __iter__(self) -> Iterator[Session]:
-        return iter(self.sessions)
-
-    def session(self, session_id: str) -> Session:
-        for session in self.sessions:
-            if session.id == session_id:
-                return session
-        raise KeyError(f"no session {session_id!r} in this corpus")
-
-    def longest(self) -> Session:
-        """The session whose path is longest (ties: the first loaded)."""
-        if not self.sessions:
-            raise ValueError("the corpus holds no session")
-        return max(self.sessions, key=lambda s: len(s.path()))
-
-    def frames(self) -> dict[str, pl.DataFrame]:
-        """The corpus as polars DataFrames: sessions, messages, blocks, tool_calls, events, problems
-        (columns documented in ``toolkit.corpus.frames``)."""
-        from toolkit.corpus.frames import corpus_frames
-
-        return corpus_frames(self)
-
-    def save(self, directory: str | Path) -> Path:
-        """Write the corpus as Parquet so ``toolkit.load(directory)`` reopens it without the sources."""
-        from toolkit.corpus.parquet import save
-
-        return save(self, Path(directory))
 
 
 def _candidates(root: Path) -> list[Path]:
@@ -128,12 +77,7 @@ def load(
         if root.is_dir() and (root / MANIFEST).is_file():
             from toolkit.corpus.parquet import load_saved
 
-            saved = load_saved(root)
-            corpus.sessions.extend(saved.sessions)
-            corpus.images.update(saved.images)
-            corpus.problems.extend(saved.problems)
-            corpus.files.extend(saved.files)
-            corpus.formats.update(saved.formats)
+            load_saved(root, corpus)
             continue
         todo.extend((file, root) for file in _candidates(root))
     forced = by_name(format) if format is not None else None
@@ -161,20 +105,21 @@ def _read_all(todo: list[tuple[Path, Path]], forced: Importer | None, ctx: Impor
         corpus.files.append(name)
         ctx.names[str(file)] = name
         try:
-            importer = forced or detect(file)
+            found = (forced, None) if forced is not None else sniff(file)
         except RecordError:
             raise
         except Exception as exc:  # a sniffer bug must not lose the rest of the corpus
             ctx.problem(name, None, f"format detection failed: {type(exc).__name__}: {exc}")
             continue
-        if importer is None:
+        if found is None:
             line, reason = _unknown_reason(file)
             ctx.problem(name, line, reason)
             continue
+        importer, detection = found
         corpus.formats[name] = importer.name
         used[importer.name] = importer
         try:
-            sessions = importer.read(file, ctx)
+            sessions = importer.read(file, ctx, detection)
         except RecordError:
             raise
         except Exception as exc:  # an importer bug must not lose the rest of the corpus

@@ -2,7 +2,7 @@
 
 Documents: a request body (``model``, ``system`` as a string or text blocks, ``messages``, ``tools``),
 a bare messages list, a response (``type: message`` with ``content`` and ``usage``), the same one per
-JSONL line, and Message Batches lines (``params`` / ``result.message``), read through
+JSONL line, and Message Batches lines (``params`` / ``result.message``), read by
 ``toolkit.corpus.recording``. The ``system`` prompt becomes a ``system`` message at the root (id
 ``<prefix>:system``) and the run config's system prompt (text blocks joined by a newline).
 
@@ -25,23 +25,24 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus import recording
-from toolkit.corpus.recording import (
+from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
+from toolkit.corpus.source import ImportContext
+from toolkit.corpus.wirekit import (
     CallBook,
     JsonObj,
     Origin,
     Request,
+    Where,
     Wire,
     after_system,
     body_list,
     content_blocks,
     each_message,
+    image_base64,
     run_config,
     tool_use,
     usage_of,
 )
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer
 from toolkit.jsontext import stringify
 from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
@@ -58,29 +59,21 @@ KNOWN_BLOCKS = frozenset({
 beta blocks): kept as opaque blocks without a problem."""
 
 
-def messages_to_record(
-    messages: Sequence[Any],
-    *,
-    file: str | Path,
-    ctx: ImportContext,
-    id_prefix: str,
-    system: Any = None,
-    first_index: int = 0,
-    parent_id: str | None = None,
-    line: int | None = None,
-    lines: Sequence[int | None] | None = None,
-    model: str | None = None,
-    provider: str | None = PROVIDER,
-    history: Sequence[Message] = (),
-) -> list[Message]:
+def messages_to_record(messages: Sequence[Any], origin: Origin, *, system: Any = None) -> list[Message]:
     """Anthropic messages (and the request's ``system``, a string or text blocks, as a leading
-    ``system`` message) as record messages, ids ``<id_prefix>:<first_index + i>``, chained under
-    ``parent_id``. The other arguments are as in ``openai_chat.messages_to_record``."""
-    where = Origin(file, ctx, line, lines)
-    book = CallBook(history)
-    return after_system(_system(system, where, id_prefix), parent_id,
-                        lambda parent: _messages(messages, where, id_prefix, first_index, model, provider, book,
-                                                 parent))
+    ``system`` message) as record messages, ids ``<id_prefix>:<first_index + i>``, chained under the
+    origin's ``parent_id``; the origin as in ``openai_chat.messages_to_record``, its provider
+    ``anthropic`` when it names none."""
+    return _conversation(messages, system, origin, origin.model)
+
+
+def _conversation(messages: Sequence[Any], system: Any, origin: Origin, model: str | None) -> list[Message]:
+    """The system prompt, then the messages under it, signed by the origin's provider or Anthropic."""
+    signer = origin.provider or PROVIDER
+    book = CallBook(origin.history)
+    return after_system(_system(system, origin, origin.id_prefix), origin.parent_id,
+                        lambda parent: _messages(messages, origin, origin.id_prefix, origin.first_index, model,
+                                                 signer, book, parent))
 
 
 def system_text(system: Any) -> str | None:
@@ -93,7 +86,7 @@ def system_text(system: Any) -> str | None:
     return None
 
 
-def _system(system: Any, where: Origin, prefix: str) -> list[Message]:
+def _system(system: Any, where: Where, prefix: str) -> list[Message]:
     text = system_text(system)
     if not text:
         return []
@@ -102,7 +95,7 @@ def _system(system: Any, where: Origin, prefix: str) -> list[Message]:
     return [Message(f"{prefix}:system", None, "system", tuple(blocks), source=where.source(where.line))]
 
 
-def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+def _messages(messages: Sequence[Any], where: Where, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
     def read(raw: JsonObj, i: int, message_id: str, parent: str | None) -> Message:
         line = where.at(i)
@@ -121,14 +114,14 @@ def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, m
     return each_message(messages, where, prefix, first, parent, "message", read)
 
 
-def content_to_blocks(content: Any, where: Origin, line: int | None, model: str | None, provider: str | None,
+def content_to_blocks(content: Any, where: Where, line: int | None, model: str | None, provider: str | None,
                       book: CallBook) -> list[Block]:
     """A message's content (a string or content blocks) as record blocks."""
     return content_blocks(content, where, line, "block",
                           lambda block: _block(block, where, line, model, provider, book))
 
 
-def _block(block: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None,
+def _block(block: JsonObj, where: Where, line: int | None, model: str | None, provider: str | None,
            book: CallBook) -> list[Block]:
     kind = text_of(block.get("type"))
     if kind == "text":
@@ -157,12 +150,12 @@ def _block(block: JsonObj, where: Origin, line: int | None, model: str | None, p
     return [Opaque(kind_name(block.get("type")), block, "unknown content block")]
 
 
-def image(block: JsonObj, where: Origin, line: int | None) -> Image | Opaque:
+def image(block: JsonObj, where: Where, line: int | None) -> Image | Opaque:
     """An image block: base64 bytes stored, a URL kept as a reference, a Files API id kept opaque."""
     source = block.get("source")
     kind = source.get("type") if isinstance(source, dict) else None
     if isinstance(source, dict) and kind == "base64" and isinstance(source.get("data"), str):
-        return recording.image_base64(where, line, source["data"], text_of(source.get("media_type")))
+        return image_base64(where, line, source["data"], text_of(source.get("media_type")))
     if isinstance(source, dict) and kind == "url" and isinstance(source.get("url"), str):
         return where.ctx.image_data_url(source["url"], where.file, line)
     if kind == "file":
@@ -171,7 +164,7 @@ def image(block: JsonObj, where: Origin, line: int | None) -> Image | Opaque:
     return Opaque("image", block, "unreadable image source")
 
 
-def _result(block: JsonObj, where: Origin, line: int | None, book: CallBook) -> list[Block]:
+def _result(block: JsonObj, where: Where, line: int | None, book: CallBook) -> list[Block]:
     call_id = text_of(block.get("tool_use_id"))
     answered = book.answer(call_id, None)
     if answered is None:
@@ -220,29 +213,25 @@ def tool_names(tools: Sequence[Any]) -> list[str]:
     return [str(t.get("name") or t.get("type") or "") if isinstance(t, dict) else "" for t in tools]
 
 
-def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
-                  history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
+def parse_request(body: JsonObj, origin: Origin) -> Request:
     """A Messages request body (also a bare ``{"messages": [...]}``)."""
-    model = text_of(body.get("model")) or model
-    messages = body_list(body, "messages", where)
-    signer = provider or PROVIDER
-    book = CallBook(history)
-    out = after_system(_system(body.get("system"), where, id_prefix), None,
-                       lambda parent: _messages(messages, where, id_prefix, first_index, model, signer, book, parent))
+    model = text_of(body.get("model")) or origin.model
+    messages = body_list(body, "messages", origin)
+    out = _conversation(messages, body.get("system"), origin, model)
     tools = items(body.get("tools"))
-    config = run_config(model=model, provider=signer, system=system_text(body.get("system")), tools=tools,
-                        tool_names=tool_names(tools), where=where)
-    return Request(out, config, next_index=first_index + len(messages))
+    config = run_config(model=model, provider=origin.provider or PROVIDER, system=system_text(body.get("system")),
+                        tools=tools, tool_names=tool_names(tools), where=origin)
+    return Request(out, config, next_index=origin.first_index + len(messages))
 
 
 def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, message_id: str,
                        line: int | None = None, provider: str | None = PROVIDER,
                        time: datetime | None = None) -> list[Message]:
     """A Messages response as the assistant message it holds (with its usage), in a list."""
-    return parse_response(body, Origin(file, ctx, line), message_id=message_id, provider=provider, time=time)
+    return parse_response(body, Where(file, ctx, line), message_id=message_id, provider=provider, time=time)
 
 
-def parse_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+def parse_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,
                    time: datetime | None = None) -> list[Message]:
     if not isinstance(body.get("content"), list):
         return []
@@ -299,16 +288,5 @@ def merge_stream(events: list[JsonObj]) -> JsonObj:
     return message
 
 
-def _sniff(path: Path, head: str) -> bool:
-    return recording.detect(path, head) == FORMAT
-
-
 WIRE = Wire(name="anthropic", format=FORMAT, provider=PROVIDER, parse_request=parse_request,
             parse_response=parse_response, merge_stream=merge_stream)
-
-IMPORTER = Importer(
-    name=FORMAT,
-    sniff=_sniff,
-    read=recording.read,
-    description="Anthropic Messages request bodies, message lists and responses",
-)

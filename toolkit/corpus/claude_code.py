@@ -51,6 +51,7 @@ from toolkit.corpus.source import (
     parse_time,
 )
 from toolkit.jsontext import stringify
+from toolkit.models import name_family, split_route
 from toolkit.record import (
     Block,
     Event,
@@ -122,14 +123,6 @@ KNOWN_RESULT_PARTS = frozenset({"text", "image", "tool_reference", "search_resul
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
 """The tools that start a subagent (``Task`` until 2.1, ``Agent`` since)."""
 
-PROVIDER_PREFIXES = (
-    ("claude", "anthropic"), ("mimo", "xiaomi"), ("gemini", "google"), ("gpt", "openai"), ("o1", "openai"),
-    ("o3", "openai"), ("o4", "openai"), ("deepseek", "deepseek"), ("glm", "zhipu"), ("kimi", "moonshot"),
-    ("qwen", "alibaba"), ("grok", "xai"), ("minimax", "minimax"),
-)
-"""Model families served behind Claude Code's Anthropic-compatible endpoint setting: their thinking
-signatures are only valid with the provider that made them."""
-
 AGENT_TRAILER = re.compile(r"agentId: ([0-9A-Za-z_-]+)")
 """The line an Agent result carries since 2.1 (``agentId: a2ed...``) when ``toolUseResult`` lacks it."""
 
@@ -138,17 +131,15 @@ ARRAY_ELEMENT = re.compile(rb"^([ \t]*)\{", re.MULTILINE)
 
 @functools.cache
 def provider_of(model: str | None) -> str | None:
-    """Who produced a reply: ``anthropic`` unless the model names another family; ``None`` for the
-    client's own ``<synthetic>`` stubs."""
+    """Who produced a reply: ``anthropic`` unless the model's name (a route is ignored) names
+    another family in ``toolkit.models``'s table, as this importer reads it (models served behind
+    Claude Code's Anthropic-compatible endpoint setting sign their thinking themselves); ``None``
+    for the client's own ``<synthetic>`` stubs."""
     if model is None:
         return "anthropic"
     if model == "<synthetic>":
         return None
-    family = model.rsplit("/", 1)[-1].lower()
-    for prefix, provider in PROVIDER_PREFIXES:
-        if family.startswith(prefix):
-            return provider
-    return "anthropic"
+    return name_family(split_route(model)[1], reader="claude_code") or "anthropic"
 
 
 def looks_like_record(value: object) -> bool:
@@ -217,7 +208,7 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def read(path: Path, ctx: ImportContext) -> list[Session]:
+def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     """The sessions of one file. The cyclic garbage collector is paused meanwhile: a transcript is
     hundreds of thousands of freshly parsed dicts that cannot form cycles, and rescanning them on
     every allocation burst doubled the load time of a 200 MB file."""

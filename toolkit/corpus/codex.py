@@ -40,9 +40,9 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.recording import Origin, tool_use
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
+from toolkit.corpus.wirekit import Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
@@ -176,7 +176,7 @@ class _Rollout:
         self.path = path
         self.ctx = ctx
         self.file = ctx.name(path)
-        self.where = Origin(path, ctx)
+        self.where = Where(path, ctx)
         self.session_id: str | None = None
         self.parent_session_id: str | None = None
         self.provider = PROVIDER
@@ -708,7 +708,7 @@ def _json(value: object) -> JsonValue:
     return value  # type: ignore[return-value]
 
 
-def read(path: Path, ctx: ImportContext) -> list[Session]:
+def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     head = _first_bytes(path)
     if _is_ts_json(head):
         return _read_ts_json(path, ctx)

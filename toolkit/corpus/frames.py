@@ -30,7 +30,7 @@ from toolkit.jsontext import json_text
 from toolkit.record import Block, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, bare_tool_name
 
 if TYPE_CHECKING:
-    from toolkit.corpus import Corpus
+    from toolkit.corpus.corpus import Corpus
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "sessions": {

@@ -33,9 +33,9 @@ from typing import Any, assert_never
 import orjson
 
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
-from toolkit.corpus.recording import CallBook, Origin, tool_use
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
+from toolkit.corpus.wirekit import CallBook, Origin, Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
@@ -119,7 +119,7 @@ class _Session:
         self.ctx = ctx
         self.file = ctx.name(path)
         self.sid = sid
-        self.where = Origin(path, ctx)
+        self.where = Where(path, ctx)
         self.book = CallBook()
         self.messages: list[Message] = []
         self.events: list[Event] = []
@@ -441,7 +441,7 @@ def _read_contents(path: Path, ctx: ImportContext, doc: dict[str, Any], key: str
     rest = {k: v for k, v in doc.items() if k != key}
     if rest:
         out.event("meta", "checkpoint", None, ", ".join(sorted(rest)), rest, None)
-    out.messages.extend(contents_to_record(doc[key], file=path, ctx=ctx, id_prefix=out.sid))
+    out.messages.extend(contents_to_record(doc[key], Origin(path, ctx, id_prefix=out.sid)))
     return [out.session()]
 
 
@@ -506,7 +506,7 @@ def _document(path: Path, ctx: ImportContext, doc: object, line: int | None) -> 
     return None
 
 
-def read(path: Path, ctx: ImportContext) -> list[Session]:
+def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     with path.open("rb") as handle:
         start = handle.read(4096).lstrip()
     first = start.split(b"\n", 1)[0].strip()

@@ -2,7 +2,7 @@
 
 Documents: a request body (``contents``, ``systemInstruction``, ``tools[].functionDeclarations``,
 ``toolConfig``, ``generationConfig``), a bare ``contents`` list, a response (``candidates[].content``,
-``usageMetadata``), streamed chunks, and the same one per JSONL line, read through
+``usageMetadata``), streamed chunks, and the same one per JSONL line, read by
 ``toolkit.corpus.recording``. REST bodies may use camelCase or snake_case field names (the proto JSON
 mapping accepts both), and both are read. The model comes from the URL (``/models/<model>:...``)
 or the response's ``modelVersion``.
@@ -35,22 +35,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus import recording
-from toolkit.corpus.recording import (
+from toolkit.corpus.shapes import as_int, items, obj, shown, text_field, text_of
+from toolkit.corpus.source import ImportContext, guess_media_type, parse_time
+from toolkit.corpus.wirekit import (
     CallBook,
     JsonObj,
     Origin,
     Request,
+    Where,
     Wire,
     after_system,
     body_list,
     each_message,
+    image_base64,
     run_config,
     tool_use,
     usage_of,
 )
-from toolkit.corpus.shapes import as_int, items, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, guess_media_type, parse_time
 from toolkit.jsontext import json_text, stringify
 from toolkit.record import Block, Image, JsonValue, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
 
@@ -84,29 +85,19 @@ def _camel(key: object) -> str:
     return head + "".join(word.title() for word in rest)
 
 
-def contents_to_record(
-    contents: Sequence[Any],
-    *,
-    file: str | Path,
-    ctx: ImportContext,
-    id_prefix: str,
-    system_instruction: Any = None,
-    first_index: int = 0,
-    parent_id: str | None = None,
-    line: int | None = None,
-    lines: Sequence[int | None] | None = None,
-    model: str | None = None,
-    provider: str | None = PROVIDER,
-    history: Sequence[Message] = (),
-) -> list[Message]:
+def contents_to_record(contents: Sequence[Any], origin: Origin, *, system_instruction: Any = None) -> list[Message]:
     """Gemini ``contents`` (and a ``systemInstruction`` as a leading ``system`` message) as record
-    messages, ids ``<id_prefix>:<first_index + i>``, chained under ``parent_id``. The other
-    arguments are as in ``openai_chat.messages_to_record``."""
-    where = Origin(file, ctx, line, lines)
-    book = CallBook(history)
-    return after_system(_system(system_instruction, where, id_prefix), parent_id,
-                        lambda parent: _contents(contents, where, id_prefix, first_index, model, provider, book,
-                                                 parent))
+    messages, ids ``<id_prefix>:<first_index + i>``, chained under the origin's ``parent_id``; the
+    origin as in ``openai_chat.messages_to_record``, its provider ``google`` when it names none."""
+    return _conversation(contents, system_instruction, origin, origin.model)
+
+
+def _conversation(contents: Sequence[Any], instruction: Any, origin: Origin, model: str | None) -> list[Message]:
+    """The system instruction, then the contents under it, signed by the origin's provider or Google."""
+    book = CallBook(origin.history)
+    return after_system(_system(instruction, origin, origin.id_prefix), origin.parent_id,
+                        lambda parent: _contents(contents, origin, origin.id_prefix, origin.first_index, model,
+                                                 origin.provider or PROVIDER, book, parent))
 
 
 def system_text(instruction: Any) -> str | None:
@@ -119,14 +110,14 @@ def system_text(instruction: Any) -> str | None:
     return None
 
 
-def _system(instruction: Any, where: Origin, prefix: str) -> list[Message]:
+def _system(instruction: Any, where: Where, prefix: str) -> list[Message]:
     text = system_text(instruction)
     if not text:
         return []
     return [Message(f"{prefix}:system", None, "system", (Text(text),), source=where.source(where.line))]
 
 
-def _contents(contents: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+def _contents(contents: Sequence[Any], where: Where, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
     def read(raw: JsonObj, i: int, message_id: str, parent: str | None) -> Message:
         return content_to_message(raw, message_id, where, where.at(i), model, provider, book, index=i, parent=parent)
@@ -134,7 +125,7 @@ def _contents(contents: Sequence[Any], where: Origin, prefix: str, first: int, m
     return each_message(contents, where, prefix, first, parent, "content", read)
 
 
-def content_to_message(raw: JsonObj, message_id: str, where: Origin, line: int | None, model: str | None,
+def content_to_message(raw: JsonObj, message_id: str, where: Where, line: int | None, model: str | None,
                        provider: str | None, book: CallBook, index: int = 0, parent: str | None = None) -> Message:
     """One ``Content`` (role and parts) as a record message."""
     role = raw.get("role")
@@ -163,7 +154,7 @@ def content_to_message(raw: JsonObj, message_id: str, where: Origin, line: int |
                    provider=signer if speaker else None, source=where.source(line))
 
 
-def parts_to_blocks(parts: Sequence[Any], message_id: str, where: Origin, line: int | None, model: str | None,
+def parts_to_blocks(parts: Sequence[Any], message_id: str, where: Where, line: int | None, model: str | None,
                     provider: str | None, book: CallBook) -> list[Block]:
     blocks: list[Block] = []
     for j, part in enumerate(parts):
@@ -185,7 +176,7 @@ def parts_to_blocks(parts: Sequence[Any], message_id: str, where: Origin, line: 
     return blocks
 
 
-def _data(part: JsonObj, raw: JsonObj, fallback_id: str, where: Origin, line: int | None,
+def _data(part: JsonObj, raw: JsonObj, fallback_id: str, where: Where, line: int | None,
           book: CallBook) -> list[Block]:
     """The data of one part (``part`` with camelCase keys, ``raw`` as the source held it)."""
     if "text" in part:
@@ -220,11 +211,11 @@ def _data(part: JsonObj, raw: JsonObj, fallback_id: str, where: Origin, line: in
     return []
 
 
-def _inline(blob: JsonObj, part: JsonObj, where: Origin, line: int | None) -> Image | Opaque:
+def _inline(blob: JsonObj, part: JsonObj, where: Where, line: int | None) -> Image | Opaque:
     mime = text_of(field(blob, "mimeType"))
     data = blob.get("data")
     if mime is not None and mime.startswith("image/") and isinstance(data, str):
-        return recording.image_base64(where, line, data, mime)
+        return image_base64(where, line, data, mime)
     return Opaque("inlineData", part, f"inline {mime or 'data'} the record has no kind for")
 
 
@@ -236,7 +227,7 @@ def _file(ref: JsonObj, part: JsonObj) -> Image | Opaque:
     return Opaque("fileData", part, f"file {mime or ''} the record has no kind for")
 
 
-def _function_response(response: JsonObj, fallback_id: str, where: Origin, line: int | None,
+def _function_response(response: JsonObj, fallback_id: str, where: Where, line: int | None,
                        book: CallBook) -> list[Block]:
     name = text_of(response.get("name"))
     given = text_of(response.get("id"))
@@ -302,23 +293,18 @@ def tool_names(tools: Sequence[Any]) -> list[str]:
     return names
 
 
-def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
-                  history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
+def parse_request(body: JsonObj, origin: Origin) -> Request:
     """A generateContent request body (also a bare ``{"contents": [...]}``)."""
-    model = text_of(body.get("model")) or model
+    model = text_of(body.get("model")) or origin.model
     if model is not None and model.startswith("models/"):
         model = model[len("models/"):]
-    contents = body_list(body, "contents", where)
+    contents = body_list(body, "contents", origin)
     instruction = field(body, "systemInstruction")
-    signer = provider or PROVIDER
-    book = CallBook(history)
-    out = after_system(_system(instruction, where, id_prefix), None,
-                       lambda parent: _contents(contents, where, id_prefix, first_index, model, signer, book,
-                                                parent))
+    out = _conversation(contents, instruction, origin, model)
     tools = tools_sent(body.get("tools"))
-    config = run_config(model=model, provider=signer, system=system_text(instruction), tools=tools,
-                        tool_names=tool_names(tools), where=where)
-    return Request(out, config, next_index=first_index + len(contents))
+    config = run_config(model=model, provider=origin.provider or PROVIDER, system=system_text(instruction),
+                        tools=tools, tool_names=tool_names(tools), where=origin)
+    return Request(out, config, next_index=origin.first_index + len(contents))
 
 
 def gemini_usage(raw: Any) -> Usage | None:
@@ -344,10 +330,10 @@ def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, m
                        time: datetime | None = None) -> list[Message]:
     """A generateContent response as assistant messages: the first candidate with id
     ``message_id`` and the usage, further candidates as ``<id>/<n>``."""
-    return parse_response(body, Origin(file, ctx, line), message_id=message_id, provider=provider, time=time)
+    return parse_response(body, Where(file, ctx, line), message_id=message_id, provider=provider, time=time)
 
 
-def parse_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+def parse_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,
                    time: datetime | None = None) -> list[Message]:
     model = text_of(field(body, "modelVersion"))
     when = parse_time(field(body, "createTime")) or time
@@ -405,16 +391,5 @@ def _append(parts: list[JsonObj], part: JsonObj) -> None:
     parts.append(dict(part))
 
 
-def _sniff(path: Path, head: str) -> bool:
-    return recording.detect(path, head) == FORMAT
-
-
 WIRE = Wire(name="gemini", format=FORMAT, provider=PROVIDER, parse_request=parse_request,
             parse_response=parse_response, merge_stream=merge_stream)
-
-IMPORTER = Importer(
-    name=FORMAT,
-    sniff=_sniff,
-    read=recording.read,
-    description="Gemini generateContent request bodies, contents lists and responses",
-)

@@ -120,7 +120,7 @@ def sniff(path: Path, head: str) -> bool:
     return bool(_JSON_LOG.match(head)) and bool(_EVAL_KEY.search(head))
 
 
-def read(path: Path, ctx: ImportContext) -> list[Session]:
+def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     with path.open("rb") as handle:
         magic = handle.read(4)
     if magic == ZIP_MAGIC.encode("latin-1"):

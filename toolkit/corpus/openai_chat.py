@@ -30,22 +30,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, assert_never
 
-from toolkit.corpus import recording
-from toolkit.corpus.recording import (
+from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
+from toolkit.corpus.source import ImportContext, parse_time
+from toolkit.corpus.wirekit import (
     CallBook,
     JsonObj,
     Origin,
     Request,
+    Where,
     Wire,
     body_list,
     content_blocks,
     each_message,
+    image_base64,
     run_config,
     tool_use,
     usage_of,
 )
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, Importer, parse_time
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
@@ -74,38 +75,26 @@ REASONING_KEYS = frozenset({"reasoning_details", "reasoning_content", "reasoning
 # Chat Completions messages
 
 
-def messages_to_record(
-    messages: Sequence[Any],
-    *,
-    file: str | Path,
-    ctx: ImportContext,
-    id_prefix: str,
-    first_index: int = 0,
-    parent_id: str | None = None,
-    line: int | None = None,
-    lines: Sequence[int | None] | None = None,
-    model: str | None = None,
-    provider: str | None = None,
-    history: Sequence[Message] = (),
-) -> list[Message]:
+def messages_to_record(messages: Sequence[Any], origin: Origin) -> list[Message]:
     """Chat Completions messages as record messages, ids ``<id_prefix>:<first_index + i>``, each the
-    child of the one before (the first of ``parent_id``).
+    child of the one before (the first of the origin's ``parent_id``).
 
-    ``line`` / ``lines`` say where the list sits for problems (default: item index + 1); ``model`` and
-    ``provider`` label assistant messages and their reasoning; ``history`` holds earlier messages of
-    the same conversation whose calls these messages may answer."""
-    where = Origin(file, ctx, line, lines)
-    return _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history), parent_id)
+    The origin's ``line`` / ``lines`` say where the list sits for problems (default: item index + 1);
+    its ``model`` and ``provider`` (none by default: any server may speak this wire) label assistant
+    messages and their reasoning; its ``history`` holds earlier messages of the same conversation
+    whose calls these messages may answer."""
+    return _messages(messages, origin, origin.id_prefix, origin.first_index, origin.model, origin.provider,
+                     CallBook(origin.history), origin.parent_id)
 
 
-def _messages(messages: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+def _messages(messages: Sequence[Any], where: Where, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None = None) -> list[Message]:
     return each_message(messages, where, prefix, first, parent, "message",
                         lambda raw, i, message_id, parent: _message(raw, i, message_id, where, model, provider,
                                                                     book, parent))
 
 
-def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | None, provider: str | None,
+def _message(raw: JsonObj, i: int, message_id: str, where: Where, model: str | None, provider: str | None,
              book: CallBook, parent: str | None = None) -> Message:
     line = where.at(i)
     role = raw.get("role")
@@ -144,7 +133,7 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Origin, model: str | 
                    provider=provider if speaker else None, source=where.source(line), tags=tags)
 
 
-def _reasoning(raw: JsonObj, where: Origin, line: int | None, model: str | None,
+def _reasoning(raw: JsonObj, where: Where, line: int | None, model: str | None,
                provider: str | None) -> list[Block]:
     """Reasoning fields OpenAI-compatible servers add to assistant messages."""
     details = raw.get("reasoning_details")
@@ -172,12 +161,12 @@ def _reasoning(raw: JsonObj, where: Origin, line: int | None, model: str | None,
     return []
 
 
-def _content(content: Any, where: Origin, line: int | None, model: str | None,
+def _content(content: Any, where: Where, line: int | None, model: str | None,
              provider: str | None) -> list[Block]:
     return content_blocks(content, where, line, "part", lambda part: _part(part, where, line, model, provider))
 
 
-def _part(part: JsonObj, where: Origin, line: int | None, model: str | None, provider: str | None) -> list[Block]:
+def _part(part: JsonObj, where: Where, line: int | None, model: str | None, provider: str | None) -> list[Block]:
     kind = part.get("type")
     if kind is not None and not isinstance(kind, str):
         where.problem(line, f"content part type is a JSON {type(kind).__name__}, not a string; kept as opaque")
@@ -207,14 +196,14 @@ def _part(part: JsonObj, where: Origin, line: int | None, model: str | None, pro
     return [Opaque(kind_name(kind), part, "unknown content part")]
 
 
-def _ollama_images(images: Any, where: Origin, line: int | None) -> list[Block]:
+def _ollama_images(images: Any, where: Where, line: int | None) -> list[Block]:
     """Ollama puts user images beside the text as bare base64 strings."""
     if not isinstance(images, list):
         return []
-    return [recording.image_base64(where, line, image, None) for image in images if isinstance(image, str)]
+    return [image_base64(where, line, image, None) for image in images if isinstance(image, str)]
 
 
-def _calls(raw: JsonObj, message_id: str, where: Origin, line: int | None, book: CallBook) -> list[Block]:
+def _calls(raw: JsonObj, message_id: str, where: Where, line: int | None, book: CallBook) -> list[Block]:
     out: list[Block] = []
     calls = raw.get("tool_calls")
     if isinstance(calls, list):
@@ -230,7 +219,7 @@ def _calls(raw: JsonObj, message_id: str, where: Origin, line: int | None, book:
     return out
 
 
-def _tool_use(call: JsonObj, fallback_id: str, where: Origin, line: int | None, book: CallBook) -> Block:
+def _tool_use(call: JsonObj, fallback_id: str, where: Where, line: int | None, book: CallBook) -> Block:
     call_id = text_of(call.get("id")) or fallback_id
     custom = call.get("custom")
     if call.get("type") == "custom" or isinstance(custom, dict):
@@ -252,7 +241,7 @@ def _tool_use(call: JsonObj, fallback_id: str, where: Origin, line: int | None, 
     return tool_use(call_id, name, arguments, where, line)
 
 
-def _result(raw: JsonObj, message_id: str, where: Origin, line: int | None, book: CallBook) -> list[Block]:
+def _result(raw: JsonObj, message_id: str, where: Where, line: int | None, book: CallBook) -> list[Block]:
     call_id = text_of(raw.get("tool_call_id"))
     name = text_of(raw.get("name")) or text_of(raw.get("tool_name"))
     answered = book.answer(call_id, name)
@@ -263,7 +252,7 @@ def _result(raw: JsonObj, message_id: str, where: Origin, line: int | None, book
     return [result, *others]
 
 
-def result_content(content: Any, where: Origin, line: int | None) -> tuple[str, tuple[Image, ...], list[Block]]:
+def result_content(content: Any, where: Where, line: int | None) -> tuple[str, tuple[Image, ...], list[Block]]:
     """A tool result's content as its text, its images, and any parts that are neither."""
     if content is None:
         return "", (), []
@@ -311,16 +300,16 @@ def _system_text(messages: Sequence[Message]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def parse_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
-                  history: Sequence[Message] = (), provider: str | None = None, model: str | None = None) -> Request:
+def parse_request(body: JsonObj, origin: Origin) -> Request:
     """A Chat Completions request body (also a bare ``{"messages": [...]}``)."""
-    model = text_of(body.get("model")) or model
-    messages = body_list(body, "messages", where)
-    out = _messages(messages, where, id_prefix, first_index, model, provider, CallBook(history))
+    model = text_of(body.get("model")) or origin.model
+    messages = body_list(body, "messages", origin)
+    out = _messages(messages, origin, origin.id_prefix, origin.first_index, model, origin.provider,
+                    CallBook(origin.history), origin.parent_id)
     sent = [t for key in ("tools", "functions") if isinstance(body.get(key), list) for t in body[key]]
-    config = run_config(model=model, provider=provider, system=_system_text(out), tools=sent,
-                        tool_names=[tool_name(t) for t in sent], where=where)
-    return Request(out, config, next_index=first_index + len(messages))
+    config = run_config(model=model, provider=origin.provider, system=_system_text(out), tools=sent,
+                        tool_names=[tool_name(t) for t in sent], where=origin)
+    return Request(out, config, next_index=origin.first_index + len(messages))
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,10 +342,10 @@ def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, m
                        time: datetime | None = None) -> list[Message]:
     """A Chat Completions response (or Ollama chat response) as assistant messages: the first
     choice with id ``message_id`` and the response's usage, further choices as ``<id>/<n>``."""
-    return parse_response(body, Origin(file, ctx, line), message_id=message_id, provider=provider, time=time)
+    return parse_response(body, Where(file, ctx, line), message_id=message_id, provider=provider, time=time)
 
 
-def parse_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+def parse_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,
                    time: datetime | None = None) -> list[Message]:
     model = text_of(body.get("model"))
     when = parse_time(body.get("created")) or parse_time(body.get("created_at")) or time
@@ -439,27 +428,14 @@ RESPONSES_KNOWN = frozenset({"mcp_list_tools", "mcp_approval_request", "compacti
 tool items, named ``*_call`` without a ``call_id``, are kept the same way)."""
 
 
-def items_to_record(
-    items: Sequence[Any],
-    *,
-    file: str | Path,
-    ctx: ImportContext,
-    id_prefix: str,
-    first_index: int = 0,
-    parent_id: str | None = None,
-    line: int | None = None,
-    lines: Sequence[int | None] | None = None,
-    model: str | None = None,
-    provider: str | None = None,
-    history: Sequence[Message] = (),
-) -> list[Message]:
-    """Responses API input or output items as record messages (arguments as in
+def items_to_record(items: Sequence[Any], origin: Origin) -> list[Message]:
+    """Responses API input or output items as record messages (the origin as in
     ``messages_to_record``); a message's id is that of its first item."""
-    where = Origin(file, ctx, line, lines)
-    return _items(items, where, id_prefix, first_index, model, provider, CallBook(history), parent_id)
+    return _items(items, origin, origin.id_prefix, origin.first_index, origin.model, origin.provider,
+                  CallBook(origin.history), origin.parent_id)
 
 
-def _items(entries: Sequence[Any], where: Origin, prefix: str, first: int, model: str | None,
+def _items(entries: Sequence[Any], where: Where, prefix: str, first: int, model: str | None,
            provider: str | None, book: CallBook, parent: str | None = None) -> list[Message]:
     groups: list[tuple[Role, int, list[Block], tuple[str, ...]]] = []
     for i, item in enumerate(entries):
@@ -484,7 +460,7 @@ def _items(entries: Sequence[Any], where: Origin, prefix: str, first: int, model
     return out
 
 
-def _item(item: JsonObj, i: int, where: Origin, model: str | None, provider: str | None,
+def _item(item: JsonObj, i: int, where: Where, model: str | None, provider: str | None,
           book: CallBook) -> tuple[Role, list[Block], tuple[str, ...]]:
     line = where.at(i)
     kind = item.get("type")
@@ -530,7 +506,7 @@ def _reasoning_item(item: JsonObj, model: str | None, provider: str | None) -> R
                      redacted=not text and signature is not None)
 
 
-def _call_output(item: JsonObj, kind: str, call_id: str | None, where: Origin, line: int | None,
+def _call_output(item: JsonObj, kind: str, call_id: str | None, where: Where, line: int | None,
                  book: CallBook) -> list[Block]:
     answered = book.answer(call_id, None)
     if answered is None:
@@ -562,27 +538,26 @@ def responses_usage(raw: Any) -> Usage | None:
     return usage_of(fresh, as_int(raw.get("output_tokens")), cached, written)
 
 
-def parse_responses_request(body: JsonObj, where: Origin, *, id_prefix: str, first_index: int = 0,
-                            history: Sequence[Message] = (), provider: str | None = None,
-                            model: str | None = None) -> Request:
+def parse_responses_request(body: JsonObj, origin: Origin) -> Request:
     """A Responses API request body: ``instructions`` as a leading system message, ``input`` items."""
-    model = text_of(body.get("model")) or model
+    model = text_of(body.get("model")) or origin.model
     raw = body.get("input")
     entries: list[Any] = [{"role": "user", "content": raw}] if isinstance(raw, str) else items(raw)
     instructions = text_of(body.get("instructions"))
+    prefix, first = origin.id_prefix, origin.first_index
     system: list[Message] = []
-    if instructions and not history:  # a continued response already holds them
-        system = [Message(f"{id_prefix}:{first_index}.instructions", None, "system", (Text(instructions),),
-                          source=where.source(where.line))]
-    messages = system + _items(entries, where, id_prefix, first_index, model, provider, CallBook(history),
-                               system[0].id if system else None)
+    if instructions and not origin.history:  # a continued response already holds them
+        system = [Message(f"{prefix}:{first}.instructions", origin.parent_id, "system", (Text(instructions),),
+                          source=origin.source(origin.line))]
+    messages = system + _items(entries, origin, prefix, first, model, origin.provider, CallBook(origin.history),
+                               system[0].id if system else origin.parent_id)
     tools = items(body.get("tools"))
-    config = run_config(model=model, provider=provider, system=instructions, tools=tools,
-                        tool_names=[tool_name(t) for t in tools], where=where)
-    return Request(messages, config, next_index=first_index + len(entries))
+    config = run_config(model=model, provider=origin.provider, system=instructions, tools=tools,
+                        tool_names=[tool_name(t) for t in tools], where=origin)
+    return Request(messages, config, next_index=first + len(entries))
 
 
-def parse_responses_response(body: JsonObj, where: Origin, *, message_id: str, provider: str | None = None,
+def parse_responses_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,
                              time: datetime | None = None) -> list[Message]:
     output = body.get("output")
     if not isinstance(output, list) or not output:
@@ -616,22 +591,11 @@ def merge_responses_stream(events: list[JsonObj]) -> JsonObj:
     return final
 
 
-def _sniff(path: Path, head: str) -> bool:
-    return recording.detect(path, head) == FORMAT
-
-
 WIRE = Wire(name="openai_chat", format=FORMAT, provider=PROVIDER, parse_request=parse_request,
             parse_response=parse_response, merge_stream=merge_stream)
 RESPONSES_WIRE = Wire(name="openai_responses", format=FORMAT, provider=PROVIDER,
                       parse_request=parse_responses_request, parse_response=parse_responses_response,
                       merge_stream=merge_responses_stream)
 
-IMPORTER = Importer(
-    name=FORMAT,
-    sniff=_sniff,
-    read=recording.read,
-    description="OpenAI Chat Completions message lists, request and response bodies (and Responses API bodies)",
-)
-
-__all__ = ["IMPORTER", "RESPONSES_WIRE", "WIRE", "chat_usage", "items_to_record", "messages_to_record",
+__all__ = ["RESPONSES_WIRE", "WIRE", "chat_usage", "items_to_record", "messages_to_record",
            "response_to_record", "result_content", "tool_name"]

@@ -225,7 +225,7 @@ def sniff(path: Path, head: str) -> bool:
     return (bool(_V0_EVENT.search(text)) and bool(_V0_SOURCE.search(text))) or bool(_V1_EVENT.search(text))
 
 
-def read(path: Path, ctx: ImportContext) -> list[Session]:
+def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     if path.parent.name == "event_cache" and (path.parent.parent / "events").is_dir():
         return []  # pages of the event store's cache: the same events as ``events/``, read there
     data = path.read_bytes()

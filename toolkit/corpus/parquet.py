@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from toolkit import codec
+from toolkit.corpus.formats import MANIFEST
 from toolkit.corpus.shapes import surface_hash
 from toolkit.jsontext import json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig
 from toolkit.surface import SurfaceStore
 
 if TYPE_CHECKING:
-    from toolkit.corpus import Corpus
+    from toolkit.corpus.corpus import Corpus
 
 FORMAT_VERSION = 1
 
@@ -60,8 +61,6 @@ def _decode_config(data: dict[str, object], store: SurfaceStore) -> RunConfig:
 
 
 def save(corpus: Corpus, directory: Path) -> Path:
-    from toolkit.corpus import MANIFEST
-
     directory.mkdir(parents=True, exist_ok=True)
     record = directory / "record"
     record.mkdir(exist_ok=True)
@@ -98,9 +97,9 @@ def save(corpus: Corpus, directory: Path) -> Path:
     return directory
 
 
-def load_saved(directory: Path) -> Corpus:
-    from toolkit.corpus import MANIFEST, Corpus
-
+def load_saved(directory: Path, into: Corpus) -> None:
+    """Add the sessions, images, problems, files and formats of the corpus saved in ``directory`` to
+    ``into`` (the corpus a load is building, which may read other paths too)."""
     manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
     version = manifest.get("format_version")
     if version != FORMAT_VERSION:
@@ -127,5 +126,8 @@ def load_saved(directory: Path) -> Corpus:
     images = dict(pl.read_parquet(record / "images.parquet").select("sha256", "data").iter_rows())
     problems = [Problem(f, line, reason) for f, line, reason in
                 pl.read_parquet(directory / "problems.parquet").select("file", "line", "reason").iter_rows()]
-    return Corpus(sessions=sessions, images=images, problems=problems,
-                  files=list(manifest.get("files", [])), formats=dict(manifest.get("formats", {})))
+    into.sessions.extend(sessions)
+    into.images.update(images)
+    into.problems.extend(problems)
+    into.files.extend(manifest.get("files", []))
+    into.formats.update(manifest.get("formats", {}))

@@ -213,15 +213,28 @@ def parse_arguments(text: str) -> tuple[JsonValue, str | None]:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A detection that names the importer reading the file: how one sniff shared by several
+    importers (the wire family, told apart by one look at the content) says which of them it is."""
+
+    format: str
+
+
+@dataclass(frozen=True)
 class Importer:
     """One source format: how to recognise it from content and how to read it into sessions.
 
-    ``sniff`` sees the path and the file's first bytes (decoded with replacement) and must not
-    rely on the file name alone. ``link`` runs once over every session of a load, for formats
-    whose sessions refer to each other across files (Claude Code subagents)."""
+    ``sniff`` sees the path and the file's first bytes (decoded with replacement), must not rely on
+    the file name alone, and returns its detection: falsy when the content is not this format, else
+    ``True`` or a value ``read`` receives with the file, so what sniffing learnt (a document it had
+    to parse whole) is not worked out again and nothing is kept between the two calls. A sniff
+    several importers share is asked once per file, and returns a ``Claim`` naming the one that
+    reads it. ``read`` gets ``None`` for the detection when the format was forced, not sniffed.
+    ``link`` runs once over every session of a load, for formats whose sessions refer to each other
+    across files (Claude Code subagents)."""
 
     name: str
-    sniff: Callable[[Path, str], bool]
-    read: Callable[[Path, ImportContext], list[Session]]
+    sniff: Callable[[Path, str], object]
+    read: Callable[[Path, ImportContext, Any], list[Session]]
     link: Callable[[list[Session], ImportContext], list[Session]] | None = None
     description: str = ""

@@ -41,6 +41,7 @@ from toolkit.corpus.openai_chat import messages_to_record
 from toolkit.corpus.openhands import litellm_thinking
 from toolkit.corpus.shapes import read_object, role_event, shown
 from toolkit.corpus.source import ImportContext, Importer
+from toolkit.corpus.wirekit import Origin
 from toolkit.jsontext import loads, stringify
 from toolkit.record import (
     ROLES,
@@ -71,7 +72,7 @@ def sniff(path: Path, head: str) -> bool:
     )
 
 
-def read(path: Path, ctx: ImportContext) -> list[Session]:
+def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     value = read_object(path, ctx, "a trajectory")
     if value is None:
         return []
@@ -232,14 +233,9 @@ def _history(history: list[Any], reading: _Reading) -> None:
             wire["tool_calls"] = item["tool_calls"]
         chat.append(wire)
         kept.append((index, item))
-    messages = messages_to_record(
-        chat,
-        file=reading.path,
-        ctx=reading.ctx,
-        id_prefix=f"{reading.prefix}history",
-        lines=[index + 1 for index, _ in kept],
-        model=reading.model,
-    )
+    origin = Origin(reading.path, reading.ctx, lines=[index + 1 for index, _ in kept],
+                    id_prefix=f"{reading.prefix}history", model=reading.model)
+    messages = messages_to_record(chat, origin)
     for (_, item), message in zip(kept, messages, strict=True):
         demo = item.get("is_demo") is True
         blocks = list(message.blocks)

@@ -5,7 +5,8 @@ Transcripts name models many ways (``claude-sonnet-4-5-20250929``, ``claude-opus
 ``claude-sonnet-4-5@20250929``, ``models/gemini-2.5-flash``, ``openrouter/anthropic/claude-sonnet-4.5``).
 ``resolve`` reduces each to one family, whose rules (text tokenizer, image formula, price) live
 beside it in the sibling modules. A model that matches no family is an error naming the known
-families: a silent default would price and resize with the wrong rule.
+families: a silent default would price and resize with the wrong rule. Where a route ends and which
+provider a name belongs to is ``toolkit.models``'s table, shared with the importers and replay.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
+
+from toolkit.errors import UnknownModel
+from toolkit.models import name_family, split_route
 
 Provider = Literal["openai", "anthropic", "google"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic", "google")
@@ -61,15 +65,12 @@ class Model:
     """The id with routing prefixes, regions, dates and version suffixes removed."""
 
 
-class UnknownModelError(ValueError):
-    """A model id that matches no family in the registry."""
+class UnknownModelError(UnknownModel):
+    """A model id that matches no family in the registry (``toolkit.errors.UnknownModel`` with the
+    registered families listed; the name existing imports use)."""
 
     def __init__(self, model: str, reason: str = "") -> None:
-        by_provider = {p: [f.name for f in FAMILIES if f.provider == p] for p in PROVIDERS}
-        listed = "; ".join(f"{p}: {', '.join(names)}" for p, names in by_provider.items())
-        why = f" ({reason})" if reason else ""
-        super().__init__(f"unknown model {model!r}{why}. Known families: {listed}")
-        self.model = model
+        super().__init__(model, {p: [f.name for f in FAMILIES if f.provider == p] for p in PROVIDERS}, reason)
 
 
 # Tokenizer names for the families without a public tokenizer (estimators in ``text.py``).
@@ -198,7 +199,7 @@ def canonical_id(model: str) -> str:
     text = model.strip().lower()
     if text.startswith("ft:"):
         text = text[3:].split(":", 1)[0]
-    text = text.rsplit("/", 1)[-1]
+    text = split_route(text)[1]
     text = _BEDROCK_REGION.sub("", text)
     for vendor in ("anthropic.", "openai.", "google."):
         if text.startswith(vendor):
@@ -239,7 +240,7 @@ def resolve(model: str) -> Model:
     if not model or not model.strip():
         raise UnknownModelError(model, "empty model id")
     text = canonical_id(model)
-    name = _claude_family(text) if text.startswith("claude") else _prefix_family(text)
+    name = _claude_family(text) if name_family(text) == "anthropic" else _prefix_family(text)
     if name is None or name not in BY_NAME:
         reason = f"reads as {name!r}, which is not a registered family" if name else ""
         raise UnknownModelError(model, reason)

@@ -12,10 +12,11 @@ from typing import Any
 import polars as pl
 
 from toolkit.record import Session
-from toolkit.replay.plan import MODES, WIRES
+from toolkit.replay.plan import MODES
 from toolkit.replay.request import Request, request
 from toolkit.replay.stability import prefix_stability
 from toolkit.replay.validate import validate
+from toolkit.replay.wires import WIRES
 
 ESTIMATE = "estimate: bytes/4"
 """The token method named when no tokenizer or calibrated estimator knows the model."""

@@ -14,19 +14,26 @@ which may not carry it while thinking is disabled; there it crosses as prose.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, assert_never
 
+from toolkit.record import JsonValue
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.parts import Inline, Resolved, content, resolve, text_of
-from toolkit.replay.plan import Body, Exchange, Item, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
-from toolkit.replay.wires import render, system_slot
+from toolkit.replay.parts import ImageRules, Inline, Resolved, content, resolve, text_of
+from toolkit.replay.plan import Body, Exchange, Item, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.sdktypes import Validator, typed_dict
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.surface import ToolSpec
 
 NAME = "anthropic"
 MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 """JPEG, PNG, GIF, WebP (https://platform.claude.com/docs/en/build-with-claude/vision, read
 2026-11-29 via ../shared/reference/providers.md §1.2)."""
+IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
+SYSTEM: SystemPlacement = "slot"
+STUB_DESCRIPTION = "Declared by the replay: the recording kept this tool's name, not its specification."
 
 USER_BLOCKS = ("text", "image", "tool_result", "document", "search_result")
 ASSISTANT_BLOCKS = ("text", "thinking", "redacted_thinking", "tool_use")
@@ -34,12 +41,22 @@ THINKING = ("thinking", "redacted_thinking")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    system, items = system_slot(plan)
+    system, items = place_system(plan, SYSTEM)
     messages = render(items, _turn, _exchange)
     _final_thinking(messages, notes)
-    tools = tools_.declare(plan, notes) or _stubs(items, notes)
+    tools = tools_.declare(plan, notes, declare) or _stubs(items, notes)
     return {**tools, **({"system": system} if system is not None else {}), "messages": messages,
             "model": plan.model, "max_tokens": plan.max_tokens}
+
+
+def declare(tools: Sequence[tools_.Declared]) -> list[dict[str, JsonValue]]:
+    return [_tool(spec, name) for spec, name in tools]
+
+
+def _tool(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
+    schema = tools_.parameters(spec)
+    input_schema = schema if schema.get("type") is not None else {"type": "object", **schema}
+    return {"name": name, **tools_.described(spec), "input_schema": input_schema}
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
@@ -65,18 +82,20 @@ def _exchange(exchange: Exchange, messages: list[dict[str, Any]]) -> None:
 
 
 def _stubs(items: list[Item], notes: list[str]) -> dict[str, Any]:
-    """Stub declarations for the called tools when the recording kept none."""
-    called = [a.call.name for item in items if isinstance(item, Exchange) for a in item.answers]
+    """Stub declarations for the called tools when the recording kept none: the API refuses a
+    history with ``tool_use`` blocks and no tools ("Requests which include tool_use or tool_result
+    blocks must define tools", anthropics/anthropic-sdk-python#494, 2024-05-13)."""
+    called = dict.fromkeys(a.call.name for item in items if isinstance(item, Exchange) for a in item.answers)
     if not called:
         return {}
-    tools = tools_.stubs(called)
-    notes.append(f"tools: {len(tools)} tool(s) declared as stubs from their calls' names, because "
+    notes.append(f"tools: {len(called)} tool(s) declared as stubs from their calls' names, because "
                  "Anthropic refuses tool_use blocks without declared tools")
-    return {"tools": tools}
+    return {"tools": [{"name": name, "description": STUB_DESCRIPTION, "input_schema": {"type": "object"}}
+                      for name in called]}
 
 
 def _content(parts: tuple[Part, ...], user: bool) -> str | list[dict[str, Any]]:
-    resolved = resolve(parts, NAME, MEDIA_TYPES, True, allowed=user, where="assistant messages")
+    resolved = resolve(parts, IMAGES, allowed=user, where="assistant messages")
     if not user:
         resolved = [TextPart(p.text.rstrip()) if isinstance(p, TextPart) else p for p in resolved]
     return content(resolved, _block)
@@ -105,7 +124,7 @@ def _result(call_id: str, output: str, is_error: bool, images: tuple[Part, ...])
     if images:
         parts: list[Part] = [TextPart(output)] if output.strip() else []
         parts.extend(images)
-        block["content"] = [_block(p) for p in resolve(parts, NAME, MEDIA_TYPES, True)]
+        block["content"] = [_block(p) for p in resolve(parts, IMAGES)]
     elif output.strip():
         block["content"] = output
     if is_error:
@@ -308,7 +327,14 @@ def _check_final(c: Checker, blocks: list[tuple[str, dict[str, Any]]], thinking:
         c.add(texts[-1][0], "shape", "final assistant content cannot end with trailing whitespace")
 
 
+def _sdk_types() -> Validator:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    return typed_dict(MessageCreateParamsNonStreaming)
+
+
 WIRE = WireSpec(
-    name="anthropic", family="anthropic", messages_key="messages", encode=encode, check=check,
-    sdk_call="anthropic.Anthropic().messages.create(**body)",
+    name=NAME, family="anthropic", default_model="claude-sonnet-4-5", messages_key="messages", system=SYSTEM,
+    images=IMAGES, reasoning="signed", signs_calls=False, encode=encode, tools=declare, check=check,
+    sdk=Sdk("anthropic.Anthropic().messages.create(**body)", _sdk_types),
 )

@@ -9,7 +9,8 @@ import altair as alt
 import polars as pl
 
 from toolkit.axes import count_axis
-from toolkit.replay.plan import MODES, WIRES
+from toolkit.replay.plan import MODES
+from toolkit.replay.wires import WIRES
 
 
 def sizes_by_wire(frame: pl.DataFrame) -> pl.DataFrame:

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.record import Session
-from toolkit.replay.plan import MODES, WIRES
+from toolkit.replay.lookup import wire_spec
+from toolkit.replay.plan import MODES
 from toolkit.replay.request import request
 from toolkit.replay.validate import validate
-from toolkit.replay.wires import wire_spec
+from toolkit.replay.wires import WIRES
 from toolkit.surface import SurfaceStore
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -64,7 +65,7 @@ def freeze(
                 "wire": req.wire, "mode": req.mode, "vision": vision, "file": f"{req.wire}/{req.mode}.json",
                 "model": req.model, "bytes": len(req.bytes), "sha256": hashlib.sha256(req.bytes).hexdigest(),
                 "notes": list(req.notes), "problems": [str(p) for p in validate(req.body, req.wire)],
-                "send": wire_spec(req.wire).sdk_call,
+                "send": wire_spec(req.wire).sdk.call,
             })
     manifest = directory / "manifest.json"
     document = {"session": session.id, "format": session.format, "at": point, "requests": entries}

@@ -12,19 +12,26 @@ response_images.yaml``, accepted by gemini-2.5-flash).
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator, Sequence
 from typing import Any, assert_never
 
+from toolkit.record import JsonValue
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.parts import Inline, Resolved, resolve, text_of, tool_images
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
-from toolkit.replay.wires import render, system_slot
+from toolkit.replay.parts import ImageRules, Inline, Resolved, resolve, text_of, tool_images
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.sdktypes import Validator
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.surface import ToolSpec
 
 NAME = "gemini"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
 """https://ai.google.dev/gemini-api/docs/image-understanding (read 2026-11-29 via
 ../shared/reference/providers.md §1.3)."""
+IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=False)
+SYSTEM: SystemPlacement = "slot"
 
 PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
 """The documented dummy signature for calls Gemini did not sign ("You can set the following dummy
@@ -42,7 +49,7 @@ CONTINUED = "[the replayed history begins with a tool call]"
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    system, items = system_slot(plan)
+    system, items = place_system(plan, SYSTEM)
     joined = 0
 
     def exchange(item: Exchange, contents: list[dict[str, Any]]) -> None:
@@ -54,7 +61,25 @@ def encode(plan: Plan, notes: list[str]) -> Body:
         notes.append(f"gemini: {joined} call turn(s) joined the model turn before them (a function call turn must "
                      "follow a user or function response turn)")
     instruction = {"systemInstruction": {"parts": [{"text": system}]}} if system is not None else {}
-    return {**tools_.declare(plan, notes), **instruction, "contents": contents}
+    return {**tools_.declare(plan, notes, declare), **instruction, "contents": contents}
+
+
+def declare(tools: Sequence[tools_.Declared]) -> list[dict[str, JsonValue]]:
+    """One tool holding every ``functionDeclarations`` entry, as Gemini CLI sends them."""
+    return [{"functionDeclarations": [_declaration(spec, name) for spec, name in tools]}]
+
+
+def _declaration(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
+    """A recorded Gemini schema keeps its own OpenAPI ``parameters``; any other travels as JSON
+    Schema in ``parametersJsonSchema``."""
+    declaration: dict[str, JsonValue] = {"name": name, **tools_.described(spec)}
+    if spec.kind == "custom":
+        declaration["parametersJsonSchema"] = tools_.freeform_schema()
+    elif tools_.openapi(spec):
+        declaration["parameters"] = tools_.case_types(spec.schema, str.upper)
+    else:
+        declaration["parametersJsonSchema"] = tools_.json_schema(spec)
+    return declaration
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
@@ -100,7 +125,7 @@ def _response(call_id: str, name: str, output: str, is_error: bool) -> dict[str,
 
 
 def _parts(parts: tuple[Part, ...]) -> list[dict[str, Any]]:
-    return [_part(p) for p in resolve(parts, NAME, MEDIA_TYPES, False)] or [{"text": prose.EMPTY_MESSAGE}]
+    return [_part(p) for p in resolve(parts, IMAGES)] or [{"text": prose.EMPTY_MESSAGE}]
 
 
 def _part(part: Resolved) -> dict[str, Any]:
@@ -222,8 +247,40 @@ def _check_tools(c: Checker, tools: Any) -> None:
             c.unique_name(decl.get("name"), f"{at}.name", names)
 
 
+def _sdk_types() -> Validator:
+    """Gemini's types are pydantic models that forbid unknown keys; they are read from JSON so
+    base64 fields decode as the REST API reads them."""
+    from google.genai import types
+
+    def validate(body: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+        for key in body:
+            if key not in ("tools", "systemInstruction", "contents"):
+                yield key, {key: body[key]}, {}
+        for i, content in enumerate(body.get("contents", [])):
+            yield f"contents[{i}]", content, _dump(types.Content.model_validate_json(_json(content)))
+        if "systemInstruction" in body:
+            yield "systemInstruction", body["systemInstruction"], _dump(
+                types.Content.model_validate_json(_json(body["systemInstruction"])))
+        for i, tool in enumerate(body.get("tools", [])):
+            yield f"tools[{i}]", tool, _dump(types.Tool.model_validate_json(_json(tool)))
+
+    return validate
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
 WIRE = WireSpec(
-    name="gemini", family="google", messages_key="contents", encode=encode, check=check,
-    sdk_call="google.genai.Client().models.generate_content(model=MODEL, contents=body['contents'], "
-             "config={'system_instruction': body.get('systemInstruction'), 'tools': body.get('tools')})",
+    name=NAME, family="google", default_model="gemini-2.5-flash", messages_key="contents", system=SYSTEM,
+    images=IMAGES, reasoning="signed", signs_calls=True, encode=encode, tools=declare, check=check,
+    sdk=Sdk("google.genai.Client().models.generate_content(model=MODEL, contents=body['contents'], "
+            "config={'system_instruction': body.get('systemInstruction'), 'tools': body.get('tools')})",
+            _sdk_types, bytes_fields=frozenset({"thoughtSignature", "data"})),
 )
+"""Gemini names its model in the URL, not the body (``MODEL`` in the SDK call). Its SDK types
+``thoughtSignature`` and ``data`` as bytes: it reads base64 and writes URL-safe base64."""

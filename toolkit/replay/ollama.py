@@ -9,24 +9,56 @@ text, so a tool's images follow in a user message. Thinking from the same model 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any, assert_never
 
+from toolkit.record import JsonValue
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.parts import Inline, resolve, result_text, text_of, tool_images
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
-from toolkit.replay.wires import render, system_first
+from toolkit.replay.parts import ImageRules, Inline, resolve, result_text, text_of, tool_images
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.sdktypes import Validator
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
 
 NAME = "ollama"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
 """"Valid image formats depend on the model" (ollama 0.6.3 ``_types.Message.images``); the client
 reads png, jpg, jpeg and webp files (``_types.Image``), read 2026-11-29."""
+IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=False)
+SYSTEM: SystemPlacement = "message"
 ROLES = ("system", "user", "assistant", "tool")
+
+PROPERTY_KEYS = ("type", "items", "description", "enum")
+"""The per-property keys Ollama's tool type keeps (ollama 0.6.3 ``_types.Tool.Function.Parameters.
+Property``, read 2026-11-29); anything else would be dropped on arrival, so it is not sent."""
+PARAMETER_KEYS = ("$defs", "items", "required")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    messages = render(system_first(plan), _turn, _exchange)
-    return {**tools_.declare(plan, notes), "messages": messages, "model": plan.model, "stream": False}
+    _, items = place_system(plan, SYSTEM)
+    messages = render(items, _turn, _exchange)
+    return {**tools_.declare(plan, notes, declare), "messages": messages, "model": plan.model, "stream": False}
+
+
+def declare(tools: Sequence[tools_.Declared]) -> list[dict[str, JsonValue]]:
+    """Chat Completions' ``function`` shape, its parameters cut to what Ollama's type keeps."""
+    return [{"type": "function", "function": {"name": name, **tools_.described(spec),
+                                              "parameters": _parameters(tools_.parameters(spec))}}
+            for spec, name in tools]
+
+
+def _parameters(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {"type": "object"}
+    for key in PARAMETER_KEYS:
+        if key in schema:
+            out[key] = schema[key]
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        out["properties"] = {
+            name: ({k: v for k, v in prop.items() if k in PROPERTY_KEYS} if isinstance(prop, dict) else {})
+            for name, prop in properties.items()
+        }
+    return out
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
@@ -56,7 +88,7 @@ def _message(role: str, parts: tuple[Part, ...]) -> dict[str, Any]:
     texts: list[str] = []
     thinking: list[str] = []
     images: list[str] = []
-    for part in resolve(parts, NAME, MEDIA_TYPES, False, allowed=role == "user", where="assistant messages"):
+    for part in resolve(parts, IMAGES, allowed=role == "user", where="assistant messages"):
         match part:
             case TextPart(text=text):
                 texts.append(text)
@@ -135,7 +167,29 @@ def _check_calls(c: Checker, calls: Any, where: str) -> list[str]:
     return names
 
 
+def _sdk_types() -> Validator:
+    """Ollama's ``ChatRequest`` accepts messages as plain mappings without looking inside, so each
+    message and tool is validated with its own type; images become ``Image`` values first, as the
+    client's own ``_copy_messages`` does before it validates."""
+    from ollama._types import ChatRequest, Image, Message, Tool
+
+    def validate(body: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+        request = ChatRequest.model_validate({k: v for k, v in body.items() if k not in ("messages", "tools")})
+        yield "", {k: v for k, v in body.items() if k not in ("messages", "tools")}, \
+            request.model_dump(exclude_none=True, exclude={"messages", "tools"})
+        for i, message in enumerate(body.get("messages", [])):
+            validated = Message.model_validate(
+                {k: [Image(value=data) for data in v] if k == "images" else v for k, v in message.items()})
+            yield f"messages[{i}]", message, validated.model_dump(exclude_none=True)
+        for i, tool in enumerate(body.get("tools", [])):
+            validated_tool = Tool.model_validate(tool)
+            yield f"tools[{i}]", tool, validated_tool.model_dump(exclude_none=True, by_alias=True)
+
+    return validate
+
+
 WIRE = WireSpec(
-    name="ollama", family="ollama", messages_key="messages", encode=encode, check=check,
-    sdk_call="ollama.Client().chat(**body)",
+    name=NAME, family="ollama", default_model="llama3.2", messages_key="messages", system=SYSTEM, images=IMAGES,
+    reasoning="readable", signs_calls=False, encode=encode, tools=declare, check=check,
+    sdk=Sdk("ollama.Client().chat(**body)", _sdk_types),
 )

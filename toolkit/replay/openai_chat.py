@@ -8,50 +8,76 @@ pydanticai_cassette_chat_images_after_tool.yaml``). No reasoning slot: reasoning
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, assert_never
 
+from toolkit.record import JsonValue
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
-from toolkit.replay.parts import Inline, Resolved, content, resolve, result_text, text_of, tool_images
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
-from toolkit.replay.wires import render, system_first
+from toolkit.replay.parts import (
+    ImageRules,
+    Inline,
+    Resolved,
+    content,
+    resolve,
+    result_text,
+    text_of,
+    tool_images,
+)
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.sdktypes import Validator, typed_dict
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
 
 NAME = "openai-chat"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 """PNG, JPEG, WEBP, non-animated GIF (https://developers.openai.com/api/docs/guides/images-vision,
 "Input limits", read 2026-11-29 via ../shared/reference/providers.md §1.1)."""
+IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
+SYSTEM: SystemPlacement = "message"
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
-    messages = render(system_first(plan), _turn, _exchange)
-    return {**tools_.declare(plan, notes), "messages": messages, "model": plan.model}
+    _, items = place_system(plan, SYSTEM)
+    messages = render(items, _turn, _exchange)
+    return {**tools_.declare(plan, notes, declare), "messages": messages, "model": plan.model}
 
 
-def role_message(turn: Turn, wire: str, spell: Callable[[Resolved], dict[str, Any]]) -> dict[str, Any]:
+def declare(tools: Sequence[tools_.Declared]) -> list[dict[str, JsonValue]]:
+    """``function`` tools, ``strict`` as an OpenAI recording set it."""
+    out: list[dict[str, JsonValue]] = []
+    for spec, name in tools:
+        strict = tools_.recorded_strict(spec)
+        function: dict[str, JsonValue] = {"name": name, **tools_.described(spec), "parameters": tools_.parameters(spec)}
+        if strict is not None:
+            function["strict"] = strict
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def role_message(turn: Turn, images: ImageRules, spell: Callable[[Resolved], dict[str, Any]]) -> dict[str, Any]:
     """A turn as a ``role``/``content`` message, the way both OpenAI wires write it but for how
     ``spell`` writes a user content part."""
     match turn.role:
         case "system":
             return {"role": "system", "content": text_of(turn.parts)}
         case "user":
-            return {"role": "user", "content": content(resolve(turn.parts, wire, MEDIA_TYPES, True), spell)}
+            return {"role": "user", "content": content(resolve(turn.parts, images), spell)}
         case "assistant":
-            return {"role": "assistant", "content": assistant_text(turn.parts, wire)}
+            return {"role": "assistant", "content": assistant_text(turn.parts, images)}
         case _:
             assert_never(turn.role)
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
-    return role_message(turn, NAME, _content_part)
+    return role_message(turn, IMAGES, _content_part)
 
 
-def assistant_text(parts: tuple[Part, ...], wire: str = NAME) -> str:
+def assistant_text(parts: tuple[Part, ...], images: ImageRules = IMAGES) -> str:
     """An assistant turn as text: images become markers that name the wire (assistant content
     takes text only on both OpenAI wires)."""
-    return text_of(resolve(parts, wire, MEDIA_TYPES, True, allowed=False, where="assistant messages"))
+    return text_of(resolve(parts, images, allowed=False, where="assistant messages"))
 
 
 def _content_part(part: Resolved) -> dict[str, Any]:
@@ -175,7 +201,14 @@ def _check_assistant(c: Checker, message: dict[str, Any], where: str, seen: set[
     return pending
 
 
+def _sdk_types() -> Validator:
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    return typed_dict(CompletionCreateParamsNonStreaming)
+
+
 WIRE = WireSpec(
-    name="openai-chat", family="openai", messages_key="messages", encode=encode, check=check,
-    sdk_call="openai.OpenAI().chat.completions.create(**body)",
+    name=NAME, family="openai", default_model="gpt-5.4", messages_key="messages", system=SYSTEM, images=IMAGES,
+    reasoning="none", signs_calls=False, encode=encode, tools=declare, check=check,
+    sdk=Sdk("openai.OpenAI().chat.completions.create(**body)", _sdk_types),
 )

@@ -10,17 +10,24 @@ reasoning crosses as prose.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, assert_never
 
+from toolkit.record import JsonValue
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.openai_chat import MEDIA_TYPES, assistant_text, role_message
-from toolkit.replay.parts import Inline, Resolved, resolve, result_text
-from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn, WireSpec
-from toolkit.replay.wires import render
+from toolkit.replay.parts import ImageRules, Inline, Resolved, resolve, result_text
+from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.sdktypes import Validator, typed_dict
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.surface import ToolSpec
 
 NAME = "openai-responses"
+IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
+"""The image types of Chat Completions (the same vision input)."""
+SYSTEM: SystemPlacement = "instructions"
 CALL_ID_LIMIT = 64
 """A generous bound for ``call_id`` (the API documents no limit; replay ids are at most 30)."""
 INPUT_PARTS = ("input_text", "input_image", "input_file")
@@ -30,13 +37,28 @@ DETAILS = ("low", "high", "auto", "original")
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     custom = frozenset(plan.names(s.name) for s in plan.tools or () if s.kind == "custom" and s.name)
-    items = render(plan.items, _turn, partial(_exchange, custom))
-    instructions = {"instructions": plan.system} if plan.system else {}
-    return {**tools_.declare(plan, notes), **instructions, "input": items, "model": plan.model}
+    system, rest = place_system(plan, SYSTEM)
+    items = render(rest, _turn, partial(_exchange, custom))
+    instructions = {"instructions": system} if system is not None else {}
+    return {**tools_.declare(plan, notes, declare), **instructions, "input": items, "model": plan.model}
+
+
+def declare(tools: Sequence[tools_.Declared]) -> list[dict[str, JsonValue]]:
+    return [_tool(spec, name) for spec, name in tools]
+
+
+def _tool(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
+    """A ``function`` tool (``strict`` off unless an OpenAI recording set it), or a free-text tool
+    as the ``custom`` tool it was recorded as, with its grammar ``format``."""
+    if spec.kind == "custom":
+        grammar = {"format": spec.schema} if isinstance(spec.schema, dict) else {}
+        return {"type": "custom", "name": name, **tools_.described(spec), **grammar}
+    return {"type": "function", "name": name, **tools_.described(spec), "parameters": tools_.parameters(spec),
+            "strict": tools_.recorded_strict(spec) or False}
 
 
 def _turn(turn: Turn) -> dict[str, Any]:
-    return role_message(turn, NAME, _part)
+    return role_message(turn, IMAGES, _part)
 
 
 def _part(part: Resolved) -> dict[str, Any]:
@@ -51,7 +73,7 @@ def _part(part: Resolved) -> dict[str, Any]:
 
 def _exchange(custom: frozenset[str], exchange: Exchange, items: list[dict[str, Any]]) -> None:
     if exchange.lead:
-        items.append({"role": "assistant", "content": assistant_text(exchange.lead, NAME)})
+        items.append({"role": "assistant", "content": assistant_text(exchange.lead, IMAGES)})
     items.extend(_call(a, custom) for a in exchange.answers)
     items.extend(_output(a, custom) for a in exchange.answers)
 
@@ -71,7 +93,7 @@ def _output(answer: Answer, custom: frozenset[str]) -> dict[str, Any]:
         return {"type": kind, "call_id": answer.call.id, "output": text}
     parts: list[Part] = [TextPart(text)] if text else []
     parts.extend(answer.images)
-    return {"type": kind, "call_id": answer.call.id, "output": [_part(p) for p in resolve(parts, NAME, MEDIA_TYPES, True)]}
+    return {"type": kind, "call_id": answer.call.id, "output": [_part(p) for p in resolve(parts, IMAGES)]}
 
 
 def check(body: Body) -> list[WireProblem]:
@@ -178,7 +200,14 @@ def _check_output(c: Checker, output: Any, where: str) -> None:
         _check_part(c, part, at, INPUT_PARTS)
 
 
+def _sdk_types() -> Validator:
+    from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
+
+    return typed_dict(ResponseCreateParamsNonStreaming)
+
+
 WIRE = WireSpec(
-    name="openai-responses", family="openai", messages_key="input", encode=encode,
-    check=check, sdk_call="openai.OpenAI().responses.create(**body)",
+    name=NAME, family="openai", default_model="gpt-5.4", messages_key="input", system=SYSTEM, images=IMAGES,
+    reasoning="none", signs_calls=False, encode=encode, tools=declare, check=check,
+    sdk=Sdk("openai.OpenAI().responses.create(**body)", _sdk_types),
 )

@@ -42,6 +42,16 @@ def join_text(parts: Iterable[Part]) -> tuple[Part, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class ImageRules:
+    """How a wire carries images: the media types it takes as bytes, and whether it fetches
+    http(s) URLs. ``wire`` is the name a marker gives for an image it cannot carry."""
+
+    wire: str
+    media_types: frozenset[str]
+    urls: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Carried:
     """How a wire carries one image: its base64 bytes, its URL, or a marker text."""
 
@@ -50,20 +60,18 @@ class Carried:
     marker: str | None = None
 
 
-def carry(
-    part: ImagePart, wire: str, media_types: frozenset[str], urls: bool, allowed_here: bool = True,
-    where: str = "",
-) -> Carried:
-    """The way ``wire`` can carry ``part``: inline when it has the bytes and takes the type, else by
-    URL when it fetches URLs, else a marker that says the model did not see it and why."""
+def carry(part: ImagePart, rules: ImageRules, allowed_here: bool = True, where: str = "") -> Carried:
+    """The way a wire with ``rules`` can carry ``part``: inline when it has the bytes and takes the
+    type, else by URL when it fetches URLs, else a marker that says the model did not see it and why."""
     image = part.image
+    wire = rules.wire
     if not allowed_here:
         return Carried(marker=prose.image_unseen(image, f"{wire} does not accept images in {where}"))
     if part.data is not None:
-        if image.media_type in media_types:
+        if image.media_type in rules.media_types:
             return Carried(data=part.data)
         return Carried(marker=prose.image_unseen(image, f"{wire} does not accept {image.media_type} images"))
-    if image.url and urls and image.url.startswith(("https://", "http://")):
+    if image.url and rules.urls and image.url.startswith(("https://", "http://")):
         return Carried(url=image.url)
     why = "its bytes are not in the corpus" + ("" if not image.url else f" and {wire} cannot fetch its URL")
     return Carried(marker=prose.image_unseen(image, why))
@@ -103,16 +111,14 @@ class Inline:
 Resolved: TypeAlias = TextPart | ThoughtPart | Inline
 
 
-def resolve(
-    parts: Iterable[Part], wire: str, media_types: frozenset[str], urls: bool, *, allowed: bool = True,
-    where: str = "",
-) -> list[Resolved]:
-    """``parts`` with every image decided for ``wire`` (inline, URL, or a marker), adjacent texts joined."""
+def resolve(parts: Iterable[Part], rules: ImageRules, *, allowed: bool = True, where: str = "") -> list[Resolved]:
+    """``parts`` with every image decided by the wire's ``rules`` (inline, URL, or a marker),
+    adjacent texts joined; ``allowed=False``: this slot (``where``) takes no images."""
     out: list[Resolved] = []
     for part in parts:
         match part:
             case ImagePart():
-                carried = carry(part, wire, media_types, urls, allowed, where)
+                carried = carry(part, rules, allowed, where)
                 if carried.marker is not None:
                     _append_text(out, carried.marker)
                 else:

@@ -2,8 +2,8 @@
 spells it.
 
 ``request.py`` decides *what* crosses (modes, bounds, pairing, vision, reasoning policy); each
-wire module decides only *how* its provider spells it. Keeping the two apart is what lets five
-wires share one set of invariants and one set of tests.
+wire module decides only *how* its provider spells it. Keeping the two apart is what lets every
+wire share one set of invariants and one set of tests.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Any, Literal, TypeAlias
 from toolkit.record import Image, JsonValue, Reasoning
 from toolkit.surface import ToolSpec
 
-WireName = Literal["openai-chat", "openai-responses", "anthropic", "gemini", "ollama"]
-WIRES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
+WireName: TypeAlias = str
+"""A wire's name: one of ``toolkit.replay.WIRES``. A plain string, since the registry
+(``toolkit.replay.wires``), not a type, is where the wires are listed."""
 
 Mode = Literal["text", "prose", "prose_head", "native"]
 MODES: tuple[Mode, ...] = ("text", "prose", "prose_head", "native")
@@ -135,18 +136,3 @@ class Plan:
     names: Callable[[str], str]
     """Recorded tool name → the name the replay uses (bare, within every wire's name rules)."""
     max_tokens: int
-
-
-@dataclass(frozen=True, slots=True)
-class WireSpec:
-    """One wire: how it names its parts of a body, how it spells a plan, how it checks a body."""
-
-    name: WireName
-    family: str
-    """The provider family whose signatures this wire can carry back (``openai``, ``anthropic``...)."""
-    messages_key: str
-    encode: Callable[[Plan, list[str]], Body]
-    check: Callable[[Body], list[Any]]
-    sdk_call: str
-    """How to send a body with the official SDK (documentation for frozen requests)."""
-

@@ -34,7 +34,9 @@ from typing import assert_never
 
 import orjson
 
+from toolkit.errors import UnknownMode
 from toolkit.jsontext import json_text
+from toolkit.models import model_family, route_family, split_route
 from toolkit.record import (
     Image,
     Message,
@@ -49,10 +51,10 @@ from toolkit.record import (
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.calls import MAX_CALLS, MAX_CHARS, Names, Pairing, cut, input_text, make_calls, split_kept
+from toolkit.replay.lookup import wire_spec
 from toolkit.replay.parts import image_part, join_text
 from toolkit.replay.plan import (
     MODES,
-    WIRES,
     Answer,
     Body,
     Call,
@@ -67,34 +69,13 @@ from toolkit.replay.plan import (
     Turn,
     TurnRole,
     WireName,
-    WireSpec,
 )
-from toolkit.replay.wires import wire_spec
+from toolkit.replay.spec import WireSpec
 from toolkit.surface import SurfaceStore, ToolSpec, tool_specs, tools_for_replay
-
-DEFAULT_MODELS: Mapping[WireName, str] = {
-    "openai-chat": "gpt-5.4",
-    "openai-responses": "gpt-5.4",
-    "anthropic": "claude-sonnet-4-5",
-    "gemini": "gemini-2.5-flash",
-    "ollama": "llama3.2",
-}
-"""The model a body names when the recording's model belongs to another provider: a choice to
-make the body complete, not a recommendation (pass ``model=``). Gemini names its model in the
-URL, not the body."""
 
 DEFAULT_MAX_TOKENS = 4096
 """Anthropic requires ``max_tokens``; the value is this toolkit's choice, not a documented one."""
 
-PROVIDER_FAMILIES: Mapping[str, str] = {
-    "openai": "openai", "azure": "openai", "azure_openai": "openai", "anthropic": "anthropic",
-    "claude": "anthropic", "google": "google", "gemini": "google", "vertex": "google",
-    "vertex_ai": "google", "google-genai": "google", "ollama": "ollama",
-}
-MODEL_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("claude", "anthropic"), ("gpt", "openai"), ("chatgpt", "openai"), ("o1", "openai"), ("o3", "openai"),
-    ("o4", "openai"), ("codex", "openai"), ("gemini", "google"), ("gemma", "google"),
-)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -175,7 +156,7 @@ def request(
     in ``mode``. ``images`` is the corpus image store (sha256 → bytes); ``model`` overrides the
     model the body names (default: the recorded one, when it is the wire's provider's); ``store``
     is a ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only."""
-    spec = wire_spec(_wire_name(wire))
+    spec = wire_spec(wire)
     plan, notes, path = build_plan(
         session, wire=spec, mode=_mode(mode), vision=vision, upto=upto, images=images, model=model,
         store=store, max_tokens=max_tokens,
@@ -192,18 +173,11 @@ def request(
     )
 
 
-def _wire_name(wire: str) -> WireName:
-    for name in WIRES:
-        if name == wire:
-            return name
-    raise ValueError(f"unknown wire {wire!r} (wires: {', '.join(WIRES)})")
-
-
 def _mode(mode: str) -> Mode:
     for name in MODES:
         if name == mode:
             return name
-    raise ValueError(f"unknown mode {mode!r} (modes: {', '.join(MODES)})")
+    raise UnknownMode(mode, MODES)
 
 
 def build_plan(
@@ -252,16 +226,12 @@ def _recorded_tools(
 
 def provider_family(provider: str | None, model: str | None) -> str | None:
     """Which provider family signed or served something: from the recorded provider, else from
-    the model name (``claude-*`` → anthropic...; a ``route/model`` prefix names the provider)."""
+    the model id (``claude-*`` → anthropic...; a ``route/model`` prefix names the provider), as
+    ``toolkit.models``'s table reads for replay."""
     if provider:
-        return PROVIDER_FAMILIES.get(provider.lower(), provider.lower())
+        return route_family(provider) or provider.lower()
     if model:
-        route, _, name = model.lower().rpartition("/")
-        if route in PROVIDER_FAMILIES:
-            return PROVIDER_FAMILIES[route]
-        for prefix, family in MODEL_PREFIXES:
-            if name.startswith(prefix):
-                return family
+        return model_family(model, reader="replay")
     return None
 
 
@@ -269,8 +239,8 @@ def model_name(model: str | None) -> str | None:
     """The model as its provider names it (``openai/gpt-4o-mini`` → ``gpt-4o-mini``)."""
     if model is None:
         return None
-    route, sep, name = model.rpartition("/")
-    return name if sep and route.lower() in PROVIDER_FAMILIES else model
+    route, name = split_route(model)
+    return name if route_family(route) is not None else model
 
 
 def _target_model(
@@ -289,7 +259,7 @@ def _target_model(
         name = model_name(recorded)
         assert name is not None
         return name, ""
-    default = DEFAULT_MODELS[wire.name]
+    default = wire.default_model
     said = f"the recording's model {recorded!r} is not a {wire.family} model" if recorded else "no model was recorded"
     return default, f"model: {said}; the body names {default!r} (pass model= to choose)"
 
@@ -609,7 +579,7 @@ class _Fold:
 
     def _native_parts(self, message: Message) -> tuple[list[Part], str | None]:
         """The message's blocks other than calls and results, and a bare thought signature from
-        the same model to ride on its first call (Gemini)."""
+        the same model to ride on its first call (on a wire that signs calls: Gemini)."""
         parts: list[Part] = []
         signature: str | None = None
         for block in message.blocks:
@@ -620,7 +590,7 @@ class _Fold:
                 case Reasoning():
                     if not self._native_thought(block, message):
                         parts.append(TextPart(prose.reasoning(block)))
-                    elif self.wire.name == "gemini" and not block.text.strip():
+                    elif self.wire.signs_calls and not block.text.strip():
                         signature = signature or block.signature
                     else:
                         parts.append(ThoughtPart(block, prose.reasoning(block)))
@@ -636,14 +606,22 @@ class _Fold:
 
     def _native_thought(self, block: Reasoning, message: Message) -> bool:
         """Whether ``block`` may cross natively: same provider, same model, in a form the wire keeps."""
-        if self.wire.family == "openai" or message.role != "assistant":
+        if message.role != "assistant":
             return False
+        match self.wire.reasoning:
+            case "none":
+                return False
+            case "signed":
+                return self._same_model(block, message) and bool(block.signature)
+            case "readable":
+                return self._same_model(block, message) and bool(block.text.strip()) and not block.redacted
+            case _:
+                assert_never(self.wire.reasoning)
+
+    def _same_model(self, block: Reasoning, message: Message) -> bool:
+        """The block was made by the wire's provider and by the model the body names."""
         signer = provider_family(block.provider or message.provider, block.model or message.model)
-        if signer != self.wire.family or model_name(block.model or message.model) != self.model:
-            return False
-        if self.wire.name == "ollama":
-            return bool(block.text.strip()) and not block.redacted
-        return bool(block.signature)
+        return signer == self.wire.family and model_name(block.model or message.model) == self.model
 
 
 def _calls_and_results(message: Message) -> tuple[list[ToolUse], list[ToolResult]]:

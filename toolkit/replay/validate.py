@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from toolkit.replay.checks import WireProblem
-from toolkit.replay.wires import wire_spec
+from toolkit.replay.lookup import wire_spec
 
 
 def validate(body: object, wire: str) -> list[WireProblem]:
@@ -18,5 +18,4 @@ def validate(body: object, wire: str) -> list[WireProblem]:
     spec = wire_spec(wire)
     if not isinstance(body, Mapping):
         return [WireProblem(spec.name, "", "shape", f"a request body is a JSON object, not {type(body).__name__}")]
-    problems: list[WireProblem] = spec.check(dict(body))
-    return problems
+    return spec.check(dict(body))

@@ -2,18 +2,19 @@
 the distinct surfaces and their lifetimes, what changed per tool between two surfaces, and what
 keeping the specs costs inlined in every session against a store that keeps each surface once.
 
-Every function takes the corpus (and optionally the store that holds blobs the corpus cites by
-hash only) and returns a frame with the columns its docstring lists, empty frames included.
+Every function takes the sessions, any iterable of them (a corpus is one: the analyses need
+nothing else of it, so this module knows nothing of ``toolkit.corpus``), and optionally the store
+that holds blobs they cite by hash only, and returns a frame with the columns its docstring lists,
+empty frames included.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -29,9 +30,6 @@ from toolkit.surface.fingerprint import (
     tool_specs,
 )
 from toolkit.surface.store import SurfaceError, SurfaceStore
-
-if TYPE_CHECKING:
-    from toolkit.corpus import Corpus
 
 TIME = pl.Datetime("us", "UTC")
 
@@ -110,14 +108,14 @@ class _Specs:
     """Surface hash → the specs, from the store or from the run configs that carry them, and what
     the frames need of them: each worked out once per distinct surface, never once per run."""
 
-    def __init__(self, corpus: Corpus, store: SurfaceStore | None) -> None:
+    def __init__(self, sessions: Sequence[Session], store: SurfaceStore | None) -> None:
         self.store = store
         self.known: dict[str, list[JsonValue] | None] = {}
         self.claims: dict[str, list[tuple[JsonValue, ...]]] = {}
         """Recorded hash → specs recorded beside it, trusted only once they hash to it."""
         self.hashes: dict[int, str] = {}
         self.facts_of: dict[str, _Facts | None] = {}
-        for session in corpus.sessions:
+        for session in sessions:
             for config in session.run_configs:
                 if config.tools is not None and config.surface_hash is not None:
                     self.claims.setdefault(config.surface_hash, []).append(config.tools)
@@ -163,30 +161,32 @@ class _Specs:
         return self.facts_of[surface_hash]
 
 
-def runs(corpus: Corpus, store: SurfaceStore | None = None, current: Tools | str | None = None) -> pl.DataFrame:
+def runs(sessions: Iterable[Session], store: SurfaceStore | None = None,
+         current: Tools | str | None = None) -> pl.DataFrame:
     """One row per run (each run config; a session without any counts as one run).
 
-    Columns: ``order`` (position in the corpus), ``session_id``, ``format``, ``file``, ``run`` (index
+    Columns: ``order`` (position among all runs), ``session_id``, ``format``, ``file``, ``run`` (index
     within the session), ``message_id`` (first message the run applies to), ``time`` (UTC; the run's
     own, else its first message's, else the session's first), ``model``, ``provider``,
     ``tool_names``, ``surface_hash`` (null: unknown), ``semantic_hash`` and ``spec_bytes`` (null when
     the specs are not at hand), ``recorded``, ``rebuildable`` (the specs are at hand: a replay can
     send them), and ``fidelity``/``reason`` against ``current`` (today's tools or hash)."""
-    return _runs(corpus, _Specs(corpus, store), current)
+    every = tuple(sessions)
+    return _runs(every, _Specs(every, store), current)
 
 
-def _runs(corpus: Corpus, specs: _Specs, current: Tools | str | None) -> pl.DataFrame:
+def _runs(sessions: Sequence[Session], specs: _Specs, current: Tools | str | None) -> pl.DataFrame:
     today = current if isinstance(current, str) or current is None else fingerprint(current)
     today_semantic = None if isinstance(current, str) or current is None else fingerprint(current, semantic=True)
     rows = [
         {"order": n, **_run_row(session, i, config, specs, today, today_semantic)}
-        for n, (session, i, config) in enumerate(_each_run(corpus))
+        for n, (session, i, config) in enumerate(_each_run(sessions))
     ]
     return pl.DataFrame(rows, schema=RUNS_SCHEMA)
 
 
-def _each_run(corpus: Corpus) -> Iterator[tuple[Session, int, RunConfig | None]]:
-    for session in corpus.sessions:
+def _each_run(sessions: Sequence[Session]) -> Iterator[tuple[Session, int, RunConfig | None]]:
+    for session in sessions:
         if not session.run_configs:
             yield session, 0, None
         for i, config in enumerate(session.run_configs):
@@ -239,9 +239,9 @@ def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def surfaces(source: Corpus | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
-    """One row per distinct recorded surface, in order of first appearance. ``source`` is a corpus
-    or a frame ``runs`` already made (which saves working it out again).
+def surfaces(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
+    """One row per distinct recorded surface, in order of first appearance. ``source`` is the
+    sessions or a frame ``runs`` already made (which saves working it out again).
 
     Columns: ``label`` (``S1``, ``S2``... by first appearance), ``surface_hash``, ``semantic_hash``,
     ``tools`` (count), ``tool_names``, ``bytes`` (the blob's size; null when the specs are not at
@@ -272,15 +272,15 @@ def surfaces(source: Corpus | pl.DataFrame, store: SurfaceStore | None = None) -
     return grouped.select(list(SURFACES_SCHEMA)).cast(SURFACES_SCHEMA)
 
 
-def _runs_of(source: Corpus | pl.DataFrame, store: SurfaceStore | None) -> pl.DataFrame:
+def _runs_of(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None) -> pl.DataFrame:
     return source if isinstance(source, pl.DataFrame) else runs(source, store)
 
 
-def storage(source: Corpus | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
+def storage(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
     """The seed's arithmetic, session by session in time order: the bytes of specs each session
     would carry if it inlined its surfaces (each distinct surface it used, once) against the bytes
-    the store grows by (a surface's blob, the first time any session uses it). ``source`` is a
-    corpus or a frame ``runs`` made.
+    the store grows by (a surface's blob, the first time any session uses it). ``source`` is the
+    sessions or a frame ``runs`` made.
 
     Columns: ``session_id``, ``time``, ``surfaces``, ``inline_bytes``, ``new_store_bytes``,
     ``cumulative_inline_bytes``, ``cumulative_store_bytes``. Surfaces whose specs are not at hand
@@ -464,12 +464,14 @@ def _required(schema: JsonValue) -> set[str]:
     return {r for r in req if isinstance(r, str)} if isinstance(req, list) else set()
 
 
-def drift(corpus: Corpus, store: SurfaceStore | None = None, changes_only: bool = True) -> pl.DataFrame:
-    """Each distinct surface against the one that appeared before it (the corpus read as one
+def drift(sessions: Iterable[Session], store: SurfaceStore | None = None,
+          changes_only: bool = True) -> pl.DataFrame:
+    """Each distinct surface against the one that appeared before it (the sessions read as one
     agent's history), per tool: ``diff`` columns plus ``from_label``, ``to_label`` and ``at`` (when
     the newer surface first appeared). Surfaces whose specs are not at hand are skipped."""
-    specs = _Specs(corpus, store)
-    table = surfaces(_runs(corpus, specs, None)).filter(pl.col("semantic_hash").is_not_null())
+    every = tuple(sessions)
+    specs = _Specs(every, store)
+    table = surfaces(_runs(every, specs, None)).filter(pl.col("semantic_hash").is_not_null())
     frames: list[pl.DataFrame] = []
     rows = list(table.iter_rows(named=True))
     for before, after in itertools.pairwise(rows):
@@ -528,16 +530,18 @@ class SurfaceSummary:
         }
 
 
-def summary(corpus: Corpus, store: SurfaceStore | None = None, current: Tools | str | None = None) -> SurfaceSummary:
-    """Counts and bytes for a corpus, with fidelity against ``current`` (today's tools or hash)."""
-    frame = runs(corpus, store, current)
+def summary(sessions: Iterable[Session], store: SurfaceStore | None = None,
+            current: Tools | str | None = None) -> SurfaceSummary:
+    """Counts and bytes for the sessions, with fidelity against ``current`` (today's tools or hash)."""
+    every = tuple(sessions)
+    frame = runs(every, store, current)
     recorded = frame.filter(pl.col("recorded"))
     distinct = recorded.unique("surface_hash")
     states = Counter(frame["fidelity"].to_list())
     reasons = Counter(frame.filter(pl.col("fidelity") == Fidelity.UNKNOWN.value)["reason"].to_list())
     inline = storage(frame)
     return SurfaceSummary(
-        sessions=len(corpus.sessions),
+        sessions=len(every),
         runs=frame.height,
         recorded=recorded.height,
         rebuildable=int(frame["rebuildable"].sum()),

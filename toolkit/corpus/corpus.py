@@ -1,0 +1,60 @@
+"""The corpus value: the sessions of one load, the image bytes they name, every problem met, and the
+files read with their formats. Its frames and its Parquet copy are a method call away, their modules
+imported on first use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.errors import UnknownSession
+from toolkit.record import Problem, Session
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Sessions loaded from one or more files, the image bytes they name, and every problem met."""
+
+    sessions: list[Session]
+    images: dict[str, bytes] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    """Every file the load read (or tried to), relative to the loaded root where possible."""
+    formats: dict[str, str] = field(default_factory=dict)
+    """File → importer name for each file that was recognised."""
+
+    def __len__(self) -> int:
+        return len(self.sessions)
+
+    def __iter__(self) -> Iterator[Session]:
+        return iter(self.sessions)
+
+    def session(self, session_id: str) -> Session:
+        for session in self.sessions:
+            if session.id == session_id:
+                return session
+        raise UnknownSession(session_id, [s.id for s in self.sessions])
+
+    def longest(self) -> Session:
+        """The session whose path is longest (ties: the first loaded)."""
+        if not self.sessions:
+            raise ValueError("the corpus holds no session")
+        return max(self.sessions, key=lambda s: len(s.path()))
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """The corpus as polars DataFrames: sessions, messages, blocks, tool_calls, events, problems
+        (columns documented in ``toolkit.corpus.frames``)."""
+        from toolkit.corpus.frames import corpus_frames
+
+        return corpus_frames(self)
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the corpus as Parquet so ``toolkit.load(directory)`` reopens it without the sources."""
+        from toolkit.corpus.parquet import save
+
+        return save(self, Path(directory))
