@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import CORPORA, corpus_files
 from toolkit.corpus import load
 from toolkit.corpus.codex import IMPORTER, read, sniff
-from toolkit.corpus.source import ImportContext
+from toolkit.corpus.importer import ImportContext
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 ROLLOUTS = [p for p in corpus_files() if p.parent.name == "codex"]

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import corpus_files
 from toolkit.corpus import load
 from toolkit.corpus.gemini_cli import IMPORTER, read, sniff
-from toolkit.corpus.source import ImportContext
+from toolkit.corpus.importer import ImportContext
 from toolkit.record import Image, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 RECORDINGS = [p for p in corpus_files() if p.parent.name == "gemini" and p.name.startswith("geminicli_chat")]

@@ -513,7 +513,7 @@ def test_sniff_hands_its_detection_to_read_and_keeps_nothing(tmp_path: Path) -> 
 
 def test_a_sniff_shared_by_importers_is_asked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from toolkit.corpus import formats
-    from toolkit.corpus.source import Claim, Importer
+    from toolkit.corpus.importer import Claim, Importer
 
     asked: list[Path] = []
 

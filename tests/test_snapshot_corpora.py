@@ -11,11 +11,11 @@ from toolkit.corpus import load
 from toolkit.snapshot.compact import turns
 from toolkit.snapshot.font import load as load_font
 from toolkit.snapshot.geometry import PRESET_MODELS, geometry_for
-from toolkit.snapshot.render import Turn, decode, render
+from toolkit.snapshot.render import Passage, decode, render
 
 
 @pytest.fixture(scope="module")
-def sessions(request: pytest.FixtureRequest) -> list[list[Turn]]:
+def sessions(request: pytest.FixtureRequest) -> list[list[Passage]]:
     corpora = CORPORA
     if not corpora.is_dir():
         pytest.skip("../shared/corpora is absent")
@@ -27,7 +27,7 @@ def sessions(request: pytest.FixtureRequest) -> list[list[Turn]]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", PRESET_MODELS)
-def test_every_corpus_text_round_trips(model: str, sessions: list[list[Turn]]) -> None:
+def test_every_corpus_text_round_trips(model: str, sessions: list[list[Passage]]) -> None:
     geometry = geometry_for(model)
     font = load_font(geometry.cell)
     chars = uncovered = 0

@@ -11,7 +11,7 @@ from toolkit.snapshot.compact import turns
 from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, geometry_for, seen
 from toolkit.snapshot.legibility import assess, compare, edit_distance, legibility, tesseract_available
-from toolkit.snapshot.render import Turn, read, render
+from toolkit.snapshot.render import Passage, read, render
 
 PROSE = ("The snapshot renders old history onto dense pages of tiny bitmap glyphs.\n"
          "An image is billed flat or by area, never by the characters in it.\n"
@@ -20,7 +20,7 @@ PROSE = ("The snapshot renders old history onto dense pages of tiny bitmap glyph
 
 
 @pytest.fixture(scope="module")
-def sample(request: pytest.FixtureRequest) -> list[Turn]:
+def sample(request: pytest.FixtureRequest) -> list[Passage]:
     """About 60,000 characters of the longest shared-corpus session, as rendered messages."""
     corpora = CORPORA
     if not corpora.is_dir():
@@ -28,7 +28,7 @@ def sample(request: pytest.FixtureRequest) -> list[Turn]:
     corpus = load_corpus(corpora, progress=False)
     if not corpus.sessions:
         pytest.skip("toolkit.corpus.load found no sessions in ../shared/corpora yet")
-    out: list[Turn] = []
+    out: list[Passage] = []
     for turn in turns(corpus.longest().path()):
         out.append(turn)
         if sum(len(t.text) for t in out) > 60_000:
@@ -37,7 +37,7 @@ def sample(request: pytest.FixtureRequest) -> list[Turn]:
 
 
 @pytest.mark.parametrize("model", PRESET_MODELS)
-def test_each_provider_preset_survives_its_own_resize(model: str, sample: list[Turn]) -> None:
+def test_each_provider_preset_survives_its_own_resize(model: str, sample: list[Passage]) -> None:
     g = geometry_for(model)
     result = assess(sample, g, model)
     assert result.resized is False

@@ -12,7 +12,18 @@ from PIL import Image
 
 from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import Geometry
-from toolkit.snapshot.render import CONTINUATION, END, HEADER, TEXT, UNUSED, Page, Turn, decode, read, render
+from toolkit.snapshot.render import (
+    CONTINUATION,
+    END,
+    HEADER,
+    TEXT,
+    UNUSED,
+    Page,
+    Passage,
+    decode,
+    read,
+    render,
+)
 
 
 def tiny(cols: int = 10, rows: int = 3, cell: str = "4x6", **extra: int) -> Geometry:
@@ -77,7 +88,7 @@ def test_uncovered_characters_are_marked_and_counted() -> None:
 
 def test_messages_start_with_an_inverted_header_row() -> None:
     g = tiny(cols=20, rows=4)
-    page, = render([Turn("hi", "user · m1", "m1"), Turn("yo", "assistant · m2", "m2")], g)
+    page, = render([Passage("hi", "user · m1", "m1"), Passage("yo", "assistant · m2", "m2")], g)
     assert list(page.kinds) == [HEADER, TEXT, HEADER, TEXT]
     band = page.ink[g.margin:g.margin + g.pitch, g.margin:g.margin + g.cols * 4]
     assert band.mean() > 0.6
@@ -90,7 +101,7 @@ def test_messages_start_with_an_inverted_header_row() -> None:
 ])
 def test_pixels_match_a_cell_by_cell_reference(geometry: Geometry) -> None:
     text = "Header test\tx  \n" + "word " * 90 + "\nІсторія ✓ 😀 ┌─┐\n\n\tend"
-    pages = render([Turn(text, "user · m1", "m1"), Turn("second", "assistant · m2", "m2")], geometry)
+    pages = render([Passage(text, "user · m1", "m1"), Passage("second", "assistant · m2", "m2")], geometry)
     assert len(pages) >= 1
     for page in pages:
         assert (page.ink == reference_ink(page)).all()
@@ -108,7 +119,7 @@ def test_png_is_one_bit_deterministic_and_reads_back() -> None:
 
 def test_read_finds_the_grid_and_row_kinds_from_pixels() -> None:
     g = tiny(cols=12, rows=5)
-    page, = render([Turn("abc " * 5, "u · 1", "1")], g)
+    page, = render([Passage("abc " * 5, "u · 1", "1")], g)
     grid, kinds = read(page.image, g)
     assert (kinds[:3] == page.kinds[:3]).all() and kinds[3] == END
     used = page.kinds != UNUSED
@@ -132,8 +143,8 @@ def test_round_trip_returns_the_text_up_to_homoglyphs_and_uncovered(text: str) -
 
 def test_messages_round_trip_with_their_labels() -> None:
     g = Geometry("5x7", 400, 150, columns=2)
-    turns = [Turn("first\nmessage", "user · 2025-01-01 10:00 · a1", "a1"), Turn("", "assistant · a2", "a2"),
-             Turn("tab\there  ", "tool · a3", "a3")]
+    turns = [Passage("first\nmessage", "user · 2025-01-01 10:00 · a1", "a1"), Passage("", "assistant · a2", "a2"),
+             Passage("tab\there  ", "tool · a3", "a3")]
     decoded = decode(render(turns, g), g)
     assert decoded.turns == (("user · 2025-01-01 10:00 · a1", "first\nmessage"), ("assistant · a2", ""),
                              ("tool · a3", "tab\there  "))

@@ -43,8 +43,8 @@ from toolkit.transcripts import (
     estimate_tokens,
     fork_id,
     layout,
-    render,
     token_counter,
+    tree_text,
     trim,
 )
 from toolkit.transcripts.migrations import APPLICATION_ID, MIGRATIONS
@@ -495,7 +495,7 @@ def test_layout_puts_the_tip_path_on_lane_zero(store: TranscriptStore) -> None:
         "u1": (0, 0), "a1": (1, 0), "u3": (2, 0), "a3": (3, 0), "u2": (2, 1), "a2": (3, 1)}
     assert nodes["a3"].tip and nodes["a3"].checkpoints == ("here",)
     assert [i for i, n in nodes.items() if n.on_path] == ["u1", "a1", "u3", "a3"]
-    text = render(store.session("s"), store.checkpoints("s"))
+    text = tree_text(store.session("s"), store.checkpoints("s"))
     assert text.splitlines()[1:] == [
         "  checkpoint 'here' → a3",
         "* user      u1  hi",

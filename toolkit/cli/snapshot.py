@@ -16,7 +16,7 @@ from toolkit.costs import UnknownModelError
 from toolkit.snapshot.compact import compact, turns
 from toolkit.snapshot.geometry import Geometry, geometry_for
 from toolkit.snapshot.legibility import Assessment, assess
-from toolkit.snapshot.render import Turn, render
+from toolkit.snapshot.render import Passage, render
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +40,7 @@ def _size(text: str, what: str) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str | list[Turn], str]:
+def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str | list[Passage], str]:
     """What to render: the middle of the longest session of a corpus file, else the file's text."""
     if detect(path) is not None:
         corpus = load(path, progress=False)
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_pages(text: str | Sequence[Turn], geometry: Geometry, out: Path) -> list[Path]:
+def write_pages(text: str | Sequence[Passage], geometry: Geometry, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for page in render(text, geometry):

@@ -28,13 +28,13 @@ def run(args: argparse.Namespace) -> int:
         data["problems"] = [str(p) for p in corpus.problems]
         sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
     else:
-        print(render(result, args.tools))
+        print(describe(result, args.tools))
         if corpus.problems:
             print(f"problems                      {len(corpus.problems)} (toolkit info lists them)")
     return 0 if corpus.sessions else 1
 
 
-def render(result: SurfaceSummary, tools_file: str | None) -> str:
+def describe(result: SurfaceSummary, tools_file: str | None) -> str:
     """The summary as aligned text lines."""
     share = f" ({result.recorded / result.runs:.0%})" if result.runs else ""
     ratio = (

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from toolkit.cli.commands import help_for
 from toolkit.record import Session
-from toolkit.transcripts import Checkpoint, SchemaError, TranscriptStore, is_store, render
+from toolkit.transcripts import Checkpoint, SchemaError, TranscriptStore, is_store, tree_text
 
 
 def pick(ids: Sequence[str], wanted: str) -> str:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     for number, (session, marks) in enumerate(found):
         if number:
             print()
-        print(render(session, marks, width=args.width, collapse=args.collapse))
+        print(tree_text(session, marks, width=args.width, collapse=args.collapse))
     return 0
 
 

@@ -10,7 +10,7 @@ import orjson
 
 from toolkit.corpus.corpus import Corpus
 from toolkit.corpus.formats import MANIFEST, by_name, detect, importers, sniff
-from toolkit.corpus.source import ImportContext, Importer, line_of
+from toolkit.corpus.importer import ImportContext, Importer, line_of
 from toolkit.record import RecordError
 
 __all__ = ["Corpus", "ImportContext", "Importer", "by_name", "detect", "importers", "load"]

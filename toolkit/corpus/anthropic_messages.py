@@ -25,13 +25,13 @@ from typing import Any
 
 import orjson
 
+from toolkit.corpus.importer import ImportContext
 from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext
 from toolkit.corpus.wirekit import (
     CallBook,
     JsonObj,
     Origin,
-    Request,
+    ParsedRequest,
     Where,
     Wire,
     after_system,
@@ -213,7 +213,7 @@ def tool_names(tools: Sequence[Any]) -> list[str]:
     return [str(t.get("name") or t.get("type") or "") if isinstance(t, dict) else "" for t in tools]
 
 
-def parse_request(body: JsonObj, origin: Origin) -> Request:
+def parse_request(body: JsonObj, origin: Origin) -> ParsedRequest:
     """A Messages request body (also a bare ``{"messages": [...]}``)."""
     model = text_of(body.get("model")) or origin.model
     messages = body_list(body, "messages", origin)
@@ -221,7 +221,7 @@ def parse_request(body: JsonObj, origin: Origin) -> Request:
     tools = items(body.get("tools"))
     config = run_config(model=model, provider=origin.provider or PROVIDER, system=system_text(body.get("system")),
                         tools=tools, tool_names=tool_names(tools), where=origin)
-    return Request(out, config, next_index=origin.first_index + len(messages))
+    return ParsedRequest(out, config, next_index=origin.first_index + len(messages))
 
 
 def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, message_id: str,

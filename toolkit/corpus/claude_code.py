@@ -41,8 +41,7 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.shapes import kind_name, shown, text_of
-from toolkit.corpus.source import (
+from toolkit.corpus.importer import (
     ImportContext,
     Importer,
     iter_json_lines_bytes,
@@ -50,6 +49,7 @@ from toolkit.corpus.source import (
     parse_arguments,
     parse_time,
 )
+from toolkit.corpus.shapes import kind_name, shown, text_of
 from toolkit.jsontext import stringify
 from toolkit.models import name_family, split_route
 from toolkit.record import (

@@ -40,8 +40,8 @@ from typing import Any
 
 import orjson
 
+from toolkit.corpus.importer import ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
-from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.corpus.wirekit import Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (

@@ -28,8 +28,8 @@ from typing import assert_never
 from urllib.parse import urlsplit
 
 from toolkit.corpus.cassettes import FORMAT, Interaction, Loaded
-from toolkit.corpus.source import ImportContext
-from toolkit.corpus.wirekit import Origin, Request, Where, Wire, chain
+from toolkit.corpus.importer import ImportContext
+from toolkit.corpus.wirekit import Origin, ParsedRequest, Where, Wire, chain
 from toolkit.corpus.wires import OTHER_PATHS, WIRES, classify, model_of, provider_of, wire_for
 from toolkit.jsontext import json_text, stringify
 from toolkit.record import (
@@ -85,11 +85,11 @@ def message_key(message: Message) -> Key:
 
 
 @dataclass
-class Turn:
+class ModelCall:
     """One model call of a conversation: the request as read and what came back."""
 
     interaction: Interaction
-    request: Request
+    request: ParsedRequest
     replies: list[Message] = field(default_factory=list)
     response_id: str | None = None
     provider: str | None = None
@@ -106,7 +106,7 @@ class Turn:
 @dataclass
 class Conversation:
     wire: Wire
-    turns: list[Turn] = field(default_factory=list)
+    turns: list[ModelCall] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
 
     @property
@@ -153,7 +153,7 @@ def sessions(loaded: Loaded, path: Path, ctx: ImportContext) -> list[Session]:
     stem = Path(name).stem
     conversations: list[Conversation] = []
     early: list[Event] = []  # non-model interactions met before any conversation
-    by_response: dict[str, Turn] = {}
+    by_response: dict[str, ModelCall] = {}
     last: Conversation | None = None
     for it in loaded.interactions:
         found = _wire_of(it)
@@ -211,13 +211,13 @@ BODY_LIST_KEYS = {"gemini": "contents", "openai_responses": "input"}
 """The key of a request body's conversation list, per wire (``messages`` otherwise)."""
 
 
-def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[str, Turn],
-          where: Where) -> Turn | None:
+def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[str, ModelCall],
+          where: Where) -> ModelCall | None:
     provider = provider_of(it.uri, wire)
     key = BODY_LIST_KEYS.get(wire.name, "messages")
     if kind == "none":  # a bare response: no request was recorded
-        request = Request(messages=[], config=RunConfig(), next_index=0)
-        return Turn(it, request, provider=provider)
+        request = ParsedRequest(messages=[], config=RunConfig(), next_index=0)
+        return ModelCall(it, request, provider=provider)
     if kind == "messages":
         body: object = {key: it.request}
         lines = it.request_lines.get("")
@@ -248,10 +248,10 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
         request = replace(request, config=replace(request.config, tools=None, surface_hash=None, provider=None))
     if history:
         request = replace(request, messages=history + chain(request.messages, history[-1].id))
-    return Turn(it, request, provider=provider, problems=inherited + deferred.problems)
+    return ModelCall(it, request, provider=provider, problems=inherited + deferred.problems)
 
 
-def _response(it: Interaction, turn: Turn, conversation: Conversation, stem: str, where: Where) -> None:
+def _response(it: Interaction, turn: ModelCall, conversation: Conversation, stem: str, where: Where) -> None:
     """Read an interaction's response into its turn: the reply, or an event saying why there is none."""
     body = it.response
     if body is None:
@@ -284,7 +284,7 @@ def _response(it: Interaction, turn: Turn, conversation: Conversation, stem: str
             text="the response holds no reply", raw=_excerpt(body), source=where.source(it.response_line)))
 
 
-def _continues(conversations: list[Conversation], wire: Wire, turn: Turn) -> Conversation | None:
+def _continues(conversations: list[Conversation], wire: Wire, turn: ModelCall) -> Conversation | None:
     """The conversation whose last request this one extends (the longest such), if any."""
     best: Conversation | None = None
     if not conversations:

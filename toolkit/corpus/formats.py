@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from toolkit.corpus.source import Claim, Importer
+from toolkit.corpus.importer import Claim, Importer
 
 SNIFF_BYTES = 65536
 """How much of a file detection reads: enough for the first records of every format."""

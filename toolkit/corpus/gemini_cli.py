@@ -33,8 +33,8 @@ from typing import Any, assert_never
 import orjson
 
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
+from toolkit.corpus.importer import ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
-from toolkit.corpus.source import ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.corpus.wirekit import CallBook, Origin, Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (

@@ -35,13 +35,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from toolkit.corpus.importer import ImportContext, guess_media_type, parse_time
 from toolkit.corpus.shapes import as_int, items, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, guess_media_type, parse_time
 from toolkit.corpus.wirekit import (
     CallBook,
     JsonObj,
     Origin,
-    Request,
+    ParsedRequest,
     Where,
     Wire,
     after_system,
@@ -293,7 +293,7 @@ def tool_names(tools: Sequence[Any]) -> list[str]:
     return names
 
 
-def parse_request(body: JsonObj, origin: Origin) -> Request:
+def parse_request(body: JsonObj, origin: Origin) -> ParsedRequest:
     """A generateContent request body (also a bare ``{"contents": [...]}``)."""
     model = text_of(body.get("model")) or origin.model
     if model is not None and model.startswith("models/"):
@@ -304,7 +304,7 @@ def parse_request(body: JsonObj, origin: Origin) -> Request:
     tools = tools_sent(body.get("tools"))
     config = run_config(model=model, provider=origin.provider or PROVIDER, system=system_text(instruction),
                         tools=tools, tool_names=tool_names(tools), where=origin)
-    return Request(out, config, next_index=origin.first_index + len(contents))
+    return ParsedRequest(out, config, next_index=origin.first_index + len(contents))
 
 
 def gemini_usage(raw: Any) -> Usage | None:

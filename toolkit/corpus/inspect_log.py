@@ -27,6 +27,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from toolkit.corpus.importer import (
+    ImportContext,
+    Importer,
+    guess_media_type,
+    line_of,
+    parse_arguments,
+    parse_time,
+)
 from toolkit.corpus.shapes import (
     as_int,
     id_text,
@@ -36,14 +44,6 @@ from toolkit.corpus.shapes import (
     shown,
     surface_hash,
     text_of,
-)
-from toolkit.corpus.source import (
-    ImportContext,
-    Importer,
-    guess_media_type,
-    line_of,
-    parse_arguments,
-    parse_time,
 )
 from toolkit.jsontext import json_text, loads, stringify
 from toolkit.record import (

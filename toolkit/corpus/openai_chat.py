@@ -30,13 +30,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, assert_never
 
+from toolkit.corpus.importer import ImportContext, parse_time
 from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.source import ImportContext, parse_time
 from toolkit.corpus.wirekit import (
     CallBook,
     JsonObj,
     Origin,
-    Request,
+    ParsedRequest,
     Where,
     Wire,
     body_list,
@@ -300,7 +300,7 @@ def _system_text(messages: Sequence[Message]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def parse_request(body: JsonObj, origin: Origin) -> Request:
+def parse_request(body: JsonObj, origin: Origin) -> ParsedRequest:
     """A Chat Completions request body (also a bare ``{"messages": [...]}``)."""
     model = text_of(body.get("model")) or origin.model
     messages = body_list(body, "messages", origin)
@@ -309,7 +309,7 @@ def parse_request(body: JsonObj, origin: Origin) -> Request:
     sent = [t for key in ("tools", "functions") if isinstance(body.get(key), list) for t in body[key]]
     config = run_config(model=model, provider=origin.provider, system=_system_text(out), tools=sent,
                         tool_names=[tool_name(t) for t in sent], where=origin)
-    return Request(out, config, next_index=origin.first_index + len(messages))
+    return ParsedRequest(out, config, next_index=origin.first_index + len(messages))
 
 
 # --------------------------------------------------------------------------------------------
@@ -538,7 +538,7 @@ def responses_usage(raw: Any) -> Usage | None:
     return usage_of(fresh, as_int(raw.get("output_tokens")), cached, written)
 
 
-def parse_responses_request(body: JsonObj, origin: Origin) -> Request:
+def parse_responses_request(body: JsonObj, origin: Origin) -> ParsedRequest:
     """A Responses API request body: ``instructions`` as a leading system message, ``input`` items."""
     model = text_of(body.get("model")) or origin.model
     raw = body.get("input")
@@ -554,7 +554,7 @@ def parse_responses_request(body: JsonObj, origin: Origin) -> Request:
     tools = items(body.get("tools"))
     config = run_config(model=model, provider=origin.provider, system=instructions, tools=tools,
                         tool_names=[tool_name(t) for t in tools], where=origin)
-    return Request(messages, config, next_index=first + len(entries))
+    return ParsedRequest(messages, config, next_index=first + len(entries))
 
 
 def parse_responses_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,

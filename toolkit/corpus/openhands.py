@@ -49,9 +49,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.openai_chat import response_to_record
-from toolkit.corpus.shapes import as_int, id_text, obj, shown, surface_hash, text_of
-from toolkit.corpus.source import (
+from toolkit.corpus.importer import (
     ImportContext,
     Importer,
     iter_json_lines,
@@ -59,6 +57,8 @@ from toolkit.corpus.source import (
     parse_time,
     read_json,
 )
+from toolkit.corpus.openai_chat import response_to_record
+from toolkit.corpus.shapes import as_int, id_text, obj, shown, surface_hash, text_of
 from toolkit.jsontext import loads, stringify
 from toolkit.record import (
     Block,

@@ -20,7 +20,7 @@ import orjson
 from toolkit.corpus import anthropic_messages, gemini_contents, openai_chat
 from toolkit.corpus.cassettes import FORMAT, is_exchange, is_json_object, load
 from toolkit.corpus.conversations import sessions
-from toolkit.corpus.source import Claim, ImportContext, Importer
+from toolkit.corpus.importer import Claim, ImportContext, Importer
 from toolkit.corpus.wires import WIRES, classify
 from toolkit.record import Session
 

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from toolkit.corpus.importer import ImportContext, Importer
 from toolkit.corpus.openai_chat import messages_to_record
 from toolkit.corpus.openhands import litellm_thinking
 from toolkit.corpus.shapes import read_object, role_event, shown
-from toolkit.corpus.source import ImportContext, Importer
 from toolkit.corpus.wirekit import Origin
 from toolkit.jsontext import loads, stringify
 from toolkit.record import (

@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol, assert_never
 
+from toolkit.corpus.importer import ImportContext, parse_arguments
 from toolkit.corpus.shapes import surface_hash
-from toolkit.corpus.source import ImportContext, parse_arguments
 from toolkit.record import (
     Block,
     Image,
@@ -80,7 +80,7 @@ class Origin(Where):
 
 
 @dataclass(frozen=True)
-class Request:
+class ParsedRequest:
     """A request body read into the record."""
 
     messages: list[Message]
@@ -94,7 +94,7 @@ class RequestParser(Protocol):
     """Reads a request body; the origin's ``model`` is the model the URL names, for wires whose
     body does not (Gemini, Vertex), and its ``provider`` the host that served the call."""
 
-    def __call__(self, body: JsonObj, origin: Origin) -> Request: ...
+    def __call__(self, body: JsonObj, origin: Origin) -> ParsedRequest: ...
 
 
 class ResponseParser(Protocol):

@@ -148,7 +148,7 @@ def _starts_turn(message: Message) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
+class UsageSample:
     """One request a transcript recorded: what it carried (as features) and what was reported."""
 
     file: str
@@ -172,9 +172,9 @@ def _redacted(session: Session) -> bool:
     return any(isinstance(b, Text) and _REDACTED.match(b.text) for _, b in session.blocks())
 
 
-def requests(sessions: Iterable[Session]) -> tuple[list[Request], list[str]]:
+def requests(sessions: Iterable[Session]) -> tuple[list[UsageSample], list[str]]:
     """Every comparable request of ``sessions``, and why the rest were left out."""
-    found: list[Request] = []
+    found: list[UsageSample] = []
     skipped: list[str] = []
     for session in sessions:
         if _redacted(session):
@@ -236,8 +236,8 @@ def _path_vector(path: Sequence[Message], family: Family, model: str, start: np.
     return _PathVector(vector, images, unknown, previous)
 
 
-def _session_requests(session: Session, skipped: list[str]) -> list[Request]:
-    out: list[Request] = []
+def _session_requests(session: Session, skipped: list[str]) -> list[UsageSample]:
+    out: list[UsageSample] = []
     model_of: dict[str, str] = {}
     cache: dict[tuple[str, str], _MessageParts] = {}
     for message in session.messages:
@@ -255,7 +255,7 @@ def _session_requests(session: Session, skipped: list[str]) -> list[Request]:
         start = _config_vector(config.system, config.tools) if config else np.zeros(len(COLUMNS))
         carried = _path_vector(session.path(message.id)[:-1], family, model, start, cache, model_of)
         model_of[message.id] = model
-        out.append(Request(
+        out.append(UsageSample(
             file=session.file, session=session.id, format=session.format, provider=family.provider,
             model=model, family=family.name, message_id=message.id, reported=message.usage.context,
             vector=carried.vector, images=carried.images, unknown_images=carried.unknown_images,
@@ -273,7 +273,7 @@ class Method:
     name: str
     weights: np.ndarray
 
-    def estimate(self, request: Request) -> float:
+    def estimate(self, request: UsageSample) -> float:
         return float(self.weights @ request.vector) + request.images
 
     def named(self) -> dict[str, float]:
@@ -310,7 +310,7 @@ def exact_o200k() -> Method:
     return Method("tiktoken o200k_base (text only)", _weights((("o200k", 1.0),)))
 
 
-def growth_pairs(reqs: Sequence[Request]) -> list[tuple[Request, Request]]:
+def growth_pairs(reqs: Sequence[UsageSample]) -> list[tuple[UsageSample, UsageSample]]:
     """(earlier, later) consecutive requests on one path whose reported count grew by MIN_GROWTH or more."""
     by_key = {(r.file, r.session, r.message_id): r for r in reqs}
     pairs = []
@@ -348,13 +348,13 @@ class Score:
     """Median signed growth error: above zero the method overestimates."""
 
 
-def _growth_error(method: Method, earlier: Request, later: Request, signed: bool = False) -> float:
+def _growth_error(method: Method, earlier: UsageSample, later: UsageSample, signed: bool = False) -> float:
     grown = later.reported - earlier.reported
     error = (method.estimate(later) - method.estimate(earlier) - grown) / grown
     return error if signed else abs(error)
 
 
-def score(method: Method, reqs: Sequence[Request]) -> Score:
+def score(method: Method, reqs: Sequence[UsageSample]) -> Score:
     absolute = [_relative(method.estimate(r), r.reported) for r in reqs if r.reported > 0]
     pairs = growth_pairs(reqs)
     growth = [_growth_error(method, a, b) for a, b in pairs]
@@ -363,7 +363,7 @@ def score(method: Method, reqs: Sequence[Request]) -> Score:
                  statistics.median(signed) if signed else float("nan"))
 
 
-def fit(reqs: Sequence[Request], columns: Sequence[str], name: str,
+def fit(reqs: Sequence[UsageSample], columns: Sequence[str], name: str,
         fixed: dict[str, float] | None = None) -> Method:
     """Non-negative weights over ``columns`` minimising the relative error of the growth between
     consecutive requests (least squares on rows scaled by 1/growth, active-set non-negativity).
@@ -371,7 +371,7 @@ def fit(reqs: Sequence[Request], columns: Sequence[str], name: str,
     return fit_pairs(growth_pairs(reqs), columns, name, fixed)
 
 
-def fit_pairs(pairs: Sequence[tuple[Request, Request]], columns: Sequence[str], name: str,
+def fit_pairs(pairs: Sequence[tuple[UsageSample, UsageSample]], columns: Sequence[str], name: str,
               fixed: dict[str, float] | None = None) -> Method:
     if not pairs:
         raise ValueError("no growth pairs to fit on")
@@ -400,7 +400,7 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def cross_validated(reqs: Sequence[Request], columns: Sequence[str],
+def cross_validated(reqs: Sequence[UsageSample], columns: Sequence[str],
                     fixed: dict[str, float] | None = None, folds: int = 5) -> tuple[float, float, int]:
     """Median and p90 growth error, and the pairs scored, with every pair scored by weights fitted
     without it: leave one file out, or, when one file holds most pairs (leaving it out would leave

@@ -22,9 +22,9 @@ from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.parts import ImageRules, Inline, Resolved, content, resolve, text_of
-from toolkit.replay.plan import Body, Exchange, Item, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.plan import Body, Exchange, Item, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator, typed_dict
-from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 from toolkit.surface import ToolSpec
 
 NAME = "anthropic"
@@ -42,7 +42,7 @@ THINKING = ("thinking", "redacted_thinking")
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     system, items = place_system(plan, SYSTEM)
-    messages = render(items, _turn, _exchange)
+    messages = wire_messages(items, _turn, _exchange)
     _final_thinking(messages, notes)
     tools = tools_.declare(plan, notes, declare) or _stubs(items, notes)
     return {**tools, **({"system": system} if system is not None else {}), "messages": messages,
@@ -59,7 +59,7 @@ def _tool(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
     return {"name": name, **tools_.described(spec), "input_schema": input_schema}
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: WireMessage) -> dict[str, Any]:
     match turn.role:
         case "system":
             return {"role": "user", "content": prose.system_note(text_of(turn.parts))}

@@ -21,9 +21,9 @@ from toolkit.replay import prose
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.parts import ImageRules, Inline, Resolved, resolve, text_of, tool_images
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator
-from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 from toolkit.surface import ToolSpec
 
 NAME = "gemini"
@@ -56,7 +56,7 @@ def encode(plan: Plan, notes: list[str]) -> Body:
         nonlocal joined
         joined += _exchange(item, contents)
 
-    contents = render(items, _turn, exchange)
+    contents = wire_messages(items, _turn, exchange)
     if joined:
         notes.append(f"gemini: {joined} call turn(s) joined the model turn before them (a function call turn must "
                      "follow a user or function response turn)")
@@ -82,7 +82,7 @@ def _declaration(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
     return declaration
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: WireMessage) -> dict[str, Any]:
     match turn.role:
         case "system":
             return {"role": "user", "parts": [{"text": prose.system_note(text_of(turn.parts))}]}

@@ -16,9 +16,9 @@ from toolkit.record import JsonValue
 from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.parts import ImageRules, Inline, resolve, result_text, text_of, tool_images
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator
-from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 
 NAME = "ollama"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
@@ -36,7 +36,7 @@ PARAMETER_KEYS = ("$defs", "items", "required")
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     _, items = place_system(plan, SYSTEM)
-    messages = render(items, _turn, _exchange)
+    messages = wire_messages(items, _turn, _exchange)
     return {**tools_.declare(plan, notes, declare), "messages": messages, "model": plan.model, "stream": False}
 
 
@@ -61,7 +61,7 @@ def _parameters(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:
     return out
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: WireMessage) -> dict[str, Any]:
     match turn.role:
         case "system":
             return {"role": "system", "content": text_of(turn.parts)}

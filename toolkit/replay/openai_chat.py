@@ -24,9 +24,9 @@ from toolkit.replay.parts import (
     text_of,
     tool_images,
 )
-from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator, typed_dict
-from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 
 NAME = "openai-chat"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
@@ -40,7 +40,7 @@ ROLES = ("system", "developer", "user", "assistant", "tool")
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     _, items = place_system(plan, SYSTEM)
-    messages = render(items, _turn, _exchange)
+    messages = wire_messages(items, _turn, _exchange)
     return {**tools_.declare(plan, notes, declare), "messages": messages, "model": plan.model}
 
 
@@ -56,7 +56,7 @@ def declare(tools: Sequence[tools_.Declared]) -> list[dict[str, JsonValue]]:
     return out
 
 
-def role_message(turn: Turn, images: ImageRules, spell: Callable[[Resolved], dict[str, Any]]) -> dict[str, Any]:
+def role_message(turn: WireMessage, images: ImageRules, spell: Callable[[Resolved], dict[str, Any]]) -> dict[str, Any]:
     """A turn as a ``role``/``content`` message, the way both OpenAI wires write it but for how
     ``spell`` writes a user content part."""
     match turn.role:
@@ -70,7 +70,7 @@ def role_message(turn: Turn, images: ImageRules, spell: Callable[[Resolved], dic
             assert_never(turn.role)
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: WireMessage) -> dict[str, Any]:
     return role_message(turn, IMAGES, _content_part)
 
 

@@ -19,9 +19,9 @@ from toolkit.replay import tools as tools_
 from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.openai_chat import MEDIA_TYPES, assistant_text, role_message
 from toolkit.replay.parts import ImageRules, Inline, Resolved, resolve, result_text
-from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, Turn
+from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator, typed_dict
-from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, render
+from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 from toolkit.surface import ToolSpec
 
 NAME = "openai-responses"
@@ -38,7 +38,7 @@ DETAILS = ("low", "high", "auto", "original")
 def encode(plan: Plan, notes: list[str]) -> Body:
     custom = frozenset(plan.names(s.name) for s in plan.tools or () if s.kind == "custom" and s.name)
     system, rest = place_system(plan, SYSTEM)
-    items = render(rest, _turn, partial(_exchange, custom))
+    items = wire_messages(rest, _turn, partial(_exchange, custom))
     instructions = {"instructions": system} if system is not None else {}
     return {**tools_.declare(plan, notes, declare), **instructions, "input": items, "model": plan.model}
 
@@ -57,7 +57,7 @@ def _tool(spec: ToolSpec, name: str) -> dict[str, JsonValue]:
             "strict": tools_.recorded_strict(spec) or False}
 
 
-def _turn(turn: Turn) -> dict[str, Any]:
+def _turn(turn: WireMessage) -> dict[str, Any]:
     return role_message(turn, IMAGES, _part)
 
 

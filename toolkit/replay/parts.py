@@ -13,7 +13,7 @@ from typing import Any, TypeAlias, assert_never
 
 from toolkit.record import Image
 from toolkit.replay import prose
-from toolkit.replay.plan import Exchange, ImagePart, Part, TextPart, ThoughtPart, Turn
+from toolkit.replay.plan import Exchange, ImagePart, Part, TextPart, ThoughtPart, WireMessage
 
 
 @lru_cache(maxsize=512)
@@ -153,7 +153,7 @@ def result_text(output: str, is_error: bool) -> str:
     return f"Error: {output}" if is_error else output
 
 
-def tool_images(exchange: Exchange) -> list[Turn]:
+def tool_images(exchange: Exchange) -> list[WireMessage]:
     """The images an exchange's tools returned, as one user turn after the results (none when
     they returned none), each group labelled with its call: for wires whose result slot takes
     no images."""
@@ -162,4 +162,4 @@ def tool_images(exchange: Exchange) -> list[Turn]:
         if answer.images:
             parts.append(TextPart(f"Images returned by {answer.call.name} (call {answer.call.id}):"))
             parts.extend(answer.images)
-    return [Turn("user", tuple(parts), exchange.message_id)] if parts else []
+    return [WireMessage("user", tuple(parts), exchange.message_id)] if parts else []

@@ -61,7 +61,7 @@ TurnRole = Literal["system", "user", "assistant"]
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
+class WireMessage:
     """One wire message's worth of content from one stored message (or a placeholder, whose
     ``message_id`` is ``None``)."""
 
@@ -118,7 +118,7 @@ class Exchange:
     """The reply's words, thoughts and images, which the wire puts in the same turn as its calls."""
 
 
-Item: TypeAlias = Turn | Exchange
+Item: TypeAlias = WireMessage | Exchange
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,8 +66,8 @@ from toolkit.replay.plan import (
     Plan,
     TextPart,
     ThoughtPart,
-    Turn,
     TurnRole,
+    WireMessage,
     WireName,
 )
 from toolkit.replay.spec import WireSpec
@@ -311,7 +311,7 @@ class _Fold:
         self.prose_omitted: set[str] = set()
         self.stretch: list[_HeadEntry] = []
         self.head_by_id: dict[str, _HeadEntry] = {}
-        self.queue: list[_Held | Turn] = []
+        self.queue: list[_Held | WireMessage] = []
         self.held_by_call: dict[str, _Held] = {}
         self.counts: dict[str, int] = {}
 
@@ -391,7 +391,7 @@ class _Fold:
     def _turn(self, message: Message, parts: Sequence[Part]) -> None:
         role: TurnRole = "assistant" if message.role == "assistant" else "user"
         if parts:
-            self.items.append(Turn(role, join_text(parts), message.id))
+            self.items.append(WireMessage(role, join_text(parts), message.id))
 
     def _system(self, message: Message, leading: bool) -> None:
         parts = self._prose_parts(message) if self.mode == "prose" else self._words(message)
@@ -399,7 +399,7 @@ class _Fold:
             if self.mode != "prose":
                 return
             parts = [TextPart(prose.EMPTY_MESSAGE)]
-        turn = Turn("system", join_text(parts), message.id, leading=leading)
+        turn = WireMessage("system", join_text(parts), message.id, leading=leading)
         if self.queue:
             self.queue.append(turn)
         else:
@@ -525,11 +525,11 @@ class _Fold:
             self._hold(message.id, parts, new_calls, omitted)
             extra = self._answer(results)
             if extra:
-                self.queue.append(Turn("user", join_text(extra), message.id))
+                self.queue.append(WireMessage("user", join_text(extra), message.id))
         else:
             extra = self._answer(results)
             if lead or extra or parts:
-                self.queue.append(Turn(role, join_text(lead + extra + parts), message.id))
+                self.queue.append(WireMessage(role, join_text(lead + extra + parts), message.id))
             self._hold(message.id, [], new_calls, omitted)
         self._flush()
 
@@ -540,7 +540,7 @@ class _Fold:
                 self.held_by_call[call.id] = held
             self.queue.append(held)
         elif parts:
-            self.queue.append(Turn("assistant", join_text(parts), message_id))
+            self.queue.append(WireMessage("assistant", join_text(parts), message_id))
         self.pairing.open(new_calls, omitted, self.names)
 
     def _answer(self, results: Sequence[ToolResult]) -> list[Part]:
@@ -572,7 +572,7 @@ class _Fold:
                 if answers:
                     self.items.append(Exchange(answers, head.message_id, join_text(head.words)))
                 elif head.words:
-                    self.items.append(Turn("assistant", join_text(head.words), head.message_id))
+                    self.items.append(WireMessage("assistant", join_text(head.words), head.message_id))
             else:
                 self.items.append(head)
             self.queue.pop(0)

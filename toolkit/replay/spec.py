@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias, assert_never
 from toolkit.replay import prose
 from toolkit.replay.checks import WireProblem
 from toolkit.replay.parts import ImageRules, text_of
-from toolkit.replay.plan import Body, Exchange, Item, Plan, TextPart, Turn, WireName
+from toolkit.replay.plan import Body, Exchange, Item, Plan, TextPart, WireMessage, WireName
 from toolkit.replay.sdktypes import Validator
 from toolkit.replay.tools import Declarer
 
@@ -30,7 +30,7 @@ NativeReasoning: TypeAlias = Literal["none", "signed", "readable"]
 none, it crosses as prose. ``signed``: blocks holding the signature they were returned with.
 ``readable``: blocks whose text is readable and not redacted (the wire has no signatures)."""
 
-EMPTY_TURN = Turn("user", (TextPart(prose.EMPTY_HISTORY),), None)
+EMPTY_TURN = WireMessage("user", (TextPart(prose.EMPTY_HISTORY),), None)
 """What a history that renders to nothing is sent as: every wire needs one message."""
 
 
@@ -77,9 +77,9 @@ class WireSpec:
     sdk: Sdk
 
 
-def render(
+def wire_messages(
     items: Iterable[Item],
-    turn: Callable[[Turn], dict[str, Any]],
+    turn: Callable[[WireMessage], dict[str, Any]],
     exchange: Callable[[Exchange, list[dict[str, Any]]], None],
 ) -> list[dict[str, Any]]:
     """The messages part: each turn one wire message, each exchange whatever the wire's
@@ -88,7 +88,7 @@ def render(
     out: list[dict[str, Any]] = []
     for item in items:
         match item:
-            case Turn():
+            case WireMessage():
                 out.append(turn(item))
             case Exchange():
                 exchange(item, out)
@@ -107,7 +107,7 @@ def place_system(plan: Plan, placement: SystemPlacement) -> tuple[str | None, li
             texts = [plan.system] if plan.system else []
             rest: list[Item] = []
             for item in plan.items:
-                if isinstance(item, Turn) and item.role == "system" and item.leading:
+                if isinstance(item, WireMessage) and item.role == "system" and item.leading:
                     texts.append(text_of(item.parts))
                 else:
                     rest.append(item)
@@ -117,6 +117,6 @@ def place_system(plan: Plan, placement: SystemPlacement) -> tuple[str | None, li
         case "message":
             if not plan.system:
                 return None, list(plan.items)
-            return None, [Turn("system", (TextPart(plan.system),), None, leading=True), *plan.items]
+            return None, [WireMessage("system", (TextPart(plan.system),), None, leading=True), *plan.items]
         case _:
             assert_never(placement)

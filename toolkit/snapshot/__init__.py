@@ -13,7 +13,7 @@ from toolkit.snapshot.font import Font, cells
 from toolkit.snapshot.font import load as font
 from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, Preset, geometry_for, preset, presets, seen
 from toolkit.snapshot.legibility import Assessment, Legibility, OcrCheck, assess, legibility, ocr_check
-from toolkit.snapshot.render import Decoded, Page, Turn, decode, read, render
+from toolkit.snapshot.render import Decoded, Page, Passage, decode, read, render
 
 __all__ = [
     "PRESET_MODELS",
@@ -26,9 +26,9 @@ __all__ = [
     "Legibility",
     "OcrCheck",
     "Page",
+    "Passage",
     "Preset",
     "Snapshot",
-    "Turn",
     "assess",
     "cells",
     "compact",

@@ -25,7 +25,7 @@ from toolkit.replay.calls import input_text
 from toolkit.snapshot.font import Bitmaps
 from toolkit.snapshot.geometry import Geometry, seen
 from toolkit.snapshot.legibility import DEFAULT_RESAMPLE, compare
-from toolkit.snapshot.render import Page, Turn, read, render
+from toolkit.snapshot.render import Page, Passage, read, render
 
 SNAPSHOT_TAG = "snapshot"
 """Tag of a message that carries snapshot pages."""
@@ -75,10 +75,10 @@ def message_text(message: Message, names: Mapping[str, str]) -> str:
     return "\n".join(parts)
 
 
-def turns(messages: Sequence[Message], names: Mapping[str, str] | None = None) -> list[Turn]:
+def turns(messages: Sequence[Message], names: Mapping[str, str] | None = None) -> list[Passage]:
     """Messages as the turns a snapshot renders."""
     names = tool_names(messages) if names is None else names
-    return [Turn(message_text(m, names), label(m), m.id) for m in messages]
+    return [Passage(message_text(m, names), label(m), m.id) for m in messages]
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from PIL import Image
 from toolkit.costs import image_tokens, text_tokens
 from toolkit.snapshot.font import MARKS, Font, Ids, load
 from toolkit.snapshot.geometry import Geometry, seen
-from toolkit.snapshot.render import CONTINUATION, END, HEADER, TEXT, Page, Turn, read, render
+from toolkit.snapshot.render import CONTINUATION, END, HEADER, TEXT, Page, Passage, read, render
 
 DEFAULT_RESAMPLE = Image.Resampling.BICUBIC
 """Providers do not document their resampling filter; bicubic is Pillow's default for resizing
@@ -117,7 +117,7 @@ def compare(pages: Sequence[Page], grids: Sequence[tuple[Ids, np.ndarray]]) -> C
                       tuple((a, b, n) for (a, b), n in lost.most_common()))
 
 
-def legibility(text: str | Sequence[Turn] | Sequence[Page], geometry: Geometry, model: str, *,
+def legibility(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometry, model: str, *,
                resample: Image.Resampling = DEFAULT_RESAMPLE, ocr: bool = False) -> Legibility:
     """Render ``text`` (or take pages already rendered), shrink (or enlarge) each page as
     ``model``'s provider does before its model sees it, read the cells back and count the
@@ -134,13 +134,13 @@ def legibility(text: str | Sequence[Turn] | Sequence[Page], geometry: Geometry, 
     )
 
 
-def _pages(text: str | Sequence[Turn] | Sequence[Page], geometry: Geometry) -> list[Page]:
+def _pages(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometry) -> list[Page]:
     if isinstance(text, str):
         return render(text, geometry)
     items = list(text)
     if items and all(isinstance(item, Page) for item in items):
         return [item for item in items if isinstance(item, Page)]
-    return render([item for item in items if isinstance(item, Turn)], geometry)
+    return render([item for item in items if isinstance(item, Passage)], geometry)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +181,7 @@ class Assessment:
         }
 
 
-def assess(text: str | Sequence[Turn], geometry: Geometry, model: str, *,
+def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
            resample: Image.Resampling = DEFAULT_RESAMPLE, ocr: bool = False) -> Assessment:
     """Pages, image tokens, text tokens, compression and legibility of ``text`` for ``model``."""
     pages = render(text, geometry)

@@ -40,7 +40,7 @@ _FILL = 0x110001
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
+class Passage:
     """One message to render: its text and the label of its header row (speaker, id)."""
 
     text: str
@@ -234,13 +234,13 @@ def _header(label: str, font: Font, cols: int) -> Ids:
     return row
 
 
-def render(text: str | Sequence[Turn], geometry: Geometry | None = None) -> list[Page]:
+def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> list[Page]:
     """Pages of ``text`` (a plain string, or messages each under a header row naming its speaker;
     no messages, no pages)."""
     geometry = geometry or Geometry()
     font = load(geometry.cell)
     cols, per_page = geometry.cols, geometry.lines
-    turns = [Turn(text)] if isinstance(text, str) else list(text)
+    turns = [Passage(text)] if isinstance(text, str) else list(text)
     if not turns:
         return []
     with_headers = not isinstance(text, str)

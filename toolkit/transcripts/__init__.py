@@ -15,7 +15,7 @@ from toolkit.transcripts.resume import (
     trim,
 )
 from toolkit.transcripts.store import SessionInfo, TranscriptStore, fork_id, is_store
-from toolkit.transcripts.tree import chart, frame, layout, render
+from toolkit.transcripts.tree import chart, frame, layout, tree_text
 from toolkit.transcripts.turns import TurnError, is_turn_start
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
     "is_turn_start",
     "layout",
     "path_model",
-    "render",
     "token_counter",
+    "tree_text",
     "trim",
 ]

@@ -137,7 +137,7 @@ def short_ids(session: Session) -> dict[str, str]:
     return {i: i[:width] for i in ids}
 
 
-def render(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: int = 100,
+def tree_text(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: int = 100,
            collapse: int | None = None) -> str:
     """The tree as text: one line per message (``*`` on the tip's path, role, id, summary), nested
     only where a message has several children, the tip and checkpoints marked. With ``collapse``,
