@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from toolkit.cli.commands import help_for
+from toolkit.errors import UnknownSession
 from toolkit.record import Session
 from toolkit.transcripts import Checkpoint, SchemaError, TranscriptStore, is_store, tree_text
 
@@ -20,8 +21,7 @@ def pick(ids: Sequence[str], wanted: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise KeyError(f"no session {wanted!r} (there are {len(ids)}: {', '.join(ids[:10])}"
-                       f"{' …' if len(ids) > 10 else ''})")
+        raise UnknownSession(wanted, ids, where="the corpus or store")
     raise KeyError(f"session prefix {wanted!r} is ambiguous: {', '.join(matches)}")
 
 

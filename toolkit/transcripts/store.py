@@ -20,6 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
+from toolkit.errors import UnknownSession
 from toolkit.record import Block, Event, Message, Problem, RunConfig, Session
 from toolkit.surface import (
     SurfaceMismatch,
@@ -186,7 +187,8 @@ class TranscriptStore:
             "SELECT id, format, file, title, tip, parent_session_id, spawn_call_id FROM sessions WHERE id = ?",
             (session_id,)).fetchone()
         if row is None:
-            raise KeyError(f"no session {session_id!r} in {self.file}")
+            ids = [r[0] for r in self._db.execute("SELECT id FROM sessions ORDER BY id")]
+            raise UnknownSession(session_id, ids, where=str(self.file))
         return _Header(*row)
 
     def _seq_of(self, session_id: str, message_id: str) -> int:
