@@ -19,7 +19,7 @@ import pytest
 import vl_convert as vlc
 
 from tests.conftest import DATA
-from tests.test_replay import ANSWERED, IMAGES
+from tests.helpers import ANSWERED, IMAGES
 from toolkit import surface
 from toolkit.corpus import Corpus, load, summary
 from toolkit.corpus import charts as corpus_charts

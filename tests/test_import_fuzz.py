@@ -351,7 +351,7 @@ def type_errors(value: object, hint: Any, where: str) -> list[str]:
         return [] if isinstance(value, dict) else [f"{where}: {type(value).__name__} is not a dict"]
     if hint is type(None):
         return [] if value is None else [f"{where}: {_brief(value)} is not None"]
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a dataclass, not an instance
         if type(value) is not hint:
             return [f"{where}: {type(value).__name__} is not a {hint.__name__}"]
         return [e for name, field_hint in _fields(hint)

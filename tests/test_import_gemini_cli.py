@@ -106,7 +106,8 @@ def test_stream_counts_match_the_raw_json(path: Path) -> None:
     assert harness[0].kind == "meta"
     answered = {e["tool_id"] for e in results}
     unanswered = [e["tool_id"] for e in uses if e["tool_id"] not in answered]
-    assert unanswered == [session.messages[-1].blocks[-1].id]  # the run was cut off mid-round
+    last = session.messages[-1].blocks[-1]
+    assert isinstance(last, ToolUse) and unanswered == [last.id]  # the run was cut off mid-round
 
 
 def test_sniff_claims_gemini_cli_only() -> None:

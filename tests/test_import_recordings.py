@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.test_import_wires import counts, png
+from tests.helpers import counts, png
 from toolkit.corpus import load
-from toolkit.record import Image, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
+from toolkit.record import Image, JsonValue, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 from toolkit.surface import fingerprint
 
 CASSETTES = [
@@ -108,6 +108,7 @@ def test_cassette_loads_with_counts_from_its_final_request_and_response(corpora:
         # one session per conversation: its path is the final request plus the final reply
         listed = request.get("messages") or request.get("contents")
         system = 1 if request.get("system") or request.get("systemInstruction") else 0
+        assert isinstance(listed, list)
         assert len(session.path()) == system + len(listed) + 1
         assert session.tip == session.path()[-1].id and session.path()[-1].role == "assistant"
 
@@ -170,7 +171,8 @@ def test_message_lines_point_into_the_yaml(corpora: Path) -> None:
         assert message.source is not None and message.source.line is not None
         assert lines[message.source.line - 1].lstrip().startswith("- content:")
     reply = session.path()[-1]
-    assert reply.source is not None and lines[reply.source.line - 1].strip() == "response:"
+    assert reply.source is not None and reply.source.line is not None
+    assert lines[reply.source.line - 1].strip() == "response:"
 
 
 def test_non_model_interactions_are_meta_events(corpora: Path) -> None:
@@ -180,7 +182,9 @@ def test_non_model_interactions_are_meta_events(corpora: Path) -> None:
     assert (event.kind, event.type) == ("meta", "http")
     assert event.text == "GET https://www.gstatic.com/webp/gallery3/1.png -> 200"
     assert event.message_id in session
-    assert isinstance(event.raw, dict) and event.raw["response_bytes"] > 100_000
+    assert isinstance(event.raw, dict)
+    size = event.raw["response_bytes"]
+    assert isinstance(size, int) and size > 100_000
 
 
 def test_one_image_reads_to_the_same_bytes_on_every_wire(corpora: Path) -> None:
@@ -210,12 +214,12 @@ def exchange(uri: str, request: Any, response: Any, status: int = 200, **respons
                          "body": {"string": body}}}
 
 
-def sse(events: list[dict[str, Any]]) -> str:
+def sse(events: list[dict[str, JsonValue]]) -> str:
     return "".join(f"event: {e.get('type', 'x')}\ndata: {json.dumps(e)}\n\n" for e in events)
 
 
 def test_anthropic_stream_in_a_gzip_body(tmp_path: Path) -> None:
-    events = [
+    events: list[dict[str, JsonValue]] = [
         {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
                                               "model": "claude-sonnet-4-5", "content": [],
                                               "usage": {"input_tokens": 9, "cache_read_input_tokens": 100}}},
@@ -249,8 +253,9 @@ def test_openai_stream_and_an_error_response(tmp_path: Path) -> None:
               {"id": "c", "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]}}]},
               {"id": "c", "choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 5}}]
     stream = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    first = {"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "go"}]}
-    second = {"model": "gpt-4o", "messages": [*first["messages"], {"role": "assistant", "tool_calls": [
+    opening: list[JsonValue] = [{"role": "user", "content": "go"}]
+    first: dict[str, JsonValue] = {"model": "gpt-4o", "stream": True, "messages": opening}
+    second: dict[str, JsonValue] = {"model": "gpt-4o", "messages": [*opening, {"role": "assistant", "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "get", "arguments": '{"a": 1}'}}]},
         {"role": "tool", "tool_call_id": "call_1", "content": "done"}]}
     path = cassette(tmp_path / "o.yaml", [
@@ -357,15 +362,17 @@ def test_batch_jsonl_lines_are_separate_conversations(tmp_path: Path) -> None:
     corpus = load(path)
     assert corpus.problems == [] and corpus.formats == {"batch.jsonl": "recording"}
     assert [s.path()[0].text for s in corpus.sessions] == ["q0", "q1", "q2"]
-    assert [s.path()[0].source.line for s in corpus.sessions if s.path()[0].source] == [1, 2, 3]
+    firsts = [s.path()[0] for s in corpus.sessions]
+    assert [m.source.line for m in firsts if m.source] == [1, 2, 3]
 
 
 def test_a_reply_the_client_rewrote_is_kept_as_a_branch(tmp_path: Path) -> None:
     uri = "https://api.anthropic.com/v1/messages"
-    first = {"model": "claude-haiku-4-5", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}]}
+    opening: list[JsonValue] = [{"role": "user", "content": "hi"}]
+    first: dict[str, JsonValue] = {"model": "claude-haiku-4-5", "max_tokens": 9, "messages": opening}
     said = {"id": "a", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": [
         {"type": "text", "text": "Hello! How can I help?"}], "usage": {"input_tokens": 1, "output_tokens": 6}}
-    second = {**first, "messages": [*first["messages"], {"role": "assistant", "content": "Hello!"},
+    second: dict[str, JsonValue] = {**first, "messages": [*opening, {"role": "assistant", "content": "Hello!"},
                                     {"role": "user", "content": "bye"}]}
     last = {**said, "content": [{"type": "text", "text": "Bye."}]}
     corpus = load(cassette(tmp_path / "b.yaml", [exchange(uri, first, said), exchange(uri, second, last)]))
@@ -513,7 +520,7 @@ def test_a_bad_message_resent_by_every_request_is_reported_once(tmp_path: Path) 
 
 
 def test_anthropic_streamed_tool_input_that_is_not_json(tmp_path: Path) -> None:
-    events = [
+    events: list[dict[str, JsonValue]] = [
         {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "c",
                                               "content": [], "usage": {"input_tokens": 1}}},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_x",

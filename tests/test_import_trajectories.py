@@ -18,7 +18,7 @@ import pytest
 from PIL import Image as PILImage
 
 from toolkit.corpus import load
-from toolkit.record import Image, Reasoning, RecordError, Session, ToolResult, ToolUse
+from toolkit.record import Image, JsonValue, Reasoning, RecordError, Session, ToolResult, ToolUse
 from toolkit.surface.fingerprint import fingerprint
 
 
@@ -591,6 +591,7 @@ def openhands_v0_events(arguments: str = '{"command": "ls"}') -> list[dict[str, 
 def test_openhands_usage_takes_cached_tokens_out_of_the_input(tmp_path: Path) -> None:
     session = load(write(tmp_path / "events.json", openhands_v0_events())).sessions[0]
     assistant = next(m for m in session.messages if m.usage is not None)
+    assert assistant.usage is not None
     assert (assistant.usage.input, assistant.usage.cache_read, assistant.usage.output) == (20, 100, 9)
     assert assistant.model == "gpt-4o"
 
@@ -723,7 +724,7 @@ def test_inspect_content_parts_reasoning_images_and_errors(tmp_path: Path) -> No
     assert assistant is not None and assistant.usage is not None
     # Anthropic through inspect: input_tokens is already the uncached part
     assert (assistant.usage.input, assistant.usage.cache_read, assistant.usage.cache_write) == (10, 20, 5)
-    specs = [{"name": "zoom", "description": "Zoom in on the image.", "input_schema": {"type": "object"}}]
+    specs: list[JsonValue] = [{"name": "zoom", "description": "Zoom in on the image.", "input_schema": {"type": "object"}}]
     assert session.run_configs[0].surface_hash == fingerprint(specs)
     assert session.run_configs[0].system == "Be careful."
     images = [b for _, b in session.blocks() if isinstance(b, Image)]
@@ -908,7 +909,7 @@ def test_arguments_that_are_not_json_keep_their_text(tmp_path: Path) -> None:
 def test_openhands_text_actions_system_prompt_and_condensation(tmp_path: Path) -> None:
     """Before function calling the agent wrote its action in words: the thought is the reply and
     the observation the next user turn. The system action's tool specs are the run config."""
-    tools = [{"type": "function", "function": {"name": "execute_bash", "parameters": {"type": "object"}}}]
+    tools: list[JsonValue] = [{"type": "function", "function": {"name": "execute_bash", "parameters": {"type": "object"}}}]
     events = [
         {
             "id": 0,

@@ -4,50 +4,21 @@ OpenAI trace, the reusable parsers, and bad input per wire."""
 from __future__ import annotations
 
 import base64
-import io
 import json
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 import pytest
-from PIL import Image as PILImage
 
+from tests.helpers import counts, png
 from toolkit.corpus import ImportContext, anthropic_messages, gemini_contents, load, openai_chat, recording
 from toolkit.corpus.wirekit import Origin
-from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
-
-
-def counts(session: Session) -> tuple[int, int, int, int]:
-    """Tool calls, tool results, images (inside tool results too) and reasoning blocks on the path."""
-    calls = results = images = reasoning = 0
-    for message in session.path():
-        for block in message.blocks:
-            match block:
-                case ToolUse():
-                    calls += 1
-                case ToolResult():
-                    results += 1
-                    images += len(block.images)
-                case Image():
-                    images += 1
-                case Reasoning():
-                    reasoning += 1
-                case Text() | Opaque():
-                    pass
-                case _:
-                    assert_never(block)
-    return calls, results, images, reasoning
+from toolkit.record import Image, JsonValue, Opaque, Reasoning, RecordError, Text, ToolResult, ToolUse
 
 
 def write(path: Path, value: Any) -> Path:
     path.write_text(json.dumps(value), encoding="utf-8")
     return path
-
-
-def png(width: int = 3, height: int = 2) -> bytes:
-    out = io.BytesIO()
-    PILImage.new("RGB", (width, height), (200, 10, 10)).save(out, format="PNG")
-    return out.getvalue()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -92,7 +63,7 @@ def test_faithfulsim_trace_loads_with_28_calls_and_28_results(corpora: Path) -> 
 
 def test_openai_request_body_parts_roles_and_run_config(tmp_path: Path) -> None:
     image = png()
-    tools = [{"type": "function", "function": {"name": "mcp__fs__read", "parameters": {"type": "object"}}},
+    tools: list[JsonValue] = [{"type": "function", "function": {"name": "mcp__fs__read", "parameters": {"type": "object"}}},
              {"type": "custom", "custom": {"name": "apply_patch"}}]
     body = {
         "model": "gpt-4.1",

@@ -20,7 +20,7 @@ def test_there_are_notebooks() -> None:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_is_stored_clean_with_parameters_first(path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code, "a notebook without code"
     assert "parameters" in code[0].metadata.get("tags", []), "first code cell must be tagged parameters"

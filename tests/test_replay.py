@@ -1,28 +1,37 @@
 """Replay on hand-built sessions: every mode, every wire, the invariants, the validators.
 
 Expected bodies are written out by hand from the wire documentation, not computed by the code
-under test. The helpers at the top build sessions and are shared with the other replay tests.
+under test. The sessions are built with ``tests/helpers.py``, shared with the other replay tests.
 """
 
 from __future__ import annotations
 
-import base64
-import dataclasses
 import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers import (
+    ANSWERED,
+    IMAGES,
+    PICTURE,
+    PNG_B64,
+    PNG_SHA,
+    SEEN,
+    chain,
+    everything_valid,
+    msg,
+    session,
+)
 from toolkit.record import (
-    Block,
     Image,
-    Message,
+    JsonValue,
     Opaque,
     Reasoning,
     RunConfig,
-    Session,
     Text,
     ToolResult,
     ToolUse,
@@ -40,66 +49,10 @@ from toolkit.replay import (
     validate,
 )
 from toolkit.replay.checks import RULES
-from toolkit.replay.sdk import sdk_problems
-
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)
-"""A 1×1 PNG (a real file: signature, IHDR, IDAT, IEND)."""
-PNG_SHA = hashlib.sha256(PNG).hexdigest()
-PNG_B64 = base64.b64encode(PNG).decode()
-IMAGES = {PNG_SHA: PNG}
-PICTURE = Image("image/png", PNG_SHA, len(PNG), 1, 1)
-
-
-def msg(mid: str, parent: str | None, role: str, *blocks: Block, model: str | None = None,
-        provider: str | None = None) -> Message:
-    return Message(mid, parent, role, tuple(blocks), model=model, provider=provider)  # type: ignore[arg-type]
-
-
-def chain(*messages: tuple[str, str, tuple[Block, ...]], **kw: Any) -> list[Message]:
-    """Messages each the child of the one before: (id, role, blocks)."""
-    out: list[Message] = []
-    parent: str | None = None
-    for mid, role, blocks in messages:
-        out.append(msg(mid, parent, role, *blocks, **(kw if role == "assistant" else {})))
-        parent = mid
-    return out
-
-
-def session(messages: list[Message], *, tip: str | None = None, configs: tuple[RunConfig, ...] = (),
-            sid: str = "s1", model: str | None = None, provider: str | None = None) -> Session:
-    """A session of ``messages``; ``model`` and ``provider`` are stamped on its assistant messages."""
-    if model or provider:
-        messages = [dataclasses.replace(m, model=model, provider=provider) if m.role == "assistant" else m
-                    for m in messages]
-    return Session(sid, "test", tuple(messages), tip if tip is not None else (messages[-1].id if messages else None),
-                   run_configs=configs)
 
 
 def loads(req: Request) -> Any:
     return json.loads(req.bytes)
-
-
-def everything_valid(s: Session, images: dict[str, bytes] | None = IMAGES) -> None:
-    """Every wire × mode × vision request of ``s`` passes the project's validator and the SDK types,
-    and its bytes read back as its body."""
-    for wire in WIRES:
-        for mode in MODES:
-            for vision in (True, False):
-                req = request(s, wire=wire, mode=mode, vision=vision, images=images)
-                assert validate(req.body, wire) == [], (wire, mode, vision)
-                assert sdk_problems(req.body, wire) == [], (wire, mode, vision)
-                assert json.loads(req.bytes) == req.body
-
-
-ANSWERED = session(chain(
-    ("u1", "user", (Text("List the files."),)),
-    ("a1", "assistant", (Text("Listing."), ToolUse("toolu_1", "Bash", {"command": "ls"}))),
-    ("t1", "user", (ToolResult("toolu_1", "a.py\nb.py"),)),
-    ("a2", "assistant", (Text("Two files."),)),
-))
 
 
 # ---- canonical bytes and render order ---------------------------------------------------------
@@ -119,8 +72,8 @@ def test_non_ascii_is_written_as_utf8_and_a_lone_surrogate_as_replacement_charac
     assert any("lone surrogates" in n for n in req.notes)
 
 
-TOOL = {"type": "function", "function": {"name": "lookup", "description": "Find a word.",
-                                         "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}
+TOOL: JsonValue = {"type": "function", "function": {"name": "lookup", "description": "Find a word.",
+                                                    "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -306,7 +259,7 @@ def test_a_reply_replays_its_last_twelve_calls() -> None:
 
 
 def test_inputs_and_answers_are_cut_to_500_characters() -> None:
-    long_input = {"text": "é" * 700}
+    long_input: dict[str, JsonValue] = {"text": "é" * 700}
     long_output = "x" * 900
     s = session(chain(
         ("u1", "user", (Text("Go."),)),
@@ -325,9 +278,11 @@ def test_inputs_and_answers_are_cut_to_500_characters() -> None:
 
 
 def test_mcp_names_replay_bare_in_calls_and_declarations() -> None:
-    tools = ({"name": "mcp__coop__coop", "description": "Todos.", "input_schema": {"type": "object"}},
-             {"name": "mcp__a__search", "input_schema": {"type": "object"}},
-             {"name": "mcp__b__search", "input_schema": {"type": "object"}})
+    tools: tuple[JsonValue, ...] = (
+        {"name": "mcp__coop__coop", "description": "Todos.", "input_schema": {"type": "object"}},
+        {"name": "mcp__a__search", "input_schema": {"type": "object"}},
+        {"name": "mcp__b__search", "input_schema": {"type": "object"}},
+    )
     s = session(chain(("u1", "user", (Text("Close it."),)),
                       ("a1", "assistant", (ToolUse("c", "mcp__coop__coop", {"id": 1}),)),
                       ("t1", "user", (ToolResult("c", "closed"),))), configs=(RunConfig(tools=tools),))
@@ -425,9 +380,6 @@ def test_text_and_prose_head_leave_reasoning_out_and_prose_spells_it() -> None:
 
 
 # ---- images -----------------------------------------------------------------------------------
-
-
-SEEN = session(chain(("u1", "user", (Text("What is this?"), PICTURE)), ("a1", "assistant", (Text("A pixel."),))))
 
 
 def test_vision_is_one_flag_images_native_or_a_marker_naming_them_unseen() -> None:
@@ -578,7 +530,7 @@ def test_recorded_tool_specs_are_converted_to_each_wires_shape() -> None:
         assert loads(request(s, wire=wire, mode="text"))["tools"] == tools, wire
 
 
-def test_tools_recorded_by_hash_are_rebuilt_from_the_store(tmp_path: Any) -> None:
+def test_tools_recorded_by_hash_are_rebuilt_from_the_store(tmp_path: Path) -> None:
     from toolkit.surface import SurfaceStore, fingerprint
 
     store = SurfaceStore(tmp_path)
@@ -714,7 +666,7 @@ def test_is_prefix_compares_the_messages_part() -> None:
     assert not is_prefix(longer, shorter)
 
 
-def test_freeze_writes_each_modes_body_and_a_manifest(tmp_path: Any) -> None:
+def test_freeze_writes_each_modes_body_and_a_manifest(tmp_path: Path) -> None:
     frozen = freeze(ANSWERED, at="t1", out_dir=tmp_path, wires=("openai-chat", "anthropic"))
     assert len(frozen.files) == 8
     manifest = json.loads(frozen.manifest.read_text())

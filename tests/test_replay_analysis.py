@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from tests.test_replay import ANSWERED, IMAGES, SEEN
+from tests.helpers import ANSWERED, IMAGES, SEEN
 from toolkit.costs import count_exact
 from toolkit.replay import MODES, WIRES, request
 from toolkit.replay.analysis import ESTIMATE, check, side_by_side, sizes, stability, tokens

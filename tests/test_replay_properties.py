@@ -16,13 +16,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.test_replay import IMAGES, PICTURE, PNG, PNG_SHA, everything_valid, session
+from tests.helpers import IMAGES, PICTURE, PNG, PNG_SHA, everything_valid, session
 from toolkit.record import (
     Block,
     Image,
     Message,
     Opaque,
     Reasoning,
+    Role,
     RunConfig,
     Session,
     Text,
@@ -77,7 +78,7 @@ def tool_use(draw: st.DrawFn, pending: list[str], index: str) -> Block:
 @st.composite
 def tool_result(draw: st.DrawFn, pending: list[str]) -> Block:
     """Most results answer a pending call; some answer nothing, or a call already answered."""
-    if pending and draw(st.integers(0, 4)):
+    if pending and draw(st.integers(0, 4)) != 0:
         answers = pending.pop(draw(st.integers(0, len(pending) - 1)))
     else:
         answers = draw(st.sampled_from(["ghost", "dup", "c0_0"]))
@@ -86,7 +87,7 @@ def tool_result(draw: st.DrawFn, pending: list[str]) -> Block:
 
 
 @st.composite
-def block(draw: st.DrawFn, role: str, pending: list[str], index: str) -> Block:
+def block(draw: st.DrawFn, role: Role, pending: list[str], index: str) -> Block:
     kinds = ["text", "text", "image", "reasoning", "opaque"]
     if role == "assistant":
         kinds += ["tool_use"] * 4
@@ -120,11 +121,12 @@ def sessions(draw: st.DrawFn, max_messages: int = 14) -> Session:
         parent = None
         if messages:
             parent = messages[-1].id if draw(st.integers(0, 5)) else draw(st.sampled_from([m.id for m in messages]))
-        weights = ["tool", "user"] * 3 if pending else []
-        role = draw(st.sampled_from(["user", "user", "assistant", "assistant", "assistant", "tool", "system", *weights]))
+        weights: list[Role] = ["tool", "user"] * 3 if pending else []
+        roles: list[Role] = ["user", "user", "assistant", "assistant", "assistant", "tool", "system", *weights]
+        role = draw(st.sampled_from(roles))
         blocks = tuple(draw(st.lists(block(role, pending, str(i)), max_size=4)))
         mid = draw(st.sampled_from([f"m{i}", f"5ba54372-4790-4de2-d69d-{i:012d}", f"msg_{i}:x"]))
-        messages.append(Message(mid, parent, role, blocks, model=draw(MODELS) if role == "assistant" else None,  # type: ignore[arg-type]
+        messages.append(Message(mid, parent, role, blocks, model=draw(MODELS) if role == "assistant" else None,
                                 provider=draw(PROVIDERS) if role == "assistant" else None))
     configs: tuple[RunConfig, ...] = ()
     if draw(st.booleans()):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.test_replay import ANSWERED
+from tests.helpers import ANSWERED
 from toolkit.replay import WIRES, freeze, request, validate
 from toolkit.replay.openai_chat import WIRE as CHAT
 from toolkit.replay.sdk import sdk_problems

@@ -74,9 +74,9 @@ def test_static_widgets_draw_saved_state_without_javascript() -> None:
             {"output_type": "stream", "name": "stdout", "text": "a & b\n"}]}},
         "empty": {"model_name": "OutputModel", "state": {"outputs": []}},
     }
-    nb = nbformat.v4.new_notebook()
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
     views = ["box", "pick", "out", "empty", "gone"]
-    nb.cells = [nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(
+    nb.cells = [nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(  # type: ignore[no-untyped-call]
         "display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": v, "version_major": 2},
                               "text/plain": "widget"}) for v in views])]
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state}}
@@ -220,10 +220,10 @@ def test_a_cell_that_hangs_fails_the_report_fast_and_is_named(tmp_path: Path) ->
 
     notebooks_dir = tmp_path / "notebooks"
     notebooks_dir.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("CORPUS = 'data/'", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("import time\ntime.sleep(600)  # the hanging cell")]
-    nbformat.write(nb, notebooks_dir / "01_hang.ipynb")
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    nb.cells = [nbformat.v4.new_code_cell("CORPUS = 'data/'", metadata={"tags": ["parameters"]}),  # type: ignore[no-untyped-call]
+                nbformat.v4.new_code_cell("import time\ntime.sleep(600)  # the hanging cell")]  # type: ignore[no-untyped-call]
+    nbformat.write(nb, notebooks_dir / "01_hang.ipynb")  # type: ignore[no-untyped-call]
     results = build(DATA, tmp_path / "out", notebooks_dir, progress=False, timeout=3)
     assert len(results) == 1 and results[0].error is not None
     assert "time.sleep(600)  # the hanging cell" in results[0].error

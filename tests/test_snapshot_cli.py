@@ -48,9 +48,8 @@ def test_explicit_cell_and_page_over_the_threshold(tmp_path: Path, capsys: pytes
 
 
 def test_corpus_file_snapshots_the_middle_of_its_longest_session(capsys: pytest.CaptureFixture[str]) -> None:
-    files = sorted((DATA / "claude_code").glob("*.jsonl")) if DATA.is_dir() else []
-    if not files:
-        pytest.skip("the demo corpus data/ is absent")
+    files = sorted((DATA / "claude_code").glob("*.jsonl"))
+    assert files, "the demo corpus data/claude_code/ (tracked in the repo) holds no session"
     assert main(["snapshot", str(files[0]), "--model", "openrouter/anthropic/claude-sonnet-4.5",
                  "--head", "1", "--tail", "1"]) == 0
     out = capsys.readouterr().out

@@ -20,8 +20,7 @@ def sessions(request: pytest.FixtureRequest) -> list[list[Passage]]:
     if not corpora.is_dir():
         pytest.skip("../shared/corpora is absent")
     corpus = load(corpora, progress=False)
-    if not corpus.sessions:
-        pytest.skip("toolkit.corpus.load found no sessions in ../shared/corpora yet")
+    assert corpus.sessions, "toolkit.corpus.load found no sessions in ../shared/corpora"
     return [turns(session.messages) for session in corpus.sessions]
 
 

@@ -26,8 +26,7 @@ def sample(request: pytest.FixtureRequest) -> list[Passage]:
     if not corpora.is_dir():
         pytest.skip("../shared/corpora is absent")
     corpus = load_corpus(corpora, progress=False)
-    if not corpus.sessions:
-        pytest.skip("toolkit.corpus.load found no sessions in ../shared/corpora yet")
+    assert corpus.sessions, "toolkit.corpus.load found no sessions in ../shared/corpora"
     out: list[Passage] = []
     for turn in turns(corpus.longest().path()):
         out.append(turn)

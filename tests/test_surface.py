@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,8 +19,9 @@ from hypothesis import strategies as st
 
 import toolkit
 from tests.conftest import REPO
+from tests.helpers import SURFACE_1, SURFACE_2, chat, demo_corpus, schema, surface_session
 from toolkit.corpus import Corpus
-from toolkit.record import JsonValue, Message, RunConfig, Session, SourceRef, Text
+from toolkit.record import JsonValue, RunConfig, Session, SourceRef
 from toolkit.surface import (
     Fidelity,
     SurfaceStore,
@@ -38,7 +40,7 @@ from toolkit.surface import (
 )
 from toolkit.surface.fingerprint import read_tools
 
-READ = {
+READ: dict[str, JsonValue] = {
     "name": "read",
     "description": "Lire un fichier — vite",
     "input_schema": {"type": "object"},
@@ -49,29 +51,6 @@ PINNED_BYTES = (
 """The canonical form written out by hand: compact separators, keys in their given order, UTF-8."""
 PINNED = "sha256:9dc77b44110b358ebce5dfb011ee1109e5134705e75e0146c0ae4f70d36dfd3d"
 """What those bytes hash to, frozen: stored blobs are named by it, so the form may never drift."""
-
-
-def chat(name: str, description: str, parameters: JsonValue) -> JsonValue:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
-
-
-def schema(**props: str) -> dict[str, JsonValue]:
-    return {
-        "type": "object",
-        "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
-        "required": sorted(props),
-    }
-
-
-SURFACE_1: list[JsonValue] = [
-    chat("read", "Read a file.", schema(path="Where the file is.")),
-    chat("ls", "List a directory.", schema(path="Which directory.")),
-]
-SURFACE_2: list[JsonValue] = [  # read re-described, grep added
-    chat("read", "Read a file from disk.", schema(path="Where the file is.")),
-    chat("ls", "List a directory.", schema(path="Which directory.")),
-    chat("grep", "Search files.", schema(pattern="A regular expression.")),
-]
 
 
 # --- the exact fingerprint ---------------------------------------------------------------------
@@ -89,12 +68,12 @@ def test_frozen_value_never_changes() -> None:
 
 
 def test_a_lone_object_counts_as_a_one_element_list() -> None:
-    gemini = {"function_declarations": [{"name": "f", "parameters": {"type": "object"}}]}
+    gemini: dict[str, JsonValue] = {"function_declarations": [{"name": "f", "parameters": {"type": "object"}}]}
     assert fingerprint(gemini) == fingerprint([gemini])
 
 
 def test_key_order_is_part_of_the_exact_hash_only() -> None:
-    swapped = {"input_schema": {"type": "object"}, "description": READ["description"], "name": "read"}
+    swapped: dict[str, JsonValue] = {"input_schema": {"type": "object"}, "description": READ["description"], "name": "read"}
     assert fingerprint([swapped]) != fingerprint([READ])
     assert fingerprint([swapped], semantic=True) == fingerprint([READ], semantic=True)
 
@@ -109,7 +88,7 @@ SUBPROCESS = (
 
 @pytest.mark.parametrize("seed", ["0", "1", "4242", "random"])
 def test_hash_is_stable_across_processes_and_hash_seeds(seed: str) -> None:
-    tools = [*SURFACE_2, READ, {"name": "ünïcode", "description": "∑ 😀", "parameters": {"b": 1, "a": [2.5, None]}}]
+    tools: list[JsonValue] = [*SURFACE_2, READ, {"name": "ünïcode", "description": "∑ 😀", "parameters": {"b": 1, "a": [2.5, None]}}]
     env = {**os.environ, "PYTHONHASHSEED": seed}
     out = subprocess.run(
         [sys.executable, "-c", SUBPROCESS], input=json.dumps(tools), capture_output=True, text=True,
@@ -120,7 +99,7 @@ def test_hash_is_stable_across_processes_and_hash_seeds(seed: str) -> None:
 
 # --- properties --------------------------------------------------------------------------------
 
-SHAPES = {
+SHAPES: dict[str, Callable[[str, JsonValue], JsonValue]] = {
     "openai_chat": lambda d, p: chat("t", d, p),
     "openai_responses": lambda d, p: {"type": "function", "name": "t", "description": d, "parameters": p},
     "anthropic": lambda d, p: {"name": "t", "description": d, "input_schema": p},
@@ -233,8 +212,10 @@ def test_tool_specs_reads_every_shape() -> None:
 
 
 def test_cache_control_moving_between_tools_is_not_a_change_of_meaning() -> None:
-    a = [{"name": "x", "input_schema": {}, "cache_control": {"type": "ephemeral"}}, {"name": "y", "input_schema": {}}]
-    b = [{"name": "x", "input_schema": {}}, {"name": "y", "input_schema": {}, "cache_control": {"type": "ephemeral"}}]
+    a: list[JsonValue] = [{"name": "x", "input_schema": {}, "cache_control": {"type": "ephemeral"}},
+                          {"name": "y", "input_schema": {}}]
+    b: list[JsonValue] = [{"name": "x", "input_schema": {}},
+                          {"name": "y", "input_schema": {}, "cache_control": {"type": "ephemeral"}}]
     assert fingerprint(a) != fingerprint(b)
     assert fingerprint(a, semantic=True) == fingerprint(b, semantic=True)
 
@@ -358,21 +339,6 @@ def test_tools_for_replay_rebuilds_the_recorded_specs_never_todays(tmp_path: Pat
 
 # --- recording and analyses over a corpus ------------------------------------------------------
 
-def session(sid: str, day: int, tools: list[JsonValue] | None, fmt: str = "openai_chat",
-            names: tuple[str, ...] = ()) -> Session:
-    message = Message(f"{sid}-m", None, "user", (Text("hi"),), time=datetime(2026, 3, day, 12, tzinfo=UTC))
-    config = RunConfig(model="m", tool_names=names, tools=None if tools is None else tuple(tools),
-                       source=SourceRef(f"{sid}.json", 1))
-    return Session(sid, fmt, (message,), message.id, f"{sid}.json", (config,))
-
-
-def demo_corpus() -> Corpus:
-    return Corpus(sessions=[
-        session("s1", 1, SURFACE_1), session("s2", 2, SURFACE_1), session("s3", 3, SURFACE_2),
-        session("cc", 4, None, "claude_code", ("Bash", "Read")),
-    ])
-
-
 def test_record_surfaces_fills_the_store_and_the_hashes(tmp_path: Path) -> None:
     store = SurfaceStore(tmp_path)
     corpus = demo_corpus()
@@ -385,7 +351,7 @@ def test_record_surfaces_fills_the_store_and_the_hashes(tmp_path: Path) -> None:
 
 
 def test_a_recorded_hash_that_disagrees_with_its_specs_is_a_problem(tmp_path: Path) -> None:
-    wrong = session("w", 1, SURFACE_1)
+    wrong = surface_session("w", 1, SURFACE_1)
     config = RunConfig(tools=tuple(SURFACE_1), surface_hash=fingerprint(SURFACE_2), source=SourceRef("w.json", 7))
     bad = Session("w", "openai_chat", wrong.messages, wrong.tip, "w.json", (config,))
     result = record_surfaces(Corpus(sessions=[bad]), SurfaceStore(tmp_path))

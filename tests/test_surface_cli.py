@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.test_surface import SURFACE_1, SURFACE_2, demo_corpus
+from tests.helpers import SURFACE_1, SURFACE_2, demo_corpus
 from toolkit.cli import main
 from toolkit.surface import SurfaceStore, canonical_bytes, fingerprint
 

@@ -1,8 +1,8 @@
 """The shared real corpora: sources that recorded the request bodies yield their tool surfaces,
 exactly as sent; transcript formats that keep tool names only are UNKNOWN and say why.
 
-Each file is loaded through whichever importer claims it; a file no importer claims yet is
-skipped with that reason (the importers land separately), and must pass once one does."""
+Each file is loaded through whichever importer claims it. Every importer exists, so a file no
+importer claims is a detection regression and fails."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import CORPORA, corpus_files
-from toolkit.corpus import detect, load
+from toolkit.corpus import Corpus, detect, load
 from toolkit.surface import Fidelity, SurfaceStore, fidelity, record_surfaces, runs, tools_for_replay
 
 
@@ -98,10 +98,8 @@ def rel(path: Path) -> str:
     return str(path.relative_to(CORPORA))
 
 
-def loaded(path: Path) -> Any:
-    importer = detect(path)
-    if importer is None:
-        pytest.skip(f"no importer registered yet for {rel(path)}")
+def loaded(path: Path) -> Corpus:
+    assert detect(path) is not None, f"no importer claims {rel(path)}"
     return load(path)
 
 

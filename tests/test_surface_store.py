@@ -7,8 +7,10 @@ import json
 import multiprocessing
 import os
 import random
+from multiprocessing.context import ForkContext, SpawnContext
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -137,7 +139,7 @@ def surface(k: int) -> list[JsonValue]:
              "input_schema": {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(n % 5)}}}]
 
 
-def put_all(root: str, seed: int, start: Any, results: Any) -> None:
+def put_all(root: str, seed: int, start: Barrier, results: Queue[tuple[dict[int, str], list[str]]]) -> None:
     """Put every surface in a private order, reading back whatever others have published so far:
     a reader must never see a half-written blob."""
     rng = random.Random(seed)
@@ -159,10 +161,11 @@ def put_all(root: str, seed: int, start: Any, results: Any) -> None:
 
 
 def test_eight_processes_putting_at_once_leave_exactly_the_distinct_set(tmp_path: Path) -> None:
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
+    ctx: ForkContext | SpawnContext = (multiprocessing.get_context("fork")
+                                       if "fork" in multiprocessing.get_all_start_methods()
+                                       else multiprocessing.get_context("spawn"))
     start = ctx.Barrier(WORKERS)
-    results = ctx.Queue()
+    results: Queue[tuple[dict[int, str], list[str]]] = ctx.Queue()
     root = tmp_path / "store"
     procs = [ctx.Process(target=put_all, args=(str(root), seed, start, results)) for seed in range(WORKERS)]
     for proc in procs:

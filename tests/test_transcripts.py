@@ -7,6 +7,7 @@ import hashlib
 import json
 import math
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from toolkit.costs.text import count_exact
 from toolkit.record import (
     Event,
     Image,
+    JsonValue,
     Message,
     Opaque,
     Problem,
@@ -71,9 +73,9 @@ def tool_turn(tag: str, prompt: str = "do it") -> list[Message]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> TranscriptStore:
+def store(tmp_path: Path) -> Iterator[TranscriptStore]:
     with TranscriptStore(tmp_path / "t.db") as opened:
-        yield opened  # type: ignore[misc]
+        yield opened
 
 
 def rich_session() -> tuple[Session, dict[str, bytes]]:
@@ -143,7 +145,7 @@ def test_rich_session_round_trips_equal(store: TranscriptStore) -> None:
 
 
 def test_json_values_survive_exactly(store: TranscriptStore) -> None:
-    weird = {"nan": math.nan, "inf": math.inf, "big": -(2**90), "surrogate": "\ud800x", "float": 1e-300}
+    weird: dict[str, JsonValue] = {"nan": math.nan, "inf": math.inf, "big": -(2**90), "surrogate": "\ud800x", "float": 1e-300}
     session = Session("w", "test", (Message("m", None, "user", (Opaque("x", weird),)),), tip="m")
     store.add([session])
     raw = store.session("w").messages[0].blocks[0]
@@ -204,7 +206,7 @@ def test_append_turn_stores_its_run_config(store: TranscriptStore) -> None:
         store.append_turn("live", tool_turn("t3"), run_config=RunConfig(message_id="nowhere"))
 
 
-TOOLS = ({"name": "Read", "description": "Lê um ficheiro", "input_schema": {"type": "object", "properties": {}}},)
+TOOLS: tuple[JsonValue, ...] = ({"name": "Read", "description": "Lê um ficheiro", "input_schema": {"type": "object", "properties": {}}},)
 
 
 def surface_hash(tools: list[object]) -> str:

@@ -1,0 +1,179 @@
+"""Builders shared by several test modules: hand-built replay sessions and images, tool surfaces and a
+corpus recorded with them, block counts and PNG bytes.
+
+Test modules import shared builders from here (or take a fixture from ``conftest.py``), never from one
+another: ``tests/test_test_layout.py`` keeps it so.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import io
+import json
+from datetime import UTC, datetime
+from typing import assert_never
+
+from PIL import Image as PILImage
+
+from toolkit.corpus import Corpus
+from toolkit.record import (
+    Block,
+    Image,
+    JsonValue,
+    Message,
+    Opaque,
+    Reasoning,
+    Role,
+    RunConfig,
+    Session,
+    SourceRef,
+    Text,
+    ToolResult,
+    ToolUse,
+)
+from toolkit.replay import MODES, WIRES, request, validate
+from toolkit.replay.sdk import sdk_problems
+
+# ---- replay: hand-built sessions and one real image --------------------------------------------
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+"""A 1×1 PNG (a real file: signature, IHDR, IDAT, IEND)."""
+PNG_SHA = hashlib.sha256(PNG).hexdigest()
+PNG_B64 = base64.b64encode(PNG).decode()
+IMAGES = {PNG_SHA: PNG}
+PICTURE = Image("image/png", PNG_SHA, len(PNG), 1, 1)
+
+
+def msg(mid: str, parent: str | None, role: Role, *blocks: Block, model: str | None = None,
+        provider: str | None = None) -> Message:
+    return Message(mid, parent, role, tuple(blocks), model=model, provider=provider)
+
+
+def chain(*messages: tuple[str, Role, tuple[Block, ...]], model: str | None = None,
+          provider: str | None = None) -> list[Message]:
+    """Messages each the child of the one before: (id, role, blocks); ``model`` and ``provider`` go
+    on the assistant messages."""
+    out: list[Message] = []
+    parent: str | None = None
+    for mid, role, blocks in messages:
+        if role == "assistant":
+            out.append(msg(mid, parent, role, *blocks, model=model, provider=provider))
+        else:
+            out.append(msg(mid, parent, role, *blocks))
+        parent = mid
+    return out
+
+
+def session(messages: list[Message], *, tip: str | None = None, configs: tuple[RunConfig, ...] = (),
+            sid: str = "s1", model: str | None = None, provider: str | None = None) -> Session:
+    """A session of ``messages``; ``model`` and ``provider`` are stamped on its assistant messages."""
+    if model or provider:
+        messages = [dataclasses.replace(m, model=model, provider=provider) if m.role == "assistant" else m
+                    for m in messages]
+    return Session(sid, "test", tuple(messages), tip if tip is not None else (messages[-1].id if messages else None),
+                   run_configs=configs)
+
+
+def everything_valid(s: Session, images: dict[str, bytes] | None = IMAGES) -> None:
+    """Every wire × mode × vision request of ``s`` passes the project's validator and the SDK types,
+    and its bytes read back as its body."""
+    for wire in WIRES:
+        for mode in MODES:
+            for vision in (True, False):
+                req = request(s, wire=wire, mode=mode, vision=vision, images=images)
+                assert validate(req.body, wire) == [], (wire, mode, vision)
+                assert sdk_problems(req.body, wire) == [], (wire, mode, vision)
+                assert json.loads(req.bytes) == req.body
+
+
+ANSWERED = session(chain(
+    ("u1", "user", (Text("List the files."),)),
+    ("a1", "assistant", (Text("Listing."), ToolUse("toolu_1", "Bash", {"command": "ls"}))),
+    ("t1", "user", (ToolResult("toolu_1", "a.py\nb.py"),)),
+    ("a2", "assistant", (Text("Two files."),)),
+))
+"""A question, one answered tool call and a closing reply."""
+SEEN = session(chain(("u1", "user", (Text("What is this?"), PICTURE)), ("a1", "assistant", (Text("A pixel."),))))
+"""A question about ``PICTURE`` and its answer."""
+
+
+# ---- surface: two tool lists and a corpus recorded with them ------------------------------------
+
+
+def chat(name: str, description: str, parameters: JsonValue) -> JsonValue:
+    """One tool spec in the OpenAI Chat shape."""
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+def schema(**props: str) -> dict[str, JsonValue]:
+    """An object schema of string properties, each with its description, all required."""
+    return {
+        "type": "object",
+        "properties": {k: {"type": "string", "description": v} for k, v in props.items()},
+        "required": [name for name in sorted(props)],
+    }
+
+
+SURFACE_1: list[JsonValue] = [
+    chat("read", "Read a file.", schema(path="Where the file is.")),
+    chat("ls", "List a directory.", schema(path="Which directory.")),
+]
+SURFACE_2: list[JsonValue] = [  # read re-described, grep added
+    chat("read", "Read a file from disk.", schema(path="Where the file is.")),
+    chat("ls", "List a directory.", schema(path="Which directory.")),
+    chat("grep", "Search files.", schema(pattern="A regular expression.")),
+]
+
+
+def surface_session(sid: str, day: int, tools: list[JsonValue] | None, fmt: str = "openai_chat",
+                    names: tuple[str, ...] = ()) -> Session:
+    """A one-message session of March ``day`` whose run was sent ``tools`` (or only their ``names``)."""
+    message = Message(f"{sid}-m", None, "user", (Text("hi"),), time=datetime(2026, 3, day, 12, tzinfo=UTC))
+    config = RunConfig(model="m", tool_names=names, tools=None if tools is None else tuple(tools),
+                       source=SourceRef(f"{sid}.json", 1))
+    return Session(sid, fmt, (message,), message.id, f"{sid}.json", (config,))
+
+
+def demo_corpus() -> Corpus:
+    """Two runs with ``SURFACE_1``, one with ``SURFACE_2`` and a Claude Code run with names only."""
+    return Corpus(sessions=[
+        surface_session("s1", 1, SURFACE_1), surface_session("s2", 2, SURFACE_1),
+        surface_session("s3", 3, SURFACE_2), surface_session("cc", 4, None, "claude_code", ("Bash", "Read")),
+    ])
+
+
+# ---- importers: what a session holds, and image bytes --------------------------------------------
+
+
+def counts(session: Session) -> tuple[int, int, int, int]:
+    """Tool calls, tool results, images (inside tool results too) and reasoning blocks on the path."""
+    calls = results = images = reasoning = 0
+    for message in session.path():
+        for block in message.blocks:
+            match block:
+                case ToolUse():
+                    calls += 1
+                case ToolResult():
+                    results += 1
+                    images += len(block.images)
+                case Image():
+                    images += 1
+                case Reasoning():
+                    reasoning += 1
+                case Text() | Opaque():
+                    pass
+                case _:
+                    assert_never(block)
+    return calls, results, images, reasoning
+
+
+def png(width: int = 3, height: int = 2) -> bytes:
+    """A real PNG of ``width`` × ``height`` red pixels."""
+    out = io.BytesIO()
+    PILImage.new("RGB", (width, height), (200, 10, 10)).save(out, format="PNG")
+    return out.getvalue()
