@@ -119,7 +119,7 @@ _CHECKS = """() => {
     if (blank) out.empty_outputs.push(el.outerHTML.slice(0, 200));
   }
   out.widgets = document.querySelectorAll('.toolkit-static-widget').length;
-  out.blank_widgets = document.querySelectorAll('.toolkit-widget-empty, .toolkit-widget-missing').length;
+  out.blank_widgets = document.querySelectorAll('.toolkit-widget-empty, .toolkit-widget-missing, .toolkit-widget-unknown').length;
   out.tracebacks = (document.body.innerText.match(/Traceback \\(most recent call last\\)/g) || []).length
     + document.querySelectorAll('[data-mime-type="application/vnd.jupyter.error"]').length;
   return out;
@@ -230,3 +230,70 @@ def test_a_cell_that_hangs_fails_the_report_fast_and_is_named(tmp_path: Path) ->
     assert results[0].seconds < 60
     assert (tmp_path / "out" / "index.html").exists()
     assert CELL_TIMEOUT < 60 and cell_timeout(DATA) == CELL_TIMEOUT
+
+
+def test_scrub_replaces_paths_only_where_they_stand_as_paths() -> None:
+    from toolkit.report.runner import scrub
+
+    paths = {"/tmp": "<tmp>", "/root": "~", "/work/repo": "."}
+    assert scrub("saved to /tmp/build and /root/x; cwd /work/repo", paths) == "saved to <tmp>/build and ~/x; cwd ."
+    untouched = ["data:image/png;base64,iVBO/tmpcmVzdA+/tmp/Zz==", "/rootfs/x", "/var/tmp/x", "/work/repository"]
+    for text in untouched:
+        assert scrub(text, paths) == text
+
+
+def test_image_widgets_draw_their_saved_pixels() -> None:
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    output = nbformat.v4.new_output(  # type: ignore[no-untyped-call]
+        "display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": "img", "version_major": 2}})
+    nb.cells = [nbformat.v4.new_code_cell("x", outputs=[output])]  # type: ignore[no-untyped-call]
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {"img": {
+        "model_name": "ImageModel", "state": {"format": "png", "width": "300"},
+        "buffers": [{"path": ["value"], "encoding": "base64", "data": "iVBORw0KGgo="}]}}}}
+    static_widgets(nb)
+    html = nb.cells[0].outputs[0]["data"]["text/html"]
+    assert '<img src="data:image/png;base64,iVBORw0KGgo=" width="300"' in html
+
+
+class _Recorder:
+    """A kernel client's shell channel that records what is sent on it."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, object]] = []
+        self.session = self
+        self.shell_channel = self
+
+    def msg(self, msg_type: str, content: dict[str, object], parent: object, metadata: object) -> dict[str, object]:
+        return {"msg_type": msg_type, "content": content}
+
+    def send(self, msg: dict[str, object]) -> None:
+        self.sent.append(msg)
+
+
+class _Executor:
+    def __init__(self) -> None:
+        self.widget_state: dict[str, dict[str, object]] = {"w": {"outputs": []}}
+
+
+@pytest.mark.parametrize("local", [True, False], ids=["report", "nbclient"])
+def test_the_output_widget_mimic_sends_nothing_on_the_shell_socket(local: bool) -> None:
+    """The cause of the stall, checked without a kernel: nbclient's mimic sends a ``comm_msg`` on the
+    shell channel for every captured output; the report's keeps the state on the client."""
+    from nbclient.output_widget import OutputWidget
+
+    from toolkit.report.runner import LocalOutputWidget
+
+    kind = LocalOutputWidget if local else OutputWidget
+    client, executor = _Recorder(), _Executor()
+    widget = kind("w", {"outputs": []}, client, executor)  # type: ignore[arg-type]
+    display = {"header": {"msg_type": "display_data"}, "parent_header": {"msg_id": "m"},
+               "content": {"data": {"text/plain": "hi"}, "metadata": {}}}
+    widget.clear_output([], {"parent_header": {"msg_id": "m"}, "content": {"wait": True}}, 0)
+    widget.output([], display, None, 0)
+    widget.clear_output([], {"parent_header": {"msg_id": "m"}, "content": {"wait": False}}, 0)
+    widget.output([], display, None, 0)
+    assert executor.widget_state["w"]["outputs"] == widget.outputs and len(widget.outputs) == 1
+    if local:
+        assert client.sent == []
+    else:
+        assert [m["msg_type"] for m in client.sent] == ["comm_msg"] * 3

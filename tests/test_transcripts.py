@@ -531,7 +531,7 @@ def test_cli_store_and_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert "session sess-1 (claude_code) · 8 messages" in out
     assert "⚑ mark  ◀ tip" in out and "[thinking×2 →mcp__fs__read →apply_patch →Bash]" in out
-    assert main(["tree", str(db), "--session", "zzz"]) == 1
+    assert main(["tree", str(db), "--session", "zzz"]) == 2
     assert "no session 'zzz'" in capsys.readouterr().err
     other = tmp_path / "other.db"
     sqlite3.connect(other).execute("CREATE TABLE mine (x)").connection.commit()

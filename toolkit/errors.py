@@ -73,7 +73,7 @@ class UnknownModel(ToolkitError, ValueError):
 
     def __init__(self, model: str, families: Mapping[str, Sequence[str]], reason: str = "") -> None:
         why = f" ({reason})" if reason else ""
-        known = "; ".join(f"{provider}: {', '.join(names)}" for provider, names in families.items())
+        known = "; ".join(f"{provider}: {listed(list(names))}" for provider, names in families.items())
         super().__init__(f"unknown model {model!r}{why}. Known families: {known}")
         self.model = model
 

@@ -7,9 +7,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def lazy_getattr(package: str, names: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], object]:
+def lazy_attributes(package: str, names: Mapping[str, str], namespace: dict[str, Any],
+                    ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """A module ``__getattr__`` for ``package`` that imports ``names[name]`` (a module) on first
-    access and caches the attribute in the package's ``namespace``."""
+    access and caches the attribute in the package's ``namespace``, and the matching ``__dir__``
+    (so tab completion in a notebook offers the names before they are loaded)."""
 
     def __getattr__(name: str) -> object:
         module = names.get(name)
@@ -19,4 +21,7 @@ def lazy_getattr(package: str, names: Mapping[str, str], namespace: dict[str, An
         namespace[name] = value
         return value
 
-    return __getattr__
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *names})
+
+    return __getattr__, __dir__

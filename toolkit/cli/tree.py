@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         found = trees(args.path, args.session)
     except KeyError as exc:
-        print(exc.args[0], file=sys.stderr)
-        return 1
+        print(f"toolkit tree: {exc.args[0]}", file=sys.stderr)
+        return 2
     except SchemaError as exc:
         print(exc, file=sys.stderr)
         return 1

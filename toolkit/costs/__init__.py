@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkit.lazy import lazy_getattr
+from toolkit.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from toolkit.costs.calibration import context_tokens
@@ -72,4 +72,4 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

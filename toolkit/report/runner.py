@@ -24,6 +24,7 @@ import argparse
 import datetime as dt
 import html
 import os
+import re
 import sys
 import tempfile
 import time
@@ -170,10 +171,13 @@ def execute_timed(path: Path, parameters: dict[str, object] | None = None, timeo
 
 def scrub(text: str, replacements: dict[str, str]) -> str:
     """``text`` with each machine path replaced by what it stands for, longest first, so a report
-    names no directory of the machine that wrote it."""
+    names no directory of the machine that wrote it. A path is replaced only where it stands as a
+    path (not inside a longer name such as ``/var/tmp`` or ``/rootfs``, nor inside base64 such as an
+    embedded image's ``.../tmpX...``)."""
     for path in sorted(replacements, key=len, reverse=True):
         if path and path != "/":
-            text = text.replace(path, replacements[path])
+            pattern = re.compile(rf"(?<![\w/.+-]){re.escape(path)}(?=[/\\\s\"'<>),;:\]]|$)")
+            text = pattern.sub(replacements[path].replace("\\", "\\\\"), text)
     return text
 
 
@@ -217,7 +221,7 @@ def build(corpus: Path, out: Path, directory: Path = Path("notebooks"), only: st
         bar.set_postfix_str(path.stem)
         started = time.perf_counter()
         try:
-            nb, cells = execute_timed(path, {"CORPUS": str(corpus.resolve())}, guard)
+            nb, cells = execute_timed(path, {"CORPUS": str(corpus.resolve()), "SHARED_REPORT": True}, guard)
         except (CellExecutionError, CellTimeoutError) as exc:
             message = scrub(str(exc), paths)[:4000]
             results.append(Executed(path, None, time.perf_counter() - started, message))

@@ -21,6 +21,10 @@ _REF = "IPY_MODEL_"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 Models = Mapping[str, Mapping[str, Any]]
+
+
+class Base64(str):
+    """A binary widget field (an ``Image``'s pixels) as nbclient saved it: base64 text."""
 """Model id → ``{"model_name": ..., "state": {...}}``, as nbclient saves them."""
 
 
@@ -48,7 +52,11 @@ def widget_html(model_id: str, models: Models, depth: int = 0) -> str:
     if model is None or depth > 50:
         return '<div class="toolkit-widget-missing">(widget not saved with the notebook)</div>'
     name = str(model.get("model_name", ""))
-    state: Mapping[str, Any] = model.get("state", {})
+    state: dict[str, Any] = dict(model.get("state", {}))
+    for buffer in model.get("buffers") or []:
+        path = buffer.get("path") or []
+        if len(path) == 1 and buffer.get("encoding") == "base64":
+            state[str(path[0])] = Base64(str(buffer.get("data", "")))
     drawer = _DRAWERS.get(name)
     body = drawer(state, models, depth) if drawer else _unknown(name, state)
     return _described(state, body) if name not in _NO_LABEL else body
@@ -132,6 +140,20 @@ def _button(state: Mapping[str, Any], models: Models, depth: int) -> str:
     return f"<button disabled>{html.escape(str(state.get('description') or 'button'))}</button>"
 
 
+def _image(state: Mapping[str, Any], models: Models, depth: int) -> str:
+    value = state.get("value")
+    if not isinstance(value, Base64) or not value:
+        return _unknown("ImageModel", {})
+    kind = html.escape(str(state.get("format") or "png"), quote=True)
+    size = "".join(f' {side}="{html.escape(str(state[side]), quote=True)}"'
+                   for side in ("width", "height") if state.get(side))
+    return f'<img src="data:image/{kind};base64,{value}"{size} alt="widget image">'
+
+
+def _valid(state: Mapping[str, Any], models: Models, depth: int) -> str:
+    return "<span>✔ valid</span>" if state.get("value") else f"<span>✘ {html.escape(str(state.get('readout') or 'invalid'))}</span>"
+
+
 def _output(state: Mapping[str, Any], models: Models, depth: int) -> str:
     outputs = state.get("outputs") or []
     if not outputs:
@@ -174,7 +196,7 @@ def _unknown(name: str, state: Mapping[str, Any]) -> str:
     return f'<div class="toolkit-widget-unknown">[{html.escape(name or "widget")}{shown}]</div>'
 
 
-_NO_LABEL = frozenset({"HBoxModel", "VBoxModel", "BoxModel", "GridBoxModel", "OutputModel", "ButtonModel",
+_NO_LABEL = frozenset({"ImageModel", "HBoxModel", "VBoxModel", "BoxModel", "GridBoxModel", "OutputModel", "ButtonModel",
                        "HTMLModel", "HTMLMathModel", "TabModel", "AccordionModel", "StackModel"})
 
 _DRAWERS: dict[str, Callable[[Mapping[str, Any], Models, int], str]] = {
@@ -189,5 +211,7 @@ _DRAWERS: dict[str, Callable[[Mapping[str, Any], Models, int], str]] = {
     "TextModel": _text, "IntTextModel": _text, "FloatTextModel": _text, "BoundedIntTextModel": _text,
     "BoundedFloatTextModel": _text, "PasswordModel": _text, "ComboboxModel": _text,
     "TextareaModel": _textarea, "CheckboxModel": _checkbox, "ToggleButtonModel": _checkbox,
-    "ButtonModel": _button, "OutputModel": _output,
+    "ButtonModel": _button, "OutputModel": _output, "ImageModel": _image, "ValidModel": _valid,
+    "SelectionRangeSliderModel": _choice, "DatePickerModel": _text, "ColorPickerModel": _text,
+    "NaiveDatetimeModel": _text, "DatetimeModel": _text, "TimePickerModel": _text,
 }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkit.lazy import lazy_getattr
+from toolkit.lazy import lazy_attributes
 
 # The two functions named like their modules are bound now (both modules are light), so the
 # package attribute is the function even after the submodule is imported elsewhere.
@@ -145,4 +145,4 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _LAZY, globals())
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
