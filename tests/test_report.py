@@ -46,6 +46,7 @@ def test_page_fetches_nothing_and_names_no_machine_path(report: dict[str, Execut
     for path in {str(REPO), str(Path.home()), tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir())}:
         assert path not in page, f"{stem} shows the machine path {path}"
     assert "injected-parameters" not in page, f"{stem} shows the injected parameters cell"
+    assert "# as this report ran" in page, f"{stem} shows the notebook's default parameters, not the run's"
     assert "application/vnd.jupyter.widget-view+json" not in page, f"{stem} still holds a widget view"
 
 

@@ -115,6 +115,23 @@ def inject_parameters(nb: nbformat.NotebookNode, values: dict[str, object]) -> N
     nb.cells.insert(0, cell)
 
 
+def show_parameters(nb: nbformat.NotebookNode, shown: dict[str, object]) -> None:
+    """Rewrite the assignments of the cell tagged ``parameters`` to the values a run used (as they
+    should be shown: no machine path), so a page whose injected cell is hidden does not claim the
+    notebook's defaults."""
+    for cell in nb.cells:
+        if "parameters" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        lines = []
+        for line in str(cell.source).splitlines():
+            name = line.split("=", 1)[0].strip()
+            if "=" in line and name in shown:
+                line = f"{name} = {shown[name]!r}  # as this report ran"
+            lines.append(line)
+        cell.source = "\n".join(lines)
+        return
+
+
 def _kernel_time(stamp: str | None) -> float | None:
     if not stamp:
         return None
@@ -222,6 +239,7 @@ def build(corpus: Path, out: Path, directory: Path = Path("notebooks"), only: st
         started = time.perf_counter()
         try:
             nb, cells = execute_timed(path, {"CORPUS": str(corpus.resolve()), "SHARED_REPORT": True}, guard)
+            show_parameters(nb, {"CORPUS": corpus.name or "corpus", "SHARED_REPORT": True})
         except (CellExecutionError, CellTimeoutError) as exc:
             message = scrub(str(exc), paths)[:4000]
             results.append(Executed(path, None, time.perf_counter() - started, message))
