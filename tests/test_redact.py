@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import gzip
 import io
 import json
 import random
@@ -369,6 +370,8 @@ def test_what_is_not_a_secret() -> None:
         'if line.startswith("-----BEGIN RSA PRIVATE KEY-----"):',
         "postgres://user:<password>@localhost/db and https://{user}:{pw}@h",
         "task-0123456789abcdefghijklmnop risk-assessment-2024-q1-final-draft",
+        "sk-learn-compatible-estimator-wrapper-v2", "pip install sk-video-analyzer-toolkit-2",
+        "sk-" + "proj-" + "management-tool-for-large-teams-2024", "sk-" + "a" * 48,
         "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 3bf8bc7e-8507-55fa-97c9-612969bd8bb5",
         noise, noise.replace("a", "sk-", 3), "x" + noise.replace("b", "AKIA", 2),
     ]
@@ -408,11 +411,222 @@ def test_a_secret_seen_once_is_replaced_where_it_appears_bare(tmp_path: Path) ->
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.jsonl").write_text(json.dumps({"h": f"Authorization: Bearer {bearer}",
                                                           "cwd": f"/home/{user}/x"}) + "\n")
-    (tmp_path / "src" / "b.json").write_text(json.dumps({"log": f"token={bearer} by {user} (staff)"}))
+    (tmp_path / "src" / "b.json").write_text(json.dumps({"log": f"token={bearer} at {user}@devbox"}))
     summary = redact(tmp_path / "src", tmp_path / "out", homes=())
     assert summary.by_kind == {"bearer-token": 2, "home-user": 2}
     assert json.loads((tmp_path / "out" / "b.json").read_text()) == {
-        "log": "token=<redacted:bearer-token:1> by <redacted:home-user:1> (staff)"}
+        "log": "token=<redacted:bearer-token:1> at <redacted:home-user:1>@devbox"}
+
+
+def test_a_home_user_name_is_replaced_where_it_names_the_account_not_in_prose(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.jsonl").write_text(
+        json.dumps({"cwd": "/home/sandbox/app"}) + "\n" + json.dumps({"cwd": "/Users/mallory.k/src"}) + "\n")
+    prose = "The sandbox blocked the network call; sandbox mode is on, as mallory.k said."
+    notes = ["sandbox 2 failed", "3 sandbox runs", "sandbox/network policy"]
+    ps = "USER         PID  %CPU\nsandbox    61634   0.1\n"
+    lsof = "node      1186 sandbox    9u  IPv4 0x1 TCP *:3000 (LISTEN)"
+    ls = "drwxr-xr-x 2 sandbox sandbox 4096 Jan  1 00:00 app"
+    others = ["~/.claude/projects/-home-sandbox-app/1.jsonl", "C--Users-mallory-k-src", "sandbox@devbox:~$ ls",
+              "/tmp/sandbox/cache", "git clone git@github.com:sandbox/tools"]
+    (tmp_path / "src" / "b.json").write_text(json.dumps({"text": prose, "notes": notes, "out": [ps, lsof, ls],
+                                                          "paths": others}))
+    summary = redact(tmp_path / "src", tmp_path / "out", homes=())
+    out = json.loads((tmp_path / "out" / "b.json").read_text())
+    sandbox, mallory = placeholder("home-user", 1), placeholder("home-user", 2)
+    assert out["text"] == prose and out["notes"][:2] == notes[:2]
+    # "owner/repo" is a path: a user name followed by a slash goes, even in prose
+    assert out["notes"][2] == f"{sandbox}/network policy"
+    assert out["out"] == [ps.replace("\nsandbox", f"\n{sandbox}"), lsof.replace("sandbox", sandbox),
+                          ls.replace("sandbox", sandbox)]
+    assert out["paths"] == [f"~/.claude/projects/-home-{sandbox}-app/1.jsonl", f"C--Users-{mallory}-src",
+                            f"{sandbox}@devbox:~$ ls", f"/tmp/{sandbox}/cache", f"git clone git@github.com:{sandbox}/tools"]
+    assert summary.distinct == {"home-user": 2}
+    # the current home is still replaced wherever it is, as before
+    assert redact_text("cd /srv/builder/app", homes=["/srv/builder"])[0] == f"cd /srv/{placeholder('home-user', 1)}/app"
+
+
+def url(scheme: str, rest: str) -> str:
+    """``scheme://rest``, written so that no URL with a password stands in this file."""
+    return scheme + ":" + "//" + rest
+
+
+def test_passwords_in_urls_hold_any_character_and_only_the_password_goes() -> None:
+    cases = [
+        (url("postgres", "app:Xy9$zz@db/app"), url("postgres", "app:{}@db/app")),
+        (url("amqp", "guest:g!pass@rabbit"), url("amqp", "guest:{}@rabbit")),
+        (url("redis", ":onlypass123@cache"), url("redis", ":{}@cache")),
+        (url("postgres", "app:p@ss!word@db"), url("postgres", "app:{}@db")),
+        (url("mongodb+srv", "admin:S3cret#1@cluster0.example.net/db"), url("mongodb+srv", "admin:{}@cluster0.example.net/db")),
+        (url("mongodb+srv", "admin:S3cret#1@cluster0.mongodb.net/db"), url("mongodb+srv", "admin:{}@cluster0.mongodb.net/db")),
+        (url("postgres", "app:it's(1)*=;,&@[::1]:5432/x?ssl=1"), url("postgres", "app:{}@[::1]:5432/x?ssl=1")),
+        (f"db = '{url('mysql', 'root:pw9@h')}', 'c@d'", f"db = '{url('mysql', 'root:{}@h')}', 'c@d'"),
+    ]
+    for text, expected in cases:
+        redacted, found = redact_text(text, homes=())
+        assert redacted == expected.format(placeholder("url-password", 1)), text
+        assert [f.kind for f in found] == ["url-password"], text
+    # a JSON string ends the URL: the next string's address is an address, not part of a password
+    for text in (json.dumps({"a": url("postgres", "app:pw1@db"), "b": "jane.roe@acme-widgets.io"}),
+                 json.dumps(json.dumps({"a": url("postgres", "app:pw1@db"), "b": "jane.roe@acme-widgets.io"}))):
+        redacted, found = redact_text(text, homes=())
+        assert [(f.kind, f.value) for f in found] == [("url-password", "pw1"), ("email", "jane.roe@acme-widgets.io")]
+        assert url("postgres", "app:<redacted:url-password:1>@db") in redacted
+        assert redacted.count('"') == text.count('"') and redacted.count("\\") == text.count("\\")
+    not_passwords = ["user:pass@host", "see a:b@c and x:y@z", url("https", "host:8080?to=a@b.invalid"),
+                     url("https", "user@host:8080/a:b@c"), url("ssh", "git@github.com:22/o/r"),
+                     url("postgres", "app:$DB_PASSWORD@db"), url("postgres", "app:${DB_PASSWORD}@db"),
+                     url("http", "u:****@h"), url("postgres", "user:<password>@localhost/db")]
+    for text in not_passwords:
+        assert scan_text(text, homes=()) == [], text
+
+
+# --- bodies held encoded in cassettes ------------------------------------------------------------
+
+
+def chat_request(content: str) -> dict[str, Any]:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": content}]}
+
+
+def chat_response(content: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
+
+
+def ruby_base64(data: bytes) -> str:
+    """Ruby's ``Base64.encode64``: lines of 60 characters, each ending in a newline."""
+    text = base64.b64encode(data).decode()
+    return "".join(text[i:i + 60] + "\n" for i in range(0, len(text), 60))
+
+
+def ruby_exchange(request: dict[str, Any], response_body: dict[str, Any]) -> dict[str, Any]:
+    return {"request": {"method": "post", "uri": "https://api.openai.com/v1/chat/completions", "headers": {},
+                        "body": {"encoding": "UTF-8", "base64_string": ruby_base64(json.dumps(request).encode())}},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": response_body},
+            "recorded_at": "Tue, 01 Oct 2024 10:00:00 GMT"}
+
+
+def encoded_bodies(path: Path) -> list[str]:
+    """The decoded text of every base64 body of a JSON or YAML cassette (gzip undone), in order."""
+    doc = json.loads(path.read_text()) if path.suffix in (".json", ".har") else yaml.safe_load(path.read_text())
+    found: list[str] = []
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            value = node.get("base64_string", node.get("text") if node.get("encoding") == "base64" else None)
+            compact = "".join(value.split()).translate(str.maketrans("-_", "+/")) if isinstance(value, str) else ""
+            data = base64.b64decode(compact + "=" * (-len(compact) % 4), validate=True) if compact else None
+            stack.extend(reversed(node.values()))
+        elif isinstance(node, list):
+            stack.extend(reversed(node))
+            data = None
+        else:
+            data = node if isinstance(node, bytes) else None
+        if data is not None:
+            found.append((gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode())
+    return found
+
+
+def test_keys_in_base64_and_gzip_cassette_bodies_are_found_and_encoded_back(tmp_path: Path) -> None:
+    s = planted_secrets()
+    oai, mail, ghp = s["openai-key"][0], s["email"][0], s["github-token"][0]
+    src = tmp_path / "src"
+    src.mkdir()
+    # Ruby VCR as JSON: a request body in base64 lines of 60 (``Base64.encode64``), a gzip response
+    ruby = {"http_interactions": [ruby_exchange(chat_request(f"use {oai} and write to {mail}"), {
+        "encoding": "ASCII-8BIT",
+        "base64_string": base64.b64encode(gzip.compress(json.dumps(chat_response(f"ok, {mail}")).encode())).decode()})],
+        "recorded_with": "VCR 6.2.0"}
+    (src / "ruby.json").write_text(json.dumps(ruby, indent=2), encoding="utf-8")
+    # vcrpy YAML: a gzip request body as !!binary, a response as URL-safe unpadded base64_string
+    response = base64.urlsafe_b64encode(json.dumps(chat_response(f"pushed with {ghp} ??????")).encode()).decode()
+    response = response.rstrip("=")
+    assert "_" in response  # "???" is "Pz8_" in the URL-safe alphabet
+    vcr = {"interactions": [{
+        "request": {"method": "POST", "uri": "https://api.openai.com/v1/chat/completions",
+                    "headers": {"content-encoding": ["gzip"]},
+                    "body": gzip.compress(json.dumps(chat_request(f"key {oai}")).encode(), mtime=0)},
+        "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                     "body": {"base64_string": response}}}], "version": 1}
+    (src / "vcr.yaml").write_text(yaml.safe_dump(vcr), encoding="utf-8")
+    # HAR: a response content in base64, with its "encoding" after its "text"
+    har = {"log": {"version": "1.2", "entries": [{
+        "startedDateTime": "2025-01-01T00:00:00Z",
+        "request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions", "headers": [],
+                    "postData": {"mimeType": "application/json", "text": json.dumps(chat_request("hi"))}},
+        "response": {"status": 200, "headers": [], "content": {
+            "mimeType": "application/json", "size": 0,
+            "text": base64.b64encode(json.dumps(chat_response(f"your key is {oai}")).encode()).decode(),
+            "encoding": "base64"}}}]}}
+    (src / "x.har").write_text(json.dumps(har), encoding="utf-8")
+    before = {name: encoded_bodies(src / name) for name in ("ruby.json", "vcr.yaml", "x.har")}
+    assert any(oai in body for body in before["ruby.json"]) and any(oai in body for body in before["vcr.yaml"])
+
+    assert scan(src, homes=()).by_kind == {"openai-key": 3, "github-token": 1, "email": 2}
+    summary = redact(src, tmp_path / "out", homes=())
+    out = tmp_path / "out"
+    assert {r.path: r.status for r in summary.files} == {"ruby.json": "redacted", "vcr.yaml": "redacted",
+                                                         "x.har": "redacted"}
+    assert summary.by_kind == {"openai-key": 3, "github-token": 1, "email": 2}
+    assert counts(out) == counts(src) and counts(src)["sessions"] == 3 and counts(src)["problems"] == 0
+    assert scan(out, homes=()).by_kind == {}
+    after = {name: encoded_bodies(out / name) for name in before}
+    for name, bodies in after.items():
+        assert len(bodies) == len(before[name])
+        assert not any(secret in body for body in bodies for secret in (oai, mail, ghp)), name
+    oai_placeholder = placeholder("openai-key", 1)
+    assert after["ruby.json"][0] == json.dumps(chat_request(f"use {oai_placeholder} and write to "
+                                                            f"{placeholder('email', 1)}"))
+    assert json.loads(after["x.har"][0])["choices"][0]["message"]["content"] == f"your key is {oai_placeholder}"
+    # encoded back as it was: lines of 60 ending in "\n", gzip stays gzip, URL-safe unpadded stays so
+    ruby_out = json.loads((out / "ruby.json").read_text())["http_interactions"][0]
+    lines = ruby_out["request"]["body"]["base64_string"].split("\n")
+    assert lines[-1] == "" and {len(line) for line in lines[:-2]} == {60}
+    assert base64.b64decode(ruby_out["response"]["body"]["base64_string"])[:2] == b"\x1f\x8b"
+    vcr_text = (out / "vcr.yaml").read_text()
+    vcr_out = yaml.safe_load(vcr_text)["interactions"][0]
+    assert vcr_out["request"]["body"][:2] == b"\x1f\x8b" and "!!binary |" in vcr_text
+    response_out = vcr_out["response"]["body"]["base64_string"]
+    assert "=" not in response_out and "_" in response_out and not set(response_out) & set("+/")
+    # the rest of each file is byte for byte what it was
+    har_in, har_out = (src / "x.har").read_text(), (out / "x.har").read_text()
+    assert har_out[:har_out.index('"text": "eyJ', 400)] == har_in[:har_in.index('"text": "eyJ', 400)]
+
+
+def test_a_body_that_cannot_be_decoded_or_encoded_back_makes_the_file_partial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = planted_secrets()
+    oai = s["openai-key"][0]
+    src = tmp_path / "src"
+    src.mkdir()
+    noise = bytes(random.Random(7).randrange(256) for _ in range(300))
+    opaque = {"http_interactions": [ruby_exchange(chat_request("hi"), {
+        "encoding": "ASCII-8BIT", "base64_string": base64.b64encode(noise).decode()})]}
+    (src / "opaque.json").write_text(json.dumps(opaque), encoding="utf-8")
+    # a body whose base64 holds an escape (``\u0065`` for its first letter) cannot be rewritten in place
+    escaped = {"http_interactions": [ruby_exchange(chat_request(f"use {oai}"), {"string": json.dumps(chat_response("ok"))})]}
+    text = json.dumps(escaped)
+    start = text.index('"base64_string": "') + len('"base64_string": "')
+    (src / "escaped.json").write_text(text[:start] + "\\u0065" + text[start + 1:], encoding="utf-8")
+    # an image body has no text to scan: the file stays clean
+    image = {"http_interactions": [ruby_exchange(chat_request("hi"), {
+        "encoding": "ASCII-8BIT", "base64_string": noise_png(5)})]}
+    (src / "image.json").write_text(json.dumps(image), encoding="utf-8")
+
+    assert command([str(src), "-o", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "2 partially scanned" in printed
+    assert re.search(r"partial\s+escaped\.json  \(.*secret\(s\) in an encoded body left in place", printed)
+    assert re.search(r"partial\s+opaque\.json  \(partially scanned: line 1: base64 body is not UTF-8 text", printed)
+    summary = redact(src, tmp_path / "out2", homes=())
+    reports = {r.path: r for r in summary.files}
+    assert reports["image.json"].status == "clean"
+    assert reports["opaque.json"].status == "partial" and reports["opaque.json"].findings == {}
+    assert reports["escaped.json"].status == "partial" and summary.to_json()["partial"] == 2
+    assert counts(tmp_path / "out2") == counts(src)
 
 
 # --- files, paths and bad input ----------------------------------------------------------------
@@ -484,9 +698,10 @@ def test_command_prints_per_kind_and_per_file(tmp_path: Path, capsys: pytest.Cap
     (source / "b.json").write_text(json.dumps({"x": 1}))
     assert command([str(source), "-o", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert "2 secrets replaced (2 distinct) in 1 files" in out
+    assert out.startswith(f"wrote {tmp_path / 'out'}: 2 files, 2 secrets replaced (2 distinct) in 1 file; 1 clean,")
+    assert "0 partially scanned" in out and out.splitlines()[0].endswith("0 errors")
     assert re.search(r"email\s+1\s+1", out) and re.search(r"home-user\s+1\s+1", out)
-    assert "redacted     a.json  (email 1, home-user 1)" in out and "1 clean files not listed" in out
+    assert "redacted     a.json  (email 1, home-user 1)" in out and "1 clean file not listed" in out
     assert command([str(source), "-o", str(tmp_path / "out2"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["by_kind"] == {"email": 1, "home-user": 1} and data["files"] == 2

@@ -7,15 +7,22 @@ still loads exactly as the original did. So redaction works on the raw text of e
 JSON byte for byte apart from the replacements; a zipped inspect ``.eval`` log is rewritten member by
 member), a placeholder (``<redacted:openai-key:1>``) never holds a quote or a backslash, and the same
 secret gets the same placeholder everywhere in a run, so a redacted session still reads coherently.
+Recorded bodies that cassettes hold as base64 (maybe gzip) are decoded, redacted and encoded back
+the same way; a file where some body cannot be is reported ``partial``, not ``clean``.
 
 Detection reuses the regexes of detect-secrets' plugins where it has them (AWS, GitHub, GitLab,
 Slack, Stripe, JWT, private-key headers, URL credentials, OpenAI, PyPI, SendGrid) and adds the
-formats it lacks, each citing where the format is documented. No entropy detector runs: base64
+formats it lacks or knows too narrowly, each citing where the format is documented. No entropy detector runs: base64
 image data and reasoning signatures are random by design and would be reported everywhere."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
+import contextlib
+import gzip
+import json
 import os
 import re
 import shutil
@@ -29,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+import yaml
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.basic_auth import BasicAuthDetector
 from detect_secrets.plugins.github_token import GitHubTokenDetector
@@ -42,6 +50,7 @@ from detect_secrets.plugins.slack import SlackDetector
 from detect_secrets.plugins.stripe import StripeDetector
 
 from toolkit.corpus import SKIP_DIRS
+from toolkit.corpus.wirekit import standard_base64
 
 __all__ = [
     "KINDS",
@@ -78,7 +87,7 @@ KINDS: tuple[str, ...] = (
 """Every kind of secret, most specific first: where two detections overlap the earlier kind wins
 (``Bearer sk-...`` is an OpenAI key, ``https://u:ghp_...@host`` a GitHub token)."""
 
-Status = Literal["redacted", "clean", "not-scanned", "skipped", "error"]
+Status = Literal["redacted", "clean", "partial", "not-scanned", "skipped", "error"]
 
 
 def placeholder(kind: str, number: int) -> str:
@@ -102,8 +111,11 @@ class Finding:
 @dataclass(frozen=True)
 class FileReport:
     """What redaction did to one file: ``redacted`` (secrets replaced), ``clean`` (scanned, copied
-    as is), ``not-scanned`` (neither text nor a known container: copied as is), ``skipped`` (a
-    version-control or tool directory, not copied) or ``error`` (could not be read or written)."""
+    as is), ``partial`` (scanned and copied, secrets found replaced, but some part could not be
+    scanned or rewritten: a recorded body that does not decode to text or cannot be encoded back;
+    ``reason`` says which), ``not-scanned`` (neither text nor a known container: copied as is),
+    ``skipped`` (a version-control or tool directory, not copied) or ``error`` (could not be read
+    or written)."""
 
     path: str
     status: Status
@@ -136,6 +148,7 @@ class RedactionSummary:
             "files": sum(1 for r in self.files if r.status != "skipped"),
             "redacted": self.count("redacted"),
             "clean": self.count("clean"),
+            "partial": self.count("partial"),
             "not_scanned": self.count("not-scanned"),
             "skipped": self.count("skipped"),
             "errors": self.count("error"),
@@ -339,6 +352,56 @@ def _bearer(text: str, lowered: str) -> Iterator[Span]:
             yield start, end
 
 
+# Passwords in URLs: the userinfo of RFC 3986 §3.2.1 (``scheme://user:password@host``). The
+# password may hold sub-delimiters (``! $ & ' ( ) * + , ; =``), and people paste unescaped ``@``,
+# ``:``, ``#`` and ``?`` too (``mongodb+srv://admin:S3cret#1@cluster0...``), which detect-secrets'
+# BasicAuth pattern excludes: here the password runs from the first ``:`` after the user to the
+# LAST ``@`` before the host, since the host holds no ``@``. The authority ends at ``/``, at
+# whitespace, at a quote or an escape (the URL sits in a JSON string, maybe JSON inside JSON), at
+# ``<>{}`|^`` (``<password>``, ``${DB_PASSWORD}`` are not passwords) and, when a ``'`` opens the
+# URL, at the ``'`` that closes it. Only the password is replaced: scheme, user and host stay.
+_SCHEME = frozenset(string.ascii_letters + string.digits + "+.-")
+_AUTHORITY_STOP = frozenset("/\"<>{}`|^")
+_JSON_ESCAPES = frozenset('"\\/bfnrtu')
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9._~%-]*)|\[[0-9A-Fa-f:.]+\])(?::\d*)?")
+_NOT_PASSWORD = re.compile(r"\d{1,5}[?#].*|\$[A-Za-z_]\w*|\$\(.*\)|%\w+%|\*+|\.{3}|…", re.DOTALL)
+"""A port before a query or fragment (``https://host:8080?to=a@b``), a shell or Windows variable,
+a mask (``****``, ``...``): not a password."""
+
+
+def _url_password(text: str, lowered: str) -> Iterator[Span]:
+    size = len(text)
+    for mark in _find_all(text, "://"):
+        scheme = mark
+        while scheme > 0 and text[scheme - 1] in _SCHEME:
+            scheme -= 1
+        while scheme < mark and not text[scheme].isalpha():
+            scheme += 1
+        if scheme == mark:
+            continue
+        closer = "'" if scheme > 0 and text[scheme - 1] == "'" else ""
+        end = mark + 3
+        while end < size:
+            c = text[end]
+            if c.isspace() or c in _AUTHORITY_STOP or c == closer:
+                break
+            if c == "\\" and end + 1 < size and text[end + 1] in _JSON_ESCAPES:
+                break
+            end += 1
+        authority = text[mark + 3:end]
+        colon = authority.find(":")
+        at = authority.rfind("@")
+        if colon < 0 or at < colon or "@" in authority[:colon]:
+            continue
+        password = authority[colon + 1:at]
+        if not password or "\\" in authority[:colon] or _NOT_PASSWORD.fullmatch(password):
+            continue
+        if _HOST.match(authority, at + 1) is None:
+            continue
+        start = mark + 3 + colon + 1
+        yield start, start + len(password)
+
+
 # E-mail addresses: the "valid e-mail address" of the WHATWG HTML standard
 # (https://html.spec.whatwg.org/multipage/input.html#valid-e-mail-address), local part at most 64
 # characters (RFC 5321 §4.5.3.1.1), the top-level label alphabetic. Found from the ``@`` outwards:
@@ -446,10 +509,34 @@ def _current_home(home: str) -> re.Pattern[str] | None:
 _ANTHROPIC = re.compile(r"sk-ant-[A-Za-z0-9_-]{20,}")
 """Anthropic API keys (``sk-ant-api03-...``, admin keys ``sk-ant-admin01-...``): the ``x-api-key``
 header of https://docs.anthropic.com/en/api/overview; the prefix is the one GitHub scans for."""
-_OPENAI = re.compile(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")
-"""OpenAI keys, project (``sk-proj-``), service-account and admin keys included
-(https://platform.openai.com/docs/api-reference/authentication); detect-secrets only knows the ones
-holding the ``T3BlbkFJ`` marker."""
+_OPENAI = re.compile(r"sk-[A-Za-z0-9_-]{20,}")
+"""Where an OpenAI key may start; ``_openai_shape`` decides whether the whole token is one."""
+_OPENAI_PREFIXES = ("sk-proj-", "sk-svcacct-", "sk-admin-")
+"""Project, service-account and admin keys (https://platform.openai.com/docs/api-reference/authentication,
+https://platform.openai.com/docs/api-reference/admin-api-keys); detect-secrets only knows the keys
+holding the ``T3BlbkFJ`` marker (base64 of ``OpenAI``)."""
+_OPENAI_MIN_BODY = 32
+_OPENAI_LEGACY = re.compile(r"sk-[A-Za-z0-9]{48}")
+"""User keys before project keys: ``sk-`` and 48 letters and digits."""
+
+
+def _mixed(value: str) -> bool:
+    """Upper- and lower-case letters and digits: random key material, not dash-joined words
+    (``sk-learn-compatible-estimator-wrapper-v2``, a package ``sk-video-analyzer-toolkit-2``)."""
+    return (any(c.isdigit() for c in value) and any(c.isupper() for c in value)
+            and any(c.islower() for c in value))
+
+
+def _openai_shape(value: str) -> bool:
+    if "T3BlbkFJ" in value:
+        return True
+    for prefix in _OPENAI_PREFIXES:
+        if value.startswith(prefix):
+            body = value[len(prefix):]
+            return len(body) >= _OPENAI_MIN_BODY and _mixed(body)
+    return _OPENAI_LEGACY.fullmatch(value) is not None and _mixed(value[3:])
+
+
 _GITHUB_PAT = re.compile(r"github_pat_[A-Za-z0-9_]{22,}")
 """Fine-grained personal access tokens (https://github.blog/security/application-security/introducing-fine-grained-personal-access-tokens-for-github/)."""
 _STRIPE = re.compile(r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}")
@@ -486,7 +573,7 @@ def _rules(homes: tuple[str, ...]) -> tuple[_Rule, ...]:
         _Rule("anthropic-key", _OWN, _tokens(_ANTHROPIC, _B64URL, check=_has_digit_and_letter)),
         *(_Rule("openai-key", _DS + "OpenAIDetector", _tokens(r, _B64URL, anchors=("sk-",)))
           for r in OpenAIDetector.denylist),
-        _Rule("openai-key", _OWN, _tokens(_OPENAI, _B64URL, check=_has_digit_and_letter)),
+        _Rule("openai-key", _OWN, _tokens(_OPENAI, _B64URL, check=_openai_shape, anchors=("sk-",))),
         *(_Rule("github-token", _DS + "GitHubTokenDetector", _tokens(r, github)) for r in GitHubTokenDetector.denylist),
         _Rule("github-token", _OWN, _tokens(_GITHUB_PAT, github)),
         *(_Rule("gitlab-token", _DS + "GitLabTokenDetector", _tokens(r, _B64URL)) for r in GitLabTokenDetector.denylist),
@@ -502,6 +589,7 @@ def _rules(homes: tuple[str, ...]) -> tuple[_Rule, ...]:
         *(_Rule("pypi-token", _DS + "PypiTokenDetector", _tokens(r, _B64URL)) for r in PypiTokenDetector.denylist),
         *(_Rule("sendgrid-key", _DS + "SendGridDetector", _tokens(r, _B64URL, fixed=True))
           for r in SendGridDetector.denylist),
+        _Rule("url-password", _OWN, _url_password),
         *(_Rule("url-password", _DS + "BasicAuthDetector", _tokens(r, None, group=1, check=_no_markup))
           for r in BasicAuthDetector.denylist),
         _Rule("bearer-token", _OWN, _bearer),
@@ -623,38 +711,121 @@ _GENERIC_USERS = frozenset({
     "build", "builder", "node", "python", "claude", "gemini", "codex", "openai", "linuxbrew", "tester",
     "testuser", "default", "public", "shared", "demo", "ec2-user",
 })
-"""Account names that are words or products: they are replaced inside home paths only, never as
-bare words elsewhere."""
-_NAME_MIN = 5
+"""Account names that are words or products: they are replaced inside home paths only, never
+elsewhere."""
+_NAME_MIN = 3
+_PATH_NAME_MIN = 5
+"""A name shorter than this is not replaced as a segment of another path (``/tmp/app``)."""
+_DASHED_HOMES = ("-home-", "-Users-", "-users-")
+"""How a home folder shows in a folder name made of a path (Claude Code's ``~/.claude/projects/
+-Users-<name>-src-app``, ``C--Users-<name>-...``, where every character but letters and digits is a dash)."""
+_LS_LINE = re.compile(r"[-dlcbpsDL][rwxsStT-]{9}[@+.]?[ \t]+\d+[ \t]+(?:\S+[ \t]+)?")
+"""``ls -l`` up to its owner or group field."""
 
 
 class _Known:
-    """Secrets found anywhere in a run, to be replaced wherever they appear in any file."""
+    """Secrets found anywhere in a run, to be replaced wherever they appear in any file.
+
+    A home folder's user name is replaced elsewhere only where it is plainly the name of that
+    account, not where it is a word of prose (a user ``sandbox`` and "the sandbox blocked the
+    call"): a segment of another path (``/tmp/<name>/``, ``~<name>``, ``<name>/repo``), a folder name made of the
+    home path (``-Users-<name>-project``), ``<name>@host`` (a shell prompt), and a column of command
+    output (``ps``, ``lsof``, ``ls -l``: the name as a field next to a number)."""
 
     def __init__(self, findings: Iterable[Finding]) -> None:
         self.kinds: dict[str, str] = {}
-        names: set[str] = set()
+        self.names: dict[str, tuple[str, bool]] = {}
+        """Spelling → (the user name, whether the spelling counts only in a dashed folder name)."""
         for finding in findings:
             if finding.kind == "home-user":
-                if len(finding.value) >= _NAME_MIN and finding.value.lower() not in _GENERIC_USERS:
-                    names.add(finding.value)
+                name = finding.value
+                if len(name) >= _NAME_MIN and name.lower() not in _GENERIC_USERS | _NOT_USERS:
+                    self.names.setdefault(name, (name, False))
+                    self.names.setdefault(re.sub(r"[^A-Za-z0-9]", "-", name), (name, True))
             elif finding.kind != "private-key" and len(finding.value) >= _LITERAL_MIN:
                 self.kinds.setdefault(finding.value, finding.kind)
-        for name in names:
-            self.kinds.setdefault(name, "home-user")
-        ordered = sorted(self.kinds, key=lambda v: (-len(v), v))
-        self.regex = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self.regex = _literals(self.kinds)
+        self.name_regex = _literals(self.names)
 
-    def candidates(self, text: str, priority: int) -> Iterator[tuple[int, int, int, str, str]]:
-        if self.regex is None:
-            return
+    def candidates(self, text: str, priority: int) -> Iterator[tuple[int, int, int, str, str, str]]:
+        """(priority, start, end, kind, detector, the secret) of every verbatim repetition."""
         size = len(text)
-        for match in self.regex.finditer(text):
-            start, end = match.span()
-            if not _bare(text, start, end, size):
-                continue
-            kind = self.kinds[match.group()]
-            yield priority, start, end, kind, _OWN + " (same secret elsewhere in the run)"
+        if self.regex is not None:
+            for match in self.regex.finditer(text):
+                start, end = match.span()
+                if _bare(text, start, end, size):
+                    yield (priority, start, end, self.kinds[match.group()],
+                           _OWN + " (same secret elsewhere in the run)", match.group())
+        if self.name_regex is not None:
+            for match in self.name_regex.finditer(text):
+                start, end = match.span()
+                name, dashed_only = self.names[match.group()]
+                if not _bare(text, start, end, size):
+                    continue
+                context = _name_context(text, start, end, size, len(name))
+                if context is not None and (context == "folder name" or not dashed_only):
+                    yield priority, start, end, "home-user", f"{_OWN} (home-folder user name in a {context})", name
+
+
+def _literals(values: Iterable[str]) -> re.Pattern[str] | None:
+    ordered = sorted(values, key=lambda v: (-len(v), v))
+    return re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+
+def _name_context(text: str, start: int, end: int, size: int, length: int) -> str | None:
+    """Where a known user name at ``text[start:end]`` is plainly that account's name, what it is
+    part of; ``None`` for a word of prose."""
+    before = text[start - 1] if start else ""
+    if text.endswith(_DASHED_HOMES, 0, start):
+        return "folder name"
+    if end < size - 1 and text[end] == "@" and text[end + 1].isalnum():
+        return "shell prompt"
+    if length >= _PATH_NAME_MIN and (
+        before in ("/", "\\", "~")
+        or (end < size - 1 and text[end] == "/" and _word(text[end + 1]) and not _word(before) and before != "-")
+    ):
+        return "path"
+    if _column(text, start, end, size):
+        return "command output column"
+    return None
+
+
+def _line_start(text: str, i: int) -> bool:
+    """Whether ``text[i]`` starts a line: after a newline, real or a JSON ``\\n``, or opening a
+    JSON string (a tool's output)."""
+    return i == 0 or text[i - 1] in "\r\n\"" or (text[i - 1] == "n" and _escaped(text, i - 1))
+
+
+def _column(text: str, start: int, end: int, size: int) -> bool:
+    """Whether ``text[start:end]`` is a field of tabular command output: ``ps`` (a line starting
+    with the user, then spaces and the process id), ``lsof`` or macOS ``ls -l`` (a number, then the
+    user padded with spaces), ``ls -l`` (after the mode and link count). Columns are padded: a
+    single space between a word and a number ("sandbox 2") is prose."""
+    left = start
+    while left > 0 and text[left - 1] in " \t":
+        left -= 1
+    right = end
+    while right < size and text[right] in " \t":
+        right += 1
+    if right == end and right < size:
+        return False
+    if left == start and not _line_start(text, start):
+        return False
+    wide = start - left >= 2 or right - end >= 2 or "\t" in text[left:start] + text[end:right]
+    following = right
+    while following < size and not text[following].isspace() and text[following] != "\\":
+        following += 1
+    if wide and _line_start(text, left) and text[right:following].isdigit():
+        return True
+    preceding = left
+    while preceding > 0 and not text[preceding - 1].isspace() and not _line_start(text, preceding):
+        preceding -= 1
+    if wide and text[preceding:left].isdigit():
+        return True
+    line = max(0, start - 200)
+    newline, escaped, quote = (text.rfind(c, line, start) for c in ("\n", "\\n", '"'))
+    line = max(line, newline + 1, quote + 1, escaped + 2 if escaped >= 0 else 0)
+    return _LS_LINE.fullmatch(text, line, start) is not None
 
 
 def _word(c: str) -> bool:
@@ -663,10 +834,379 @@ def _word(c: str) -> bool:
 
 def _bare(text: str, start: int, end: int, size: int) -> bool:
     """Whether ``text[start:end]`` stands alone: no letter, digit or underscore of any script
-    touches it (the letter of an escape such as ``\\n`` before it does not count)."""
+    touches it (the letter of an escape such as ``\\n`` before it does not count), and it does
+    not start with the letter of an escape (``\\nick`` is a line break and ``ick``)."""
     if start > 0 and _word(text[start - 1]) and not (text[start - 1] in _ESCAPE_LETTERS and _escaped(text, start - 1)):
         return False
+    if _escaped(text, start):
+        return False
     return end >= size or not _word(text[end])
+
+
+# --- recorded bodies held encoded ------------------------------------------------------------------
+#
+# Cassettes may hold a body as base64 rather than text, so that a key in it would be neither seen
+# nor replaced: Ruby VCR and Betamax ``base64_string`` (JSON or YAML), vcrpy's YAML ``!!binary``
+# (Ruby's ``!binary``), HAR ``content`` with ``"encoding": "base64"``; under the base64 the body
+# may be gzip- or zlib-compressed. These are the bodies ``toolkit.corpus.cassettes`` decodes. Each
+# is decoded, its text scanned like any other, and, where a secret is replaced, encoded back the
+# same way (alphabet, padding, line width, compression) in place of the old one, so the file keeps
+# its format and loads as before. A body that does not decode to text, or that cannot be written
+# back so that it decodes to the redacted text, makes the file ``partial``.
+
+_BODY_GATE = re.compile(r'"base64_string"|"encoding"\s*:\s*"base64"|!!?binary\b|^[ \t-]*base64_string[ \t]*:', re.M)
+_BINARY_TAGS = frozenset({"tag:yaml.org,2002:binary", "!binary"})
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
+_JSON_CHUNKS = re.compile(r"((?:[A-Za-z0-9+/=_-]|\\/)+)|\\u[0-9a-fA-F]{4}|\\.|.", re.S)
+_YAML_CHUNKS = re.compile(r"[A-Za-z0-9+/=_-]+")
+
+
+@dataclass(frozen=True)
+class _Region:
+    """Where an encoded body sits in a file's text, and its value as the format reads it."""
+
+    start: int
+    end: int
+    value: str
+    syntax: Literal["json", "yaml"]
+    style: str | None = None
+    """A YAML scalar's style: ``None`` (plain), ``'``, ``"``, ``|`` or ``>``."""
+
+
+@dataclass(frozen=True)
+class _Codec:
+    """How a body was encoded: compression, base64 alphabet and padding."""
+
+    compression: Literal["", "gzip", "zlib"]
+    mtime: int
+    urlsafe: bool
+    padded: bool
+
+
+@dataclass(frozen=True)
+class _Body:
+    """An encoded body: where it sits, its decoded text and the secrets in that text."""
+
+    start: int
+    end: int
+    text: str
+    codec: _Codec
+    findings: tuple[Finding, ...]
+    chunks: tuple[Span, ...]
+    """The runs of base64 in ``text[start:end]`` (relative to ``start``): lines, in YAML or with ``\\n`` in JSON."""
+    rewritable: bool
+    """Whether the base64 runs are the whole value (no escape inside), so new ones can take their place."""
+
+
+@dataclass(frozen=True)
+class _Contents:
+    """What the first pass learnt of one text: its secrets outside encoded bodies, the bodies, and
+    why some part could not be scanned."""
+
+    findings: list[Finding]
+    bodies: tuple[_Body, ...] = ()
+    unscanned: tuple[str, ...] = ()
+
+    def all_findings(self) -> Iterator[Finding]:
+        yield from self.findings
+        for body in self.bodies:
+            yield from body.findings
+
+
+def _contents(text: str, rules: Sequence[_Rule]) -> _Contents:
+    findings = _scan(text, rules)
+    regions, problem = _regions(text)
+    bodies: list[_Body] = []
+    unscanned: list[str] = [problem] if problem else []
+    for region in regions:
+        opened = _open_body(text, region, rules)
+        if isinstance(opened, str):
+            unscanned.append(f"line {text.count(chr(10), 0, region.start) + 1}: {opened}")
+        elif opened is not None:
+            bodies.append(opened)
+    if bodies:
+        findings = _outside(findings, bodies)
+    return _Contents(findings, tuple(bodies), tuple(unscanned))
+
+
+def _outside(findings: Sequence[Finding], bodies: Sequence[_Body]) -> list[Finding]:
+    """The findings that do not touch a body: what a pattern sees in base64 is chance."""
+    starts = [b.start for b in bodies]
+    kept = []
+    for finding in findings:
+        i = bisect.bisect_right(starts, finding.start)
+        if i > 0 and bodies[i - 1].end > finding.start:
+            continue
+        if i < len(bodies) and bodies[i].start < finding.end:
+            continue
+        kept.append(finding)
+    return kept
+
+
+def _regions(text: str) -> tuple[list[_Region], str | None]:
+    """The encoded bodies of a JSON, JSONL or YAML text in order, and why they could not be looked
+    for (a YAML text that does not parse)."""
+    if _BODY_GATE.search(text) is None:
+        return [], None
+    if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+        return _json_regions(text), None
+    try:
+        return _yaml_regions(text), None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        return [], f"encoded bodies not looked for: the text names base64 bodies but is not valid YAML{where}"
+
+
+def _json_regions(text: str) -> list[_Region]:
+    """String values of ``base64_string`` keys and of ``text`` keys beside ``"encoding": "base64"``,
+    found by walking the tokens of the text (several JSON documents, as in JSONL, included)."""
+    found: list[_Region] = []
+    frames: list[dict[str, Span] | None] = []
+    keys: list[str | None] = []
+    expect_key = False
+    for token in _JSON_TOKEN.finditer(text):
+        first = text[token.start()]
+        if first == "{":
+            frames.append({})
+            keys.append(None)
+            expect_key = True
+        elif first == "[":
+            frames.append(None)
+            keys.append(None)
+            expect_key = False
+        elif first in "}]":
+            if frames:
+                frame = frames.pop()
+                keys.pop()
+                if frame is not None:
+                    found.extend(_json_bodies(text, frame))
+                if keys:
+                    keys[-1] = None
+            expect_key = False
+        elif first == ",":
+            expect_key = bool(frames) and frames[-1] is not None
+        elif first == ":":
+            expect_key = False
+        elif frames and frames[-1] is not None:
+            frame = frames[-1]
+            if expect_key:
+                keys[-1] = token.group()
+            else:
+                if keys[-1] in ('"base64_string"', '"text"', '"encoding"') and first == '"':
+                    frame[keys[-1][1:-1]] = token.span()
+                keys[-1] = None
+    found.sort(key=lambda r: r.start)
+    return found
+
+
+def _json_bodies(text: str, frame: dict[str, Span]) -> Iterator[_Region]:
+    spans = []
+    if "base64_string" in frame:
+        spans.append(frame["base64_string"])
+    if "text" in frame and "encoding" in frame and text[slice(*frame["encoding"])] == '"base64"':
+        spans.append(frame["text"])
+    for start, end in spans:
+        try:
+            value = json.loads(text[start:end])
+        except ValueError:
+            continue
+        if isinstance(value, str):
+            yield _Region(start, end, value, "json")
+
+
+def _yaml_regions(text: str) -> list[_Region]:
+    """Scalars under ``base64_string``, beside ``encoding: base64`` under ``text``, or tagged binary."""
+    found: dict[int, _Region] = {}
+
+    def add(node: yaml.Node) -> None:
+        if isinstance(node, yaml.ScalarNode) and isinstance(node.value, str):
+            start, end = node.start_mark.index, node.end_mark.index
+            found.setdefault(start, _Region(start, end, node.value, "yaml", node.style))
+
+    for document in yaml.compose_all(text, Loader=yaml.SafeLoader):
+        stack: list[yaml.Node] = [document] if document is not None else []
+        seen: set[int] = set()
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, yaml.MappingNode):
+                named = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+                if "base64_string" in named:
+                    add(named["base64_string"])
+                encoding = named.get("encoding")
+                if "text" in named and isinstance(encoding, yaml.ScalarNode) and encoding.value == "base64":
+                    add(named["text"])
+                stack.extend(v for pair in node.value for v in pair)
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
+            elif isinstance(node, yaml.ScalarNode) and node.tag in _BINARY_TAGS:
+                add(node)
+    return [found[start] for start in sorted(found)]
+
+
+def _chunks(raw: str, region: _Region) -> tuple[list[Span], str]:
+    """The runs of base64 in a body's raw text (relative to its start) and the base64 they spell."""
+    if region.syntax == "json":
+        spans = [m.span(1) for m in _JSON_CHUNKS.finditer(raw, 1, len(raw) - 1) if m.group(1) is not None]
+        return spans, "".join(raw[a:b].replace("\\/", "/") for a, b in spans)
+    low, high = 0, len(raw)
+    if raw.startswith("!"):
+        low = next((i for i, c in enumerate(raw) if c.isspace()), high)
+    if region.style in ("|", ">"):
+        newline = raw.find("\n", low)
+        low = high if newline < 0 else newline + 1
+    elif region.style in ("'", '"'):
+        low = raw.find(region.style, low) + 1
+        closing = raw.rfind(region.style, low)
+        high = closing if closing >= low else high
+    spans = [m.span() for m in _YAML_CHUNKS.finditer(raw, low, high)]
+    return spans, "".join(raw[a:b] for a, b in spans)
+
+
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+"""PNG, JPEG and GIF signatures (WebP is ``RIFF....WEBP``)."""
+
+
+def _decode(value: str) -> tuple[str, _Codec] | str | None:
+    """A body's text and how it was encoded, the reason it cannot be read as text, or ``None`` for
+    an empty body or an image."""
+    compact = "".join(value.split())
+    if not compact:
+        return None
+    try:
+        data = base64.b64decode(standard_base64(compact), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        return f"base64 body does not decode ({exc}), not scanned"
+    compression: Literal["", "gzip", "zlib"] = ""
+    mtime = 0
+    if data[:2] == b"\x1f\x8b":
+        try:
+            mtime = int.from_bytes(data[4:8], "little")
+            data, compression = gzip.decompress(data), "gzip"
+        except (OSError, EOFError, zlib.error) as exc:
+            return f"gzip-compressed body does not decompress ({exc}), not scanned"
+    elif len(data) > 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0:
+        with contextlib.suppress(zlib.error):
+            data, compression = zlib.decompress(data), "zlib"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        if data.startswith(_IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+            return None  # an image: no text to scan, as base64 images elsewhere
+        return "base64 body is not UTF-8 text (binary, or compressed in a way this reader cannot undo), not scanned"
+    urlsafe = "-" in compact or "_" in compact
+    return text, _Codec(compression, mtime, urlsafe, padded=len(compact) % 4 == 0)
+
+
+def _encode(text: str, codec: _Codec) -> str | None:
+    """``text`` encoded as ``codec`` says, or ``None`` when that does not decode back to it."""
+    data = text.encode("utf-8")
+    if codec.compression == "gzip":
+        data = gzip.compress(data, mtime=codec.mtime)
+    elif codec.compression == "zlib":
+        data = zlib.compress(data)
+    payload = base64.b64encode(data).decode("ascii")
+    if codec.urlsafe:
+        payload = payload.translate(str.maketrans("+/", "-_"))
+    if not codec.padded:
+        payload = payload.rstrip("=")
+    back = _decode(payload)
+    if not isinstance(back, tuple) or back[0] != text or back[1].compression != codec.compression:
+        return None
+    return payload
+
+
+def _open_body(text: str, region: _Region, rules: Sequence[_Rule]) -> _Body | str | None:
+    decoded = _decode(region.value)
+    if not isinstance(decoded, tuple):
+        return decoded
+    body_text, codec = decoded
+    spans, payload = _chunks(text[region.start:region.end], region)
+    rewritable = bool(spans) and payload == "".join(region.value.split())
+    return _Body(region.start, region.end, body_text, codec, tuple(_scan(body_text, rules)), tuple(spans),
+                 rewritable)
+
+
+def _rewrite(raw: str, body: _Body, payload: str) -> str:
+    """A body's raw text with ``payload`` in place of its base64, cut in lines as wide as its
+    widest, joined as its first two were."""
+    spans = body.chunks
+    widths = [len(raw[a:b].replace("\\/", "/")) for a, b in spans]
+    width = max(widths) if len(spans) > 1 else 0
+    lines = [payload[i:i + width] for i in range(0, len(payload), width)] if width else [payload]
+    if "\\/" in raw:
+        lines = [line.replace("/", "\\/") for line in lines]
+    joint = raw[spans[0][1]:spans[1][0]] if len(spans) > 1 else ""
+    return raw[:spans[0][0]] + joint.join(lines) + raw[spans[-1][1]:]
+
+
+def _redact_contents(
+    text: str, contents: _Contents, known: _Known, placeholders: _Placeholders, priority: int
+) -> tuple[str, Counter[str], list[str]]:
+    """``text`` with every secret replaced, inside encoded bodies too; the kinds replaced; why some
+    secret could not be replaced."""
+    bodies = contents.bodies
+    outer = _merge(text, contents.findings, known, priority)
+    if not bodies:
+        return (_apply(text, outer, placeholders) if outer else text), Counter(f.kind for f in outer), []
+    outer = _outside(outer, bodies)
+    edits: list[tuple[int, int, Finding | _Body]] = [(f.start, f.end, f) for f in outer]
+    edits += [(b.start, b.end, b) for b in bodies]
+    edits.sort(key=lambda e: e[0])
+    parts: list[str] = []
+    size = 0
+    counts: Counter[str] = Counter()
+    reasons: list[str] = []
+    written: list[tuple[int, str]] = []
+    last = 0
+    for start, end, item in edits:
+        parts.append(text[last:start])
+        size += start - last
+        last = end
+        if isinstance(item, Finding):
+            replacement = placeholders.get(item.kind, item.value)
+            counts[item.kind] += 1
+        else:
+            replacement = text[start:end]
+            inner = _merge(item.text, item.findings, known, priority)
+            if inner:
+                line = text.count("\n", 0, start) + 1
+                new_text = _apply(item.text, inner, placeholders)
+                payload = _encode(new_text, item.codec) if item.rewritable else None
+                if payload is None:
+                    reasons.append(f"line {line}: {len(inner)} secret(s) in an encoded body left in place: "
+                                   "the body cannot be encoded back as it was")
+                else:
+                    replacement = _rewrite(replacement, item, payload)
+                    written.append((size, new_text))
+                    counts.update(f.kind for f in inner)
+        parts.append(replacement)
+        size += len(replacement)
+    parts.append(text[last:])
+    redacted = "".join(parts)
+    if written and not _bodies_read_back(redacted, written):
+        reasons.append(f"{len(written)} encoded body(ies) with secrets left in place: written back, they did not "
+                       "read as the redacted text")
+        return _apply(text, outer, placeholders), Counter(f.kind for f in outer), reasons
+    return redacted, counts, reasons
+
+
+def _bodies_read_back(text: str, written: Sequence[tuple[int, str]]) -> bool:
+    """Whether each rewritten body is found again where it was written and decodes to its text."""
+    try:
+        regions, problem = _regions(text)
+    except (ValueError, RecursionError):
+        return False
+    at = {region.start: region for region in regions}
+    for start, expected in written:
+        region = at.get(start)
+        decoded = _decode(region.value) if region is not None else None
+        if problem or not isinstance(decoded, tuple) or decoded[0] != expected:
+            return False
+    return True
 
 
 # --- files -------------------------------------------------------------------------------------------
@@ -682,9 +1222,16 @@ class _Plan:
     rel: str
     mode: Literal["pending", "text", "zip", "binary", "error", "skipped"]
     reason: str | None = None
-    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    texts: dict[str, _Contents] = field(default_factory=dict)
     """Per zip member (``""`` for a plain text file)."""
     binary_members: int = 0
+
+    def findings(self) -> Iterator[Finding]:
+        for contents in self.texts.values():
+            yield from contents.all_findings()
+
+    def unscanned(self) -> list[str]:
+        return [reason for contents in self.texts.values() for reason in contents.unscanned]
 
 
 def _scan_file(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
@@ -698,14 +1245,14 @@ def _scan_file(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return _Plan(source, rel, "binary", "not UTF-8 text and not a ZIP archive")
-    return _Plan(source, rel, "text", findings={"": _scan(text, rules)})
+    return _Plan(source, rel, "text", texts={"": _contents(text, rules)})
 
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError, ValueError)
 
 
 def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
-    findings: dict[str, list[Finding]] = {}
+    texts: dict[str, _Contents] = {}
     binary = 0
     try:
         with zipfile.ZipFile(source) as archive:
@@ -718,10 +1265,12 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
                 except UnicodeDecodeError:
                     binary += 1
                     continue
-                findings[info.filename] = _scan(text, rules)
+                contents = _contents(text, rules)
+                texts[info.filename] = _Contents(
+                    contents.findings, contents.bodies, tuple(f"{info.filename}: {r}" for r in contents.unscanned))
     except _ZIP_ERRORS as exc:
         return _Plan(source, rel, "binary", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
-    return _Plan(source, rel, "zip", findings=findings, binary_members=binary)
+    return _Plan(source, rel, "zip", texts=texts, binary_members=binary)
 
 
 def _walk(root: Path) -> list[_Plan]:
@@ -797,12 +1346,12 @@ def scan(path: str | Path, *, homes: Sequence[str] | None = None, progress: bool
         for plan in plans:
             if plan.mode == "pending":
                 plan = _scan_file(plan.source, plan.rel, rules)
-            findings = [f for member in plan.findings.values() for f in member]
+            findings = list(plan.findings())
             for finding in findings:
                 distinct.setdefault(finding.kind, set()).add(_canonical(finding.kind, finding.value))
             counts = Counter(f.kind for f in findings)
             by_kind.update(counts)
-            reports.append(_report(plan, counts))
+            reports.append(_report(plan, counts, plan.unscanned()))
             bar.update(1)
     return RedactionSummary(str(source), "", tuple(reports), _ordered(by_kind), _ordered(
         Counter({kind: len(values) for kind, values in distinct.items()})))
@@ -814,8 +1363,10 @@ def redact(
     """Write a copy of ``path`` (a file or a directory) to ``out`` with every secret replaced.
 
     Text files (every format the toolkit imports is text) are rewritten with placeholders in
-    place of secrets; ZIP archives (inspect ``.eval``) are rewritten member by member; other files
-    are copied and reported as not scanned; version-control and tool directories (``.git``,
+    place of secrets, base64 (and gzip) bodies of recorded exchanges included (a file where one
+    cannot be decoded to text or encoded back is reported ``partial``, with the reason); ZIP
+    archives (inspect ``.eval``) are rewritten member by member; other files are copied and
+    reported as not scanned; version-control and tool directories (``.git``,
     ``.venv``...) are not copied. A file that cannot be read or written is reported with its reason
     and the run goes on. Raises ``ValueError``, before writing anything, when ``out`` is ``path``
     or a file of the copy would land inside ``path``.
@@ -834,7 +1385,7 @@ def redact(
             if plan.mode == "pending":
                 plans[i] = _scan_file(plan.source, plan.rel, rules)
             bar.update(1)
-        known = _Known(f for plan in plans for member in plan.findings.values() for f in member)
+        known = _Known(f for plan in plans for f in plan.findings())
         placeholders = _Placeholders()
         reports: list[FileReport] = []
         by_kind: Counter[str] = Counter()
@@ -852,22 +1403,32 @@ def _ordered(counts: Counter[str]) -> dict[str, int]:
     return {kind: counts[kind] for kind in KINDS if counts[kind]}
 
 
-def _report(plan: _Plan, counts: Counter[str]) -> FileReport:
+def _report(plan: _Plan, counts: Counter[str], unscanned: Sequence[str] = ()) -> FileReport:
     if plan.mode in ("error", "skipped"):
         return FileReport(plan.rel, plan.mode, reason=plan.reason)
     if plan.mode == "binary":
         return FileReport(plan.rel, "not-scanned", reason=plan.reason)
-    reason = f"{plan.binary_members} binary member(s) not scanned" if plan.binary_members else None
-    return FileReport(plan.rel, "redacted" if counts else "clean", _ordered(counts), reason)
+    notes = [f"{plan.binary_members} binary member(s) not scanned"] if plan.binary_members else []
+    if unscanned:
+        shown = "; ".join(unscanned[:3]) + (f"; and {len(unscanned) - 3} more" if len(unscanned) > 3 else "")
+        notes.append(f"partially scanned: {shown}")
+    status: Status = "partial" if unscanned else "redacted" if counts else "clean"
+    return FileReport(plan.rel, status, _ordered(counts), "; ".join(notes) or None)
 
 
 def _merge(text: str, first: Sequence[Finding], known: _Known, priority: int) -> list[Finding]:
     """The first pass's findings and every verbatim repetition of a known secret they leave."""
-    if known.regex is None:
-        return list(first)
     ours = [(-1, f.start, f.end, f.kind, f.detector) for f in first]
-    merged = _resolve([*ours, *known.candidates(text, priority)])
-    return [Finding(kind, start, end, detector, text[start:end]) for start, end, kind, detector in merged]
+    values = {(f.start, f.end, f.kind, f.detector): f.value for f in first}
+    others = []
+    for candidate in known.candidates(text, priority):
+        others.append(candidate[:5])
+        values.setdefault(candidate[1:5], candidate[5])
+    if not others:
+        return list(first)
+    merged = _resolve([*ours, *others])
+    return [Finding(kind, start, end, detector, values[start, end, kind, detector])
+            for start, end, kind, detector in merged]
 
 
 def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> FileReport:
@@ -879,47 +1440,52 @@ def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders,
             shutil.copy2(plan.source, where)
             return _report(plan, Counter())
         if plan.mode == "zip":
-            counts = _write_zip(plan, where, known, placeholders, priority)
+            counts, reasons = _write_zip(plan, where, known, placeholders, priority)
         else:
-            counts = _write_text(plan, where, known, placeholders, priority)
+            counts, reasons = _write_text(plan, where, known, placeholders, priority)
     except (OSError, UnicodeDecodeError, *_ZIP_ERRORS) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return FileReport(plan.rel, "error", reason=f"cannot write the copy: {reason}")
-    return _report(plan, counts)
+    return _report(plan, counts, [*plan.unscanned(), *reasons])
 
 
-def _write_text(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> Counter[str]:
-    data = plan.source.read_bytes()
-    text = data.decode("utf-8")
-    findings = _merge(text, plan.findings.get("", []), known, priority)
-    if not findings:
+def _write_text(
+    plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int
+) -> tuple[Counter[str], list[str]]:
+    text = plan.source.read_bytes().decode("utf-8")
+    redacted, counts, reasons = _redact_contents(text, plan.texts[""], known, placeholders, priority)
+    if redacted == text:
         shutil.copy2(plan.source, where)
-        return Counter()
-    where.write_bytes(_apply(text, findings, placeholders).encode("utf-8"))
+        return Counter(), reasons
+    where.write_bytes(redacted.encode("utf-8"))
     shutil.copystat(plan.source, where)
-    return Counter(f.kind for f in findings)
+    return counts, reasons
 
 
-def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> Counter[str]:
+def _write_zip(
+    plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int
+) -> tuple[Counter[str], list[str]]:
     counts: Counter[str] = Counter()
+    reasons: list[str] = []
     members: list[tuple[zipfile.ZipInfo, bytes]] = []
     with zipfile.ZipFile(plan.source) as archive:
         comment = archive.comment
         for info in archive.infolist():
             data = archive.read(info)
-            if info.filename in plan.findings:
+            if info.filename in plan.texts:
                 text = data.decode("utf-8")
-                findings = _merge(text, plan.findings[info.filename], known, priority)
-                if findings:
-                    data = _apply(text, findings, placeholders).encode("utf-8")
-                    counts.update(f.kind for f in findings)
+                redacted, found, why = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)
+                reasons.extend(f"{info.filename}: {r}" for r in why)
+                if redacted != text:
+                    data = redacted.encode("utf-8")
+                    counts.update(found)
             members.append((info, data))
     if not counts:
         shutil.copy2(plan.source, where)
-        return counts
+        return counts, reasons
     with zipfile.ZipFile(where, "w") as archive:
         archive.comment = comment
         for info, data in members:
             archive.writestr(info, data)
     shutil.copystat(plan.source, where)
-    return counts
+    return counts, reasons

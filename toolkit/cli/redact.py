@@ -23,12 +23,17 @@ def run(args: argparse.Namespace) -> int:
     return 1 if summary.count("error") else 0
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun if number == 1 else noun + 's'}"
+
+
 def _print(summary: RedactionSummary) -> None:
     files = sum(1 for r in summary.files if r.status != "skipped")
-    print(f"wrote {summary.output}: {files} files, {summary.findings} secrets replaced "
-          f"({sum(summary.distinct.values())} distinct) in {summary.count('redacted')} files; "
-          f"{summary.count('clean')} clean, {summary.count('not-scanned')} not scanned, "
-          f"{summary.count('error')} errors")
+    holding = sum(1 for r in summary.files if r.findings)
+    print(f"wrote {summary.output}: {_count(files, 'file')}, {_count(summary.findings, 'secret')} replaced "
+          f"({sum(summary.distinct.values())} distinct) in {_count(holding, 'file')}; "
+          f"{summary.count('clean')} clean, {summary.count('partial')} partially scanned, "
+          f"{summary.count('not-scanned')} not scanned, {_count(summary.count('error'), 'error')}")
     if summary.by_kind:
         print(f"  {'kind':<20} {'found':>8} {'distinct':>9}")
         for kind, count in summary.by_kind.items():
@@ -41,7 +46,7 @@ def _print(summary: RedactionSummary) -> None:
         detail = "; ".join(part for part in (found, report.reason or "") if part)
         print(f"  {report.status:<12} {report.path}" + (f"  ({detail})" if detail else ""))
     if summary.count("clean"):
-        print(f"  {summary.count('clean')} clean files not listed (--json lists every file)")
+        print(f"  {_count(summary.count('clean'), 'clean file')} not listed (--json lists every file)")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,8 +55,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=help_for("redact"),
         description="Copy a transcript file or directory with API keys, tokens, private keys, URL "
         "passwords, e-mail addresses and home-directory user names replaced by placeholders such as "
-        "<redacted:openai-key:1>; every file keeps its format. Exit status: 0 done, 1 some file could "
-        "not be read or written (listed), 2 bad arguments.",
+        "<redacted:openai-key:1>; every file keeps its format, and base64 or gzip bodies of recorded "
+        "exchanges are decoded, redacted and encoded back (a file where some body cannot be is listed as "
+        "partial). Exit status: 0 done, 1 some file could not be read or written (listed), 2 bad arguments.",
     )
     parser.add_argument("path", help="a transcript file or a directory (searched recursively)")
     parser.add_argument("-o", "--output", required=True,
