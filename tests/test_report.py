@@ -236,9 +236,10 @@ def test_a_cell_that_hangs_fails_the_report_fast_and_is_named(tmp_path: Path) ->
 def test_scrub_replaces_paths_only_where_they_stand_as_paths() -> None:
     from toolkit.report.runner import scrub
 
-    paths = {"/tmp": "<tmp>", "/root": "~", "/work/repo": "."}
-    assert scrub("saved to /tmp/build and /root/x; cwd /work/repo", paths) == "saved to <tmp>/build and ~/x; cwd ."
-    untouched = ["data:image/png;base64,iVBO/tmpcmVzdA+/tmp/Zz==", "/rootfs/x", "/var/tmp/x", "/work/repository"]
+    paths = {"/scratch": "<tmp>", "/users/ada": "~", "/srv/checkout": "."}
+    assert scrub("saved to /scratch/build and /users/ada/x; cwd /srv/checkout", paths) == "saved to <tmp>/build and ~/x; cwd ."
+    untouched = ["data:image/png;base64,iVBO/scratchcmVz+/scratch/Zz==", "/users/adam/x", "/var/scratch/x",
+                 "/srv/checkout2"]
     for text in untouched:
         assert scrub(text, paths) == text
 

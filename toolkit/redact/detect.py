@@ -391,7 +391,7 @@ def _homes(regex: re.Pattern[str], starts: Callable[[str, int], bool]) -> Finder
 
 
 def _current_home(home: str) -> re.Pattern[str] | None:
-    """The current user's home, wherever it is (``/root``, ``/var/lib/builder``), as a pattern;
+    """The current user's home, wherever it is (``/srv/agent``, ``/var/lib/builder``), as a pattern;
     ``None`` when the generic patterns already cover it or it names nobody (``/``)."""
     posix = PurePosixPath(home.replace("\\", "/"))
     if len(posix.parts) < 2 or _HOME_POSIX.search(home) or _HOME_WINDOWS.search(home):
