@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     is one line on standard error and exit code 2, as argparse does for a bad option."""
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command(words)
-    parser = build_parser(command) if command is not None else build_parser("")
+    parser = build_parser(command or "")
     args = parser.parse_args(words)
     try:
         code: int = args.func(args)

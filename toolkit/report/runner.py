@@ -48,12 +48,6 @@ SECONDS_PER_MB = 0.6
 machines (``benchmarks/bench_import.py``), so this leaves a wide margin."""
 
 
-def cell_timeout(corpus: Path) -> int:
-    """The per-cell guard for a report over ``corpus``: ``CELL_TIMEOUT`` plus time for its size."""
-    files = [corpus] if corpus.is_file() else [p for p in corpus.rglob("*") if p.is_file()]
-    megabytes = sum(p.stat().st_size for p in files) / 1e6
-    return CELL_TIMEOUT + int(SECONDS_PER_MB * megabytes)
-
 LATE_REPLY = 10.0
 """Seconds by which a cell's reply may reach the client after the kernel sent it before the run
 counts as stalled (a healthy run stays under 1 s, even under load)."""
@@ -62,12 +56,20 @@ INJECTED = "injected-parameters"
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+def cell_timeout(corpus: Path) -> int:
+    """The per-cell guard for a report over ``corpus``: ``CELL_TIMEOUT`` plus time for its size."""
+    files = [corpus] if corpus.is_file() else [p for p in corpus.rglob("*") if p.is_file()]
+    megabytes = sum(p.stat().st_size for p in files) / 1e6
+    return CELL_TIMEOUT + int(SECONDS_PER_MB * megabytes)
+
+
 class LocalOutputWidget(OutputWidget):
     """nbclient's ``Output`` widget mimic, minus the ``comm_msg`` it sends the kernel on every
     captured output: see the module docstring for the stall that send causes."""
 
     def sync_state(self) -> None:
-        self.executor.widget_state.setdefault(self.comm_id, {})["outputs"] = self.outputs
+        """Send nothing: nbclient records the outputs in ``executor.widget_state`` itself, right
+        after each call, and that record is what the saved notebook and the report draw."""
 
 
 @dataclass(frozen=True)
@@ -102,34 +104,37 @@ def notebooks(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("[0-9][0-9]_*.ipynb") if p.is_file())
 
 
+def parameters_cell(nb: nbformat.NotebookNode) -> int | None:
+    """The index of the cell tagged ``parameters`` (papermill's convention), if there is one."""
+    return next((index for index, cell in enumerate(nb.cells)
+                 if "parameters" in cell.get("metadata", {}).get("tags", [])), None)
+
+
 def inject_parameters(nb: nbformat.NotebookNode, values: dict[str, object]) -> None:
-    """Put a cell that overrides the parameters right after the cell tagged ``parameters``
-    (papermill's convention), so the notebook's own defaults stay visible above it."""
+    """Put a cell that overrides the parameters right after the cell tagged ``parameters``, so the
+    notebook's own defaults stay visible above it."""
     source = "\n".join(f"{name} = {value!r}" for name, value in values.items())
     cell = nbformat.v4.new_code_cell(source=source)  # type: ignore[no-untyped-call]
     cell.metadata["tags"] = [INJECTED]
-    for index, existing in enumerate(nb.cells):
-        if "parameters" in existing.get("metadata", {}).get("tags", []):
-            nb.cells.insert(index + 1, cell)
-            return
-    nb.cells.insert(0, cell)
+    index = parameters_cell(nb)
+    nb.cells.insert(0 if index is None else index + 1, cell)
 
 
 def show_parameters(nb: nbformat.NotebookNode, shown: dict[str, object]) -> None:
     """Rewrite the assignments of the cell tagged ``parameters`` to the values a run used (as they
     should be shown: no machine path), so a page whose injected cell is hidden does not claim the
     notebook's defaults."""
-    for cell in nb.cells:
-        if "parameters" not in cell.get("metadata", {}).get("tags", []):
-            continue
-        lines = []
-        for line in str(cell.source).splitlines():
-            name = line.split("=", 1)[0].strip()
-            if "=" in line and name in shown:
-                line = f"{name} = {shown[name]!r}  # as this report ran"
-            lines.append(line)
-        cell.source = "\n".join(lines)
+    index = parameters_cell(nb)
+    if index is None:
         return
+    cell = nb.cells[index]
+    lines = []
+    for line in str(cell.source).splitlines():
+        name = line.split("=", 1)[0].strip()
+        if "=" in line and name in shown:
+            line = f"{name} = {shown[name]!r}  # as this report ran"
+        lines.append(line)
+    cell.source = "\n".join(lines)
 
 
 def _kernel_time(stamp: str | None) -> float | None:
@@ -232,14 +237,16 @@ def build(corpus: Path, out: Path, directory: Path = Path("notebooks"), only: st
     selected = [p for p in notebooks(directory) if only is None or p.name.startswith(only)]
     paths = machine_paths(corpus)
     guard = cell_timeout(corpus) if timeout is None else timeout
+    parameters: dict[str, object] = {"CORPUS": str(corpus.resolve()), "SHARED_REPORT": True}
+    shown = {name: scrub(value, paths) if isinstance(value, str) else value for name, value in parameters.items()}
     results: list[Executed] = []
     bar = tqdm(selected, desc="notebooks", unit="nb", disable=not progress)
     for path in bar:
         bar.set_postfix_str(path.stem)
         started = time.perf_counter()
         try:
-            nb, cells = execute_timed(path, {"CORPUS": str(corpus.resolve()), "SHARED_REPORT": True}, guard)
-            show_parameters(nb, {"CORPUS": corpus.name or "corpus", "SHARED_REPORT": True})
+            nb, cells = execute_timed(path, parameters, guard)
+            show_parameters(nb, shown)
         except (CellExecutionError, CellTimeoutError) as exc:
             message = scrub(str(exc), paths)[:4000]
             results.append(Executed(path, None, time.perf_counter() - started, message))
