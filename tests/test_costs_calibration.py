@@ -187,3 +187,14 @@ def test_calibration_table_on_corpora(corpora: Path) -> None:
         ours = rows.filter(rows["cv_growth_median"].is_not_null())
         assert ours["requests"][0] > 20
         assert ours["cv_growth_median"][0] < baseline / 2
+
+
+def test_gemini_cassette_images_agree_with_the_reported_count(corpora: Path) -> None:
+    """The pydantic-ai cassette calls the Developer API (generativelanguage.googleapis.com) with a
+    597x566 and a 400x301 image; gemini-2.5-flash reported promptTokensDetails IMAGE 516 = 2 x 258.
+    The flat per-image rule gives exactly that (the former tiling gave 4 tiles each, 2064)."""
+    (session,) = load(corpora / "gemini" / "pydanticai_cassette_function_response_images.yaml",
+                      progress=False).sessions
+    reqs, _ = cal.requests([session])
+    with_images = [r for r in reqs if r.images or r.unknown_images]
+    assert [(r.images, r.unknown_images) for r in with_images] == [(516, 0)]

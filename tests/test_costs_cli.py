@@ -15,6 +15,7 @@ def test_image_plain(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert out.startswith("1560 tokens  1920x1080 -> 1456x819")
     assert "platform.claude.com" in out
+    assert "tokens (documented): https://platform.claude.com/docs/en/build-with-claude/vision (2026-07-13" in out
 
 
 def test_image_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,6 +23,44 @@ def test_image_json(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert (data["tokens"], data["resized"], data["downscaled"], data["detail"]) == (3000, [1600, 1600], True, "high")
     assert data["source"]["url"].startswith("https://developers.openai.com")
+
+
+def test_image_gemini_platforms_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's check: 960x540 on gemini-2.5-flash is 258 on the Developer API (measured,
+    python-genai#1349) and 6 doc tiles + 1 = 7 x 258 on Vertex AI (measured, python-genai#1907)."""
+    assert main(["costs", "image", "960", "540", "--model", "gemini-2.5-flash", "--json"]) == 0
+    api = json.loads(capsys.readouterr().out)
+    assert (api["tokens"], api["platform"], api["evidence"], api["seen_evidence"]) == (
+        258, "gemini-api", "measured", "assumed")
+    assert api["source"]["url"] == "https://github.com/googleapis/python-genai/issues/1349"
+    assert api["source"]["date"] == "2025-09-09"
+    assert api["seen_source"]["url"] == "https://ai.google.dev/gemini-api/docs/image-understanding"
+    assert main(["costs", "image", "960", "540", "--model", "gemini-2.5-flash", "--platform", "vertex", "--json"]) == 0
+    vertex = json.loads(capsys.readouterr().out)
+    assert (vertex["tokens"], vertex["platform"], vertex["evidence"], vertex["seen_evidence"]) == (
+        1806, "vertex", "measured", "documented")
+    assert vertex["tiles"] == {"crop": 360, "columns": 3, "rows": 2, "tile": 768}  # the doc's 6 tiles = 1548
+    assert vertex["source"]["url"] == "https://github.com/googleapis/python-genai/issues/1907"
+
+
+def test_image_plain_names_evidence_and_source(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["costs", "image", "960", "540", "--model", "gemini-2.5-flash"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("258 tokens  960x540 -> 768x432  (gemini-2.5-flash, gemini-api")
+    assert lines[1].startswith("tokens (measured): https://github.com/googleapis/python-genai/issues/1349 (2025-09-09")
+    assert lines[2].startswith("seen size (assumed): https://ai.google.dev/gemini-api/docs/image-understanding")
+
+
+def test_image_media_resolution(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["costs", "image", "4000", "3000", "--model", "gemini-3-pro-preview",
+                 "--media-resolution", "MEDIA_RESOLUTION_LOW", "--platform", "vertex", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["tokens"], data["detail"], data["evidence"], data["resized"]) == (280, "low", "documented", [800, 600])
+    assert main(["costs", "image", "10", "10", "--model", "gpt-4o", "--media-resolution", "low"]) == 2
+    assert "Gemini setting" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["costs", "image", "10", "10", "--model", "gemini-2.5-flash", "--platform", "bedrock"])
+    assert "invalid choice: 'bedrock'" in capsys.readouterr().err
 
 
 def test_image_errors(capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,11 +76,29 @@ def test_corpus_text_takes_the_longest_path_or_everything_when_short() -> None:
 
 
 def test_first_downscaled_per_model() -> None:
-    sweep = size_sweep(["gpt-4o", "claude-sonnet-4-5", "gemini-3-pro-preview"], [512, 768, 769, 1092, 1093, 1200])
+    sweep = size_sweep(["gpt-4o", "claude-sonnet-4-5", "gemini-3-pro-preview", "gemini-2.5-flash"],
+                       [512, 768, 769, 1092, 1093, 1200])
     first = first_downscaled(sweep)
     # gpt-4o shrinks past a 768-px shortest side; Claude past 1092x1092 (40 x 40 patches > 1568);
-    # Gemini 3 documents no resize, so it never shows
-    assert first.rows() == [("claude-sonnet-4-5", 1093), ("gpt-4o", 769)]
+    # the Developer API's one fixed resolution is an assumed 768 square; Gemini 3's assumed 1600-px
+    # box at its default level is past the sweep, so it never shows
+    assert first.rows() == [("claude-sonnet-4-5", 1093, "documented"), ("gemini-2.5-flash", 769, "assumed"),
+                            ("gpt-4o", 769, "documented")]
+
+
+def test_frames_carry_evidence() -> None:
+    frame = image_vs_text(TEXT, ["gpt-4o", "gemini-2.5-flash"], sizes=[(960, 540)])
+    gpt, gemini = frame.rows(named=True)
+    assert (gpt["evidence"], gpt["seen_evidence"], gpt["platform"]) == ("documented", "documented", None)
+    assert (gemini["tokens_per_page"], gemini["evidence"], gemini["seen_evidence"]) == (258, "measured", "assumed")
+    assert (gemini["platform"], gemini["resized_width"], gemini["glyph_height_seen"]) == ("gemini-api", 768, 9.6)
+    vertex = image_vs_text(TEXT, ["gemini-2.5-flash"], sizes=[(960, 540)], platform="vertex").row(0, named=True)
+    # 4500 chars / (160 x 45 = 7200 per page) -> 1 page of 7 x 258, the page kept at its size
+    assert (vertex["image_tokens"], vertex["downscaled"], vertex["platform"]) == (1806, False, "vertex")
+    sweep = size_sweep(["gemini-2.5-flash"], [960], aspect=960 / 540, platform="vertex")
+    assert sweep.select("tokens", "evidence", "seen_evidence").row(0) == (1806, "measured", "documented")
+    best = cheapest_pages(frame)
+    assert {"evidence", "seen_evidence"} <= set(best.columns)
 
 
 def test_charts_build() -> None:

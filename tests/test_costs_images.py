@@ -1,13 +1,15 @@
-"""Image tokens and resizes: the documents' worked examples, then every family at its thresholds.
+"""Image tokens and resizes: the documents' worked examples and the counts providers reported, then
+every family at its thresholds.
 
-Expected values are worked by hand from the formulas in ../shared/reference/providers.md (section 1)
-and written out here, never computed with the code under test."""
+Expected values are worked by hand from the formulas and reports in ../shared/reference/providers.md
+(section 1; Gemini: the 2026-12-01 correction in 1.3) and written out here, never computed with the
+code under test."""
 
 from __future__ import annotations
 
 import pytest
 
-from toolkit.costs import Tiling, downscaled, image_tokens, resize_for
+from toolkit.costs import Evidence, Tiling, downscaled, image_tokens, resize_for
 
 # --- providers.md section 6: cells the documents confirm ------------------------------------------
 
@@ -42,14 +44,57 @@ def test_doc_claude_1920x1080_both_tiers(model: str, tokens: int, resized: tuple
     assert (cost.tokens, cost.resized) == (tokens, resized)
 
 
-def test_doc_gemini_960x540() -> None:
-    """Crop unit floor(540 / 1.5) = 360: 3 x 2 crops, each enlarged to a 768-px tile. Enlarging adds
-    no detail, so the model sees the image as sent and nothing is lost."""
-    cost = image_tokens(960, 540, "gemini-2.5-flash")
-    assert (cost.tokens, cost.units) == (1548, 6)
-    assert (cost.resized, cost.downscaled) == ((960, 540), False)
+# --- Gemini 2.x: what the Developer API and Vertex AI reported ---------------------------------------
+
+@pytest.mark.parametrize(("model", "size", "report"), [
+    ("gemini-2.0-flash", (2048, 1362), "Counting_Tokens"),  # cookbook, 2025-02-21: 263 with a short prompt
+    ("gemini-2.5-pro", (768, 1280), "issues/1349"),  # python-genai#1349, 2025-09-09: 258 each
+    ("gemini-2.5-pro", (1024, 1024), "issues/1349"),
+    ("gemini-2.5-pro", (3840, 2160), "issues/1349"),
+    ("gemini-2.5-flash", (700, 1003), "#1907"),  # python-genai#1907, 2026-01-05: ~258 on the Developer API
+    ("gemini-2.5-flash", (960, 540), "issues/1349"),
+])
+def test_reported_gemini_api_flat_258(model: str, size: tuple[int, int], report: str) -> None:
+    cost = image_tokens(*size, model)
+    assert (cost.tokens, cost.units, cost.platform, cost.tiles) == (258, 1, "gemini-api", None)
+    assert cost.evidence == "measured"
+    assert report in str(cost.source)
+
+
+def test_gemini_api_seen_size_is_an_assumed_768_square() -> None:
+    """One fixed resolution per image; 768x768 (the tile the docs name) is an assumption, and says so."""
+    cost = image_tokens(960, 540, "gemini-2.5-flash", platform="gemini-api")
+    assert (cost.resized, cost.downscaled) == ((768, 432), True)
+    assert cost.seen_evidence == "assumed" and "assumed" in cost.note
+    assert cost.seen_source.url == "https://ai.google.dev/gemini-api/docs/image-understanding"
+    assert image_tokens(300, 200, "gemini-2.5-flash").resized == (300, 200)  # never enlarged
+
+
+def test_gemini_15_flat_rate_is_assumed() -> None:
+    cost = image_tokens(960, 540, "gemini-1.5-pro")
+    assert (cost.tokens, cost.evidence) == (258, "assumed")
+
+
+def test_reported_vertex_700x1003() -> None:
+    """python-genai#1907: the same 700x1003 image, ~1806 = 7 x 258 on Vertex AI. The doc's tile is
+    floor(700 / 1.5) = 466 px: ceil(700/466) x ceil(1003/466) = 2 x 3 = 6 tiles, plus one."""
+    cost = image_tokens(700, 1003, "gemini-2.5-flash", platform="vertex")
+    assert (cost.tokens, cost.units) == (1806, 7)
+    assert cost.tiles == Tiling(crop=466, columns=2, rows=3, tile=768)
+    assert (cost.evidence, cost.platform) == ("measured", "vertex")
+    assert "issues/1907" in cost.source.url
+    assert (cost.resized, cost.seen_evidence) == ((700, 1003), "documented")
+    assert "input-file-requirements" in cost.seen_source.url
+
+
+def test_vertex_960x540_tiles_are_the_doc_example() -> None:
+    """The doc's worked example: tile floor(540 / 1.5) = 360, 3 x 2 = 6 tiles = 1548 tokens, each crop
+    enlarged to 768 px (nothing lost). The whole-image 258 the Vertex report adds comes on top: 1806."""
+    cost = image_tokens(960, 540, "gemini-2.5-flash", platform="vertex")
     assert cost.tiles == Tiling(crop=360, columns=3, rows=2, tile=768)
-    assert cost.tiles.scale > 1
+    assert cost.tiles.count * 258 == 1548 and cost.tiles.scale > 1
+    assert (cost.tokens, cost.units) == (1548 + 258, 7)
+    assert (cost.resized, cost.downscaled) == ((960, 540), False)
 
 
 def test_doc_gpt6_astra_wide_image_keeps_size() -> None:
@@ -94,9 +139,9 @@ def test_doc_claude_legacy_examples(size: tuple[int, int], tokens: int) -> None:
 # --- the rest of the section 6 table (computed from the rules) -------------------------------------
 
 @pytest.mark.parametrize(("size", "gpt54", "gpt4o", "claude", "claude_hi", "gemini2"), [
-    ((1920, 1080), 2448, 1105, 1560, 2691, 1548),
-    ((2048, 2048), 3000, 765, 1521, 4761, 1032),
-    ((960, 540), 612, 765, 700, 700, 1548),
+    ((1920, 1080), 2448, 1105, 1560, 2691, 7 * 258),  # Vertex: tile 720, 3 x 2 + 1
+    ((2048, 2048), 3000, 765, 1521, 4761, 10 * 258),  # tile 1365 clamped to 768: 3 x 3 + 1
+    ((960, 540), 612, 765, 700, 700, 7 * 258),
     ((300, 200), 84, 255, 88, 88, 258),
 ])
 def test_section6_rows(size: tuple[int, int], gpt54: int, gpt4o: int, claude: int, claude_hi: int,
@@ -105,7 +150,8 @@ def test_section6_rows(size: tuple[int, int], gpt54: int, gpt4o: int, claude: in
     assert image_tokens(*size, "gpt-4o").tokens == gpt4o
     assert image_tokens(*size, "claude-sonnet-4-5").tokens == claude
     assert image_tokens(*size, "claude-opus-4-7").tokens == claude_hi
-    assert image_tokens(*size, "gemini-2.0-flash").tokens == gemini2
+    assert image_tokens(*size, "gemini-2.0-flash", platform="vertex").tokens == gemini2
+    assert image_tokens(*size, "gemini-2.0-flash").tokens == 258
     assert image_tokens(*size, "gemini-3-pro-preview").tokens == 1120
 
 
@@ -228,10 +274,13 @@ def test_patch_30000_limit_rejects() -> None:
 
 @pytest.mark.parametrize(("model", "tokens"), [
     ("gpt-4.1-mini-2025-04-14", 1659), ("o4-mini", 1762), ("gpt-5-nano", 1536), ("gpt-5-mini", 1229),
+    # newest revision (2026-11-29): 1.2 from gpt-5.2 to the GPT-5.6 family (earlier: mini 1.62, nano 2.46)
+    ("gpt-5.2", 1229), ("gpt-5.4-mini", 1229), ("gpt-5.4-nano", 1229), ("gpt-5.5", 1229), ("gpt-5.6-sol", 1229),
 ])
 def test_patch_multipliers(model: str, tokens: int) -> None:
     # 1024x1024 = 1024 patches: x1.62 = 1658.88, x1.72 = 1761.28, x1.5 = 1536, x1.2 = 1228.8
-    assert image_tokens(1024, 1024, model).tokens == tokens
+    cost = image_tokens(1024, 1024, model)
+    assert (cost.tokens, cost.evidence) == (tokens, "documented")
 
 
 def test_patch_model_without_documented_multiplier() -> None:
@@ -276,53 +325,56 @@ def test_claude_legacy_edge_and_area() -> None:
 
 # --- Gemini ----------------------------------------------------------------------------------------
 
-def test_gemini2_small_image_boundary() -> None:
-    small = image_tokens(384, 384, "gemini-2.5-pro")
-    assert (small.tokens, small.units, small.resized) == (258, 1, (384, 384))
-    assert image_tokens(385, 384, "gemini-2.5-pro").tokens == 4 * 258  # crop unit 256: 2 x 2
-    assert image_tokens(384, 385, "gemini-2.5-pro").tokens == 4 * 258
+def test_vertex_small_image_boundary() -> None:
+    small = image_tokens(384, 384, "gemini-2.5-pro", platform="vertex")
+    assert (small.tokens, small.units, small.resized, small.tiles) == (258, 1, (384, 384), None)
+    # tile floor(384 / 1.5) = 256: 2 x 2 tiles + 1
+    assert image_tokens(385, 384, "gemini-2.5-pro", platform="vertex").tokens == 5 * 258
+    assert image_tokens(384, 385, "gemini-2.5-pro", platform="vertex").tokens == 5 * 258
 
 
-def test_gemini2_tiles_scale_to_768() -> None:
-    cost = image_tokens(2048, 2048, "models/gemini-2.5-flash")
-    assert cost.units == 4  # crop unit 1365
-    assert cost.tiles == Tiling(crop=1365, columns=2, rows=2, tile=768)
-    assert cost.resized == (1152, 1152)  # crops shrunk 768/1365: 2048 * 768 / 1365 survives
-    assert cost.downscaled
+def test_vertex_tile_is_clamped_to_256_and_768() -> None:
+    thin = image_tokens(1000, 300, "gemini-2.5-flash", platform="vertex")  # 300 / 1.5 = 200 -> 256
+    assert thin.tiles == Tiling(crop=256, columns=4, rows=2, tile=768)
+    assert thin.tokens == 9 * 258
+    big = image_tokens(2048, 2048, "models/gemini-2.5-flash", platform="vertex")  # 1365 -> 768
+    assert big.tiles == Tiling(crop=768, columns=3, rows=3, tile=768)
+    assert (big.resized, big.downscaled) == ((2048, 2048), False)  # crops of 768 are not shrunk
 
 
-@pytest.mark.parametrize(("size", "crop", "grid"), [
-    ((1024, 1024), 682, (2, 2)),  # floor(1024 / 1.5) = 682: crops enlarged, nothing lost
-    ((1536, 1152), 768, (2, 2)),  # crops exactly one tile
-    ((800, 401), 267, (3, 2)),
-])
-def test_gemini2_enlarged_or_exact_crops_keep_the_size(size: tuple[int, int], crop: int,
-                                                        grid: tuple[int, int]) -> None:
-    cost = image_tokens(*size, "gemini-2.0-flash")
-    assert (cost.resized, cost.downscaled) == (size, False)
-    assert cost.tiles == Tiling(crop, *grid, 768)
-    assert cost.tokens == 258 * grid[0] * grid[1]
-    assert downscaled(*size, "gemini-2.0-flash") is False and resize_for(*size, "gemini-2.0-flash") == size
-
-
-def test_gemini2_first_shrink_is_a_crop_over_768() -> None:
-    """min side 1152 -> crop 768 (kept); 1153 -> crop 768 (floor(768.67)); 1154 -> crop 769 (shrunk)."""
-    assert downscaled(1153, 1153, "gemini-2.5-pro") is False
-    shrunk = image_tokens(1154, 1154, "gemini-2.5-pro")
-    assert shrunk.tiles is not None and shrunk.tiles.crop == 769
-    assert shrunk.downscaled and shrunk.resized == (1152, 1152)  # floor(1154 * 768 / 769)
+def test_vertex_fits_3072_first() -> None:
+    at = image_tokens(3072, 3072, "gemini-2.5-flash", platform="vertex")
+    assert (at.resized, at.downscaled, at.tokens) == ((3072, 3072), False, 17 * 258)
+    above = image_tokens(6144, 3073, "gemini-2.5-flash", platform="vertex")
+    assert (above.resized, above.downscaled) == ((3072, 1536), True)  # 3073 * 3072 // 6144
+    assert above.tiles == Tiling(crop=768, columns=4, rows=2, tile=768)
+    assert downscaled(6144, 3073, "gemini-2.5-flash", platform="vertex") is True
+    assert resize_for(6144, 3073, "gemini-2.5-flash") == (768, 384)  # the Developer API's assumed square
 
 
 def test_tiles_describe_openai_tiling_and_patches_have_none() -> None:
     assert image_tokens(1024, 1024, "gpt-4o").tiles == Tiling(512, 2, 2, 512)  # of the 768x768 resize
     assert image_tokens(1024, 1024, "gpt-5.4").tiles is None
     assert image_tokens(1024, 1024, "claude-sonnet-4-5").tiles is None
-    assert image_tokens(300, 300, "gemini-2.5-flash").tiles is None  # one 258-token image
+    assert image_tokens(300, 300, "gemini-2.5-flash", platform="vertex").tiles is None  # one 258-token image
 
 
-def test_gemini2_media_resolution_levels() -> None:
-    assert image_tokens(1000, 1000, "gemini-2.5-flash", "low").tokens == 64
-    assert image_tokens(1000, 1000, "gemini-2.5-flash", "MEDIA_RESOLUTION_MEDIUM").tokens == 256
+@pytest.mark.parametrize(("level", "tokens", "box"), [
+    ("low", 64, 382), ("MEDIA_RESOLUTION_MEDIUM", 256, 765), ("high", 256, 765),
+])
+@pytest.mark.parametrize("platform", ["gemini-api", "vertex"])
+def test_gemini2_media_resolution_levels(level: str, tokens: int, box: int, platform: str) -> None:
+    """media-resolution page (2026-02-19): Gemini 2.5 images LOW 64, MEDIUM 256, HIGH 256 + Pan & Scan.
+    The seen size is a box holding the tokens at 258 per 768x768: sqrt(768^2 * 64 / 258) = 382.5."""
+    cost = image_tokens(1000, 1000, "gemini-2.5-flash", media_resolution=level, platform=platform)
+    assert (cost.tokens, cost.units, cost.evidence) == (tokens, 1, "documented")
+    assert "media-resolution" in cost.source.url and cost.source.date == "2026-02-19"
+    assert (cost.resized, cost.seen_evidence) == ((box, box), "assumed")
+    assert image_tokens(1000, 1000, "gemini-2.5-flash", level, platform=platform).tokens == tokens  # via detail
+
+
+def test_gemini2_high_names_pan_and_scan() -> None:
+    assert "Pan & Scan" in image_tokens(1000, 1000, "gemini-2.5-flash", media_resolution="high").note
 
 
 @pytest.mark.parametrize(("detail", "tokens"), [
@@ -331,8 +383,18 @@ def test_gemini2_media_resolution_levels() -> None:
 ])
 def test_gemini3_levels(detail: str | None, tokens: int) -> None:
     cost = image_tokens(4032, 3024, "gemini-3-pro-preview", detail)
-    assert cost.tokens == tokens
-    assert cost.resized is None and cost.downscaled is None
+    assert (cost.tokens, cost.evidence, cost.seen_evidence) == (tokens, "documented", "assumed")
+    assert "a ceiling" in cost.note
+    assert image_tokens(4032, 3024, "gemini-3-pro-preview", media_resolution=detail,
+                        platform="vertex").tokens == tokens
+
+
+@pytest.mark.parametrize(("level", "box"), [("low", 800), ("medium", 1131), ("high", 1600), ("ultra_high", 2262)])
+def test_gemini3_assumed_boxes(level: str, box: int) -> None:
+    """sqrt(768^2 * ceiling / 258): 280 -> 800.0, 560 -> 1131.5, 1120 -> 1600.1, 2240 -> 2263.0 (just under)."""
+    cost = image_tokens(8000, 8000, "gemini-3-flash-preview", media_resolution=level)
+    assert cost.resized == (box, box) and cost.downscaled
+    assert "assumed" in cost.note
 
 
 def test_gemini3_unknown_level() -> None:
@@ -345,14 +407,39 @@ def test_gemini3_unknown_level() -> None:
 def test_downscaled_helper() -> None:
     assert downscaled(1000, 1000, "claude-sonnet-4-5") is False
     assert downscaled(2000, 2000, "claude-sonnet-4-5") is True
-    assert downscaled(2000, 2000, "gemini-3-pro-preview") is None
+    assert downscaled(1500, 1500, "gemini-3-pro-preview") is False  # inside the assumed 1600 box
+    assert downscaled(2000, 2000, "gemini-3-pro-preview") is True
 
 
-def test_every_result_names_its_source() -> None:
-    for model in ("gpt-4o", "gpt-5.4", "claude-sonnet-4-5", "gemini-2.5-flash", "gemini-3-pro-preview"):
-        cost = image_tokens(800, 600, model)
-        assert cost.source.url.startswith("https://")
-        assert cost.source.date
+@pytest.mark.parametrize(("model", "evidence", "seen"), [
+    ("gpt-4o", "documented", "documented"), ("gpt-5.4", "documented", "documented"),
+    ("gpt-5-codex", "assumed", "assumed"), ("claude-sonnet-4-5", "documented", "documented"),
+    ("gemini-2.5-flash", "measured", "assumed"), ("gemini-3-pro-preview", "documented", "assumed"),
+])
+def test_every_result_names_its_evidence_and_sources(model: str, evidence: Evidence, seen: Evidence) -> None:
+    cost = image_tokens(800, 600, model)
+    assert (cost.evidence, cost.seen_evidence) == (evidence, seen)
+    for source in (cost.source, cost.seen_source):
+        assert source.url.startswith("https://") and source.date
+    assert cost.platform == ("gemini-api" if model.startswith("gemini") else None)
+
+
+def test_platform_and_media_resolution_errors() -> None:
+    with pytest.raises(ValueError, match="unknown platform 'bedrock' \\(choices: gemini-api, vertex\\)"):
+        image_tokens(10, 10, "gemini-2.5-flash", platform="bedrock")
+    with pytest.raises(ValueError, match="unknown platform"):
+        image_tokens(10, 10, "gpt-4o", platform="bedrock")
+    assert image_tokens(1024, 1024, "gpt-4o", platform="vertex").tokens == 765  # others bill the same anywhere
+    with pytest.raises(ValueError, match="Gemini setting"):
+        image_tokens(10, 10, "gpt-4o", media_resolution="low")
+    with pytest.raises(ValueError, match="disagree"):
+        image_tokens(10, 10, "gemini-2.5-flash", "low", media_resolution="high")
+    assert image_tokens(10, 10, "gemini-2.5-flash", "LOW", media_resolution="media_resolution_low").tokens == 64
+
+
+def test_openai_low_seen_size_cites_the_2024_guide() -> None:
+    cost = image_tokens(2000, 1000, "gpt-4o", "low")
+    assert cost.seen_source.date == "2024" and cost.source.date == "2026-11-29"
 
 
 def test_bad_sizes_and_unknown_models() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.cli.commands import help_for
-from toolkit.costs.images import image_tokens
+from toolkit.costs.images import PLATFORMS, ImageCost, image_tokens
 from toolkit.costs.models import UnknownModelError
 
 
@@ -25,6 +25,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     image.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
     image.add_argument("--detail", help="OpenAI low/high/original/auto, Gemini media_resolution level, "
                                         "or 'legacy' for Claude's w*h/750 rule")
+    image.add_argument("--platform", default="gemini-api", choices=PLATFORMS,
+                       help="where a Gemini model is called (counts differ); other providers ignore it")
+    image.add_argument("--media-resolution", dest="media_resolution",
+                       help="Gemini media_resolution level (low, medium, high, ultra_high on Gemini 3)")
     image.add_argument("--json", action="store_true", help="one JSON object")
     image.set_defaults(func=run_image)
 
@@ -51,23 +55,35 @@ def _fail(message: str) -> int:
     return 2
 
 
+def image_lines(cost: ImageCost) -> list[str]:
+    """The human report of one image: each figure with its evidence class and source beside it."""
+    seen = f"{cost.resized[0]}x{cost.resized[1]}"
+    where = f", {cost.platform}" if cost.platform else ""
+    level = f", detail {cost.detail}" if cost.detail else ""
+    lines = [
+        f"{cost.tokens} tokens  {cost.width}x{cost.height} -> {seen}  ({cost.family}{where}, {cost.rule}{level})",
+        f"tokens ({cost.evidence}): {cost.source}",
+        f"seen size ({cost.seen_evidence}): "
+        + ("same source" if cost.seen_source == cost.source else str(cost.seen_source)),
+    ]
+    if cost.tiles is not None:
+        t = cost.tiles
+        lines.append(f"tiles: {t.columns}x{t.rows} crops of {t.crop} px, each scaled to {t.tile} px")
+    if cost.note:
+        lines.append(f"note: {cost.note}")
+    return lines
+
+
 def run_image(args: argparse.Namespace) -> int:
     try:
-        cost = image_tokens(args.width, args.height, args.model, args.detail)
+        cost = image_tokens(args.width, args.height, args.model, args.detail, platform=args.platform,
+                            media_resolution=args.media_resolution)
     except (UnknownModelError, ValueError) as exc:
         return _fail(str(exc))
     if args.json:
         print(json.dumps({**_plain(cost), "downscaled": cost.downscaled}, ensure_ascii=False))
         return 0
-    resized = "not documented" if cost.resized is None else f"{cost.resized[0]}x{cost.resized[1]}"
-    print(f"{cost.tokens} tokens  {args.width}x{args.height} -> {resized}  ({cost.family}, {cost.rule}"
-          + (f", detail {cost.detail}" if cost.detail else "") + ")")
-    if cost.tiles is not None:
-        t = cost.tiles
-        print(f"tiles: {t.columns}x{t.rows} crops of {t.crop} px, each scaled to {t.tile} px")
-    print(f"source: {cost.source}")
-    if cost.note:
-        print(f"note: {cost.note}")
+    print("\n".join(image_lines(cost)))
     return 0
 
 

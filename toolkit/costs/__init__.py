@@ -14,14 +14,27 @@ from toolkit.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from toolkit.costs.calibration import context_tokens
-    from toolkit.costs.images import ImageCost, Tiling, downscaled, image_tokens, resize_for, rule_for
+    from toolkit.costs.images import (
+        PLATFORMS,
+        Evidence,
+        ImageCost,
+        Platform,
+        Tiling,
+        downscaled,
+        image_tokens,
+        resize_for,
+        rule_for,
+    )
     from toolkit.costs.models import FAMILIES, Family, Model, Source, UnknownModelError, family, resolve
     from toolkit.costs.prices import Cost, Price, Rates, price_for, request_cost
     from toolkit.costs.text import TextTokens, count_exact, encoding, text_tokens
 
 _LAZY = {
     "context_tokens": "toolkit.costs.calibration",
+    "Evidence": "toolkit.costs.images",
     "ImageCost": "toolkit.costs.images",
+    "PLATFORMS": "toolkit.costs.images",
+    "Platform": "toolkit.costs.images",
     "Tiling": "toolkit.costs.images",
     "downscaled": "toolkit.costs.images",
     "image_tokens": "toolkit.costs.images",
@@ -47,10 +60,13 @@ _LAZY = {
 
 __all__ = [
     "FAMILIES",
+    "PLATFORMS",
     "Cost",
+    "Evidence",
     "Family",
     "ImageCost",
     "Model",
+    "Platform",
     "Price",
     "Rates",
     "Source",

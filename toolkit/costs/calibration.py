@@ -86,7 +86,8 @@ class _MessageParts:
     content: np.ndarray
     reasoning: np.ndarray
     images: int
-    """Tokens of its images by the requesting model's rule (fixed, not fitted)."""
+    """Tokens of its images by the requesting model's rule (fixed, not fitted; Gemini at the
+    Developer API's flat count, the platform the corpora's Gemini transcripts call)."""
     unknown_images: int
 
 

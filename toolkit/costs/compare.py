@@ -3,7 +3,9 @@
 An image is billed by its size (or flat), never by the characters drawn in it, so a page of dense
 text can cost fewer tokens than the text. The page only helps while the provider does not shrink
 it: a downscaled page shrinks its glyphs too. Pages here are plain character grids of a fixed glyph
-cell; the glyph-snapshot module renders real ones, these are the budget arithmetic.
+cell; the glyph-snapshot module renders real ones, these are the budget arithmetic. Every image
+figure keeps its evidence class (``evidence`` for the tokens, ``seen_evidence`` for the size the
+model sees): a page "kept at full size" by an assumed resize is a weaker claim than a documented one.
 """
 
 from __future__ import annotations
@@ -73,13 +75,15 @@ def image_vs_text(
     sizes: Sequence[tuple[int, int]] = PAGE_SIZES,
     cell: tuple[int, int] = CELL,
     detail: str | None = None,
+    platform: str = "gemini-api",
 ) -> pl.DataFrame:
     """One row per model and page size: the text's tokens, the pages it fills, what those pages
     cost, whether the provider downscales them, and the ratio image/text (below 1: images cheaper).
 
     Columns: provider, model, family, width, height, resized_width, resized_height, downscaled,
     glyph_height_seen (the cell height after the provider's resize, pixels), chars_per_page, pages,
-    tokens_per_page, image_tokens, text_tokens, text_exact, ratio, rule."""
+    tokens_per_page, image_tokens, text_tokens, text_exact, ratio, rule, platform (Gemini only),
+    evidence, seen_evidence."""
     import polars as pl
 
     rows: list[dict[str, object]] = []
@@ -88,43 +92,41 @@ def image_vs_text(
         rule_for(model)
         counted = text_tokens(text, model)
         for width, height in sizes:
-            page = image_tokens(width, height, model, detail)
+            page = image_tokens(width, height, model, detail, platform=platform)
             capacity = chars_per_page(width, height, cell)
             pages = max(1, math.ceil(len(text) / capacity))
-            seen = page.resized
+            seen_width, seen_height = page.resized
             rows.append({
                 "provider": family.provider, "model": model, "family": family.name,
-                "width": width, "height": height,
-                "resized_width": None if seen is None else seen[0],
-                "resized_height": None if seen is None else seen[1],
-                "downscaled": page.downscaled,
-                "glyph_height_seen": None if seen is None else round(cell[1] * seen[1] / height, 2),
+                "width": width, "height": height, "resized_width": seen_width, "resized_height": seen_height,
+                "downscaled": page.downscaled, "glyph_height_seen": round(cell[1] * seen_height / height, 2),
                 "chars_per_page": capacity, "pages": pages, "tokens_per_page": page.tokens,
                 "image_tokens": pages * page.tokens, "text_tokens": counted.tokens, "text_exact": counted.exact,
                 "ratio": pages * page.tokens / max(1, counted.tokens), "rule": page.rule,
+                "platform": page.platform, "evidence": page.evidence, "seen_evidence": page.seen_evidence,
             })
-    return pl.DataFrame(rows)
+    return pl.DataFrame(rows, schema_overrides={"platform": pl.String})
 
 
 def cheapest_pages(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per model, the cheapest page size the provider does not downscale (unknown resize counts
-    as kept), against the text: ``saving`` is the fraction of the text's tokens the pages save
-    (negative: the pages cost more)."""
+    """Per model, the cheapest page size the provider does not downscale, against the text:
+    ``saving`` is the fraction of the text's tokens the pages save (negative: the pages cost more);
+    ``evidence`` and ``seen_evidence`` say how the count and the "not downscaled" are known."""
     import polars as pl
 
-    kept = frame.filter(pl.col("downscaled").is_null() | ~pl.col("downscaled"))
+    kept = frame.filter(~pl.col("downscaled"))
     best = kept.sort("image_tokens").group_by("model", maintain_order=True).first()
     return best.select(
         "provider", "model", "width", "height", "pages", "image_tokens", "text_tokens", "text_exact",
-        (1 - pl.col("ratio")).alias("saving"),
+        (1 - pl.col("ratio")).alias("saving"), "evidence", "seen_evidence",
     ).sort("provider", "model")
 
 
 def size_sweep(models: Iterable[str], sides: Iterable[int], aspect: float = 1.0,
-               detail: str | None = None) -> pl.DataFrame:
+               detail: str | None = None, platform: str = "gemini-api") -> pl.DataFrame:
     """Tokens and resize for images ``side`` px wide and ``side / aspect`` high, per model: the
     staircase of each provider's rule (columns: provider, model, width, height, tokens, resized
-    width/height, downscaled, rule)."""
+    width/height, downscaled, rule, platform, evidence, seen_evidence)."""
     import polars as pl
 
     rows: list[dict[str, object]] = []
@@ -133,22 +135,22 @@ def size_sweep(models: Iterable[str], sides: Iterable[int], aspect: float = 1.0,
         for side in sides:
             height = max(1, round(side / aspect))
             try:
-                cost = image_tokens(side, height, model, detail)
+                cost = image_tokens(side, height, model, detail, platform=platform)
             except ValueError:
                 continue
             rows.append({
                 "provider": family.provider, "model": model, "width": side, "height": height,
-                "tokens": cost.tokens, "resized_width": None if cost.resized is None else cost.resized[0],
-                "resized_height": None if cost.resized is None else cost.resized[1],
-                "downscaled": cost.downscaled, "rule": cost.rule,
+                "tokens": cost.tokens, "resized_width": cost.resized[0], "resized_height": cost.resized[1],
+                "downscaled": cost.downscaled, "rule": cost.rule, "platform": cost.platform,
+                "evidence": cost.evidence, "seen_evidence": cost.seen_evidence,
             })
-    return pl.DataFrame(rows)
+    return pl.DataFrame(rows, schema_overrides={"platform": pl.String})
 
 
 def first_downscaled(sweep: pl.DataFrame) -> pl.DataFrame:
-    """Per model of a ``size_sweep``, the smallest width the provider shrinks (models it never
-    shrinks in the sweep, or whose resize is undocumented, are absent)."""
+    """Per model of a ``size_sweep``, the smallest width the provider shrinks, and how that resize
+    is known (``seen_evidence``: an assumed one is a guess); models never shrunk in the sweep are absent."""
     import polars as pl
 
-    return (sweep.filter(pl.col("downscaled").fill_null(False)).group_by("model")
-            .agg(pl.col("width").min().alias("shrunk_from")).sort("model"))
+    return (sweep.filter(pl.col("downscaled")).group_by("model")
+            .agg(pl.col("width").min().alias("shrunk_from"), pl.col("seen_evidence").first()).sort("model"))

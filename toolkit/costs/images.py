@@ -1,10 +1,12 @@
 """What an image costs each provider, and the size the model sees it at.
 
 The resize matters as much as the count: it decides whether small glyphs survive. A provider that
-cuts an image into tiles and scales each tile (Gemini 2.x) is described by the tiling, apart from
+cuts an image into tiles and scales each tile (Gemini 2.x on Vertex AI) is described by the tiling, apart from
 the size: scaling a tile up adds no detail, scaling it down loses some, and only the loss shrinks
-what the model sees. Every rule below is the provider's documented formula with its document and
-date beside it; the worked examples of those documents are test vectors in
+what the model sees. Every figure carries its evidence class (``Evidence``): documented by the
+provider, measured from the usage providers reported (the report cited), or assumed (and why, in
+the note). Gemini bills differently on the Developer API and on Vertex AI, so ``platform`` is part
+of the question there. The documents' worked examples and the reported counts are test vectors in
 ``tests/test_costs_images.py``.
 """
 
@@ -13,9 +15,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Protocol
+from typing import Literal, Protocol, assert_never, get_args
 
 from toolkit.costs.models import Source, resolve
+
+Evidence = Literal["documented", "measured", "assumed"]
+"""Where a figure comes from: ``documented`` by the provider; ``measured`` from the usage providers
+reported (count_tokens, usageMetadata, usage fields), the report cited; ``assumed``, the note says why."""
+
+Platform = Literal["gemini-api", "vertex"]
+PLATFORMS: tuple[Platform, ...] = get_args(Platform)
+"""Where a Gemini model is called: the Gemini Developer API or Vertex AI (they count images differently)."""
 
 OPENAI_VISION = Source(
     "https://developers.openai.com/api/docs/guides/images-vision", "2026-11-29",
@@ -33,11 +43,34 @@ ANTHROPIC_VISION_LEGACY = Source(
     "https://docs.anthropic.com/en/docs/vision", "2025 (until the mid-2026 rewrite)",
     "tokens = width*height/750",
 )
-GEMINI_IMAGES = Source("https://ai.google.dev/gemini-api/docs/image-understanding", "2026-07-10")
-GEMINI_MEDIA_RESOLUTION = Source("https://ai.google.dev/gemini-api/docs/media-resolution", "2026-09-23")
-GENAI_MEDIA_RESOLUTION = Source(
-    "https://pypi.org/project/google-genai/3.6.1/", "2026-11-29",
-    "types.MediaResolution docstrings (pre-Gemini-3 global levels)",
+OPENAI_VISION_2024 = Source(
+    "https://platform.openai.com/docs/guides/vision", "2024",
+    "detail low: 'a low-res 512px x 512px version of the image'",
+)
+GEMINI_IMAGES = Source("https://ai.google.dev/gemini-api/docs/image-understanding", "2026-07-10",
+                       "names 768x768 tiles of 258 tokens (the tiling itself is what Vertex AI bills)")
+GEMINI_MEDIA_RESOLUTION = Source("https://ai.google.dev/gemini-api/docs/media-resolution", "2026-09-23",
+                                 "Gemini 3 table: most tokens per image at each level")
+GEMINI_MEDIA_RESOLUTION_2_5 = Source(
+    "https://ai.google.dev/gemini-api/docs/media-resolution", "2026-02-19",
+    "Gemini 2.5 images: LOW 64, MEDIUM 256, HIGH '256 + Pan & Scan (~2048)', default '256 + Pan & Scan'",
+)
+GEMINI_API_MEASURED = Source(
+    "https://github.com/googleapis/python-genai/issues/1349", "2025-09-09",
+    "gemini-2.5-pro: 768x1280, 1024x1024 and 3840x2160 each 258; also google-gemini/cookbook "
+    "Counting_Tokens (2025-02-21): gemini-2.0-flash, 2048x1362 + a short prompt = 263; "
+    "python-genai#1907 (2026-01-05): gemini-2.5-flash, 700x1003 ~258",
+)
+VERTEX_IMAGES = Source(
+    "https://firebase.google.com/docs/ai-logic/input-file-requirements", "read 2026-12-01",
+    "Vertex AI provider: tile = smallest side / 1.5 clamped to 256..768, each resized to 768x768 at 258; "
+    "scaled down and padded to fit 3072x3072; same text on "
+    "https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/send-multimodal-prompts "
+    "(quoted 2024-06-19 in BerriAI/litellm#3269)",
+)
+VERTEX_MEASURED = Source(
+    "https://github.com/googleapis/python-genai/issues/1907", "2026-01-05",
+    "gemini-2.5-flash, the same 700x1003 image: ~1806 (= 7 x 258) on Vertex AI, ~258 on the Developer API",
 )
 
 
@@ -63,37 +96,44 @@ class Tiling:
 
 @dataclass(frozen=True, slots=True)
 class ImageCost:
-    """The tokens an image costs one model, and what the model actually sees."""
+    """The tokens an image costs one model, what the model actually sees, and how each is known."""
 
     tokens: int
     width: int
     height: int
-    resized: tuple[int, int] | None
-    """The size the model sees (before any padding): the sent size unless the provider shrinks
-    the image, never larger (a tile scaled up adds no detail; the scaling is in ``tiles``). For a
-    tiled image whose crops are shrunk it is the sent size times the shrink: the pixels that
-    survive. ``None`` where the provider does not document it (Gemini media_resolution levels)."""
+    resized: tuple[int, int]
+    """The size the vision encoder works at (before any padding): the sent size unless the provider
+    shrinks the image, never larger (a tile scaled up adds no detail; the scaling is in ``tiles``).
+    For a tiled image whose crops are shrunk it is the sent size times the shrink: the pixels that
+    survive. Where no document gives it the figure is an assumption (``seen_evidence``)."""
     rule: str
     source: Source
+    """Where ``tokens`` comes from."""
     model: str
     family: str
     detail: str | None
     """The level that applied (``auto`` already resolved to the level it means)."""
     units: int
     """Patches or tiles the count is made of (1 for flat-rate levels)."""
+    evidence: Evidence
+    """Class of the ``tokens`` figure."""
+    seen_evidence: Evidence
+    """Class of the ``resized`` figure."""
+    seen_source: Source
+    """Where the ``resized`` figure comes from (often ``source``)."""
+    platform: str | None
+    """``gemini-api`` or ``vertex`` for Gemini models, ``None`` for the others."""
     note: str = ""
     tiles: Tiling | None = None
     """How the image is cut into tiles, for tile rules (``None``: patches, or one whole image)."""
 
     @property
-    def downscaled(self) -> bool | None:
-        """Whether pixels are lost before the model sees the image (``None`` when undocumented)."""
+    def downscaled(self) -> bool:
+        """Whether pixels are lost before the model sees the image."""
         return _lost(self.width, self.height, self.resized)
 
 
-def _lost(width: int, height: int, resized: tuple[int, int] | None) -> bool | None:
-    if resized is None:
-        return None
+def _lost(width: int, height: int, resized: tuple[int, int]) -> bool:
     return resized[0] < width or resized[1] < height
 
 
@@ -102,15 +142,20 @@ class _Outcome:
     rule: str
     source: Source
     tokens: int | None
-    resized: tuple[int, int] | None
+    resized: tuple[int, int]
     units: int
     detail: str | None
     note: str = ""
     tiles: Tiling | None = None
+    evidence: Evidence = "documented"
+    seen_evidence: Evidence = "documented"
+    seen_source: Source | None = None
+    """``None``: the resize comes from ``source``."""
 
 
 class ImageRule(Protocol):
-    """One provider formula: ``apply`` gives the count and the resize for a size and detail level."""
+    """One provider formula: ``apply`` gives the count and the resize for a size, detail level and
+    platform (only Gemini rules look at the platform: the others bill the same everywhere)."""
 
     @property
     def name(self) -> str: ...
@@ -118,7 +163,7 @@ class ImageRule(Protocol):
     @property
     def source(self) -> Source: ...
 
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome: ...
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome: ...
 
 
 def fit_within(width: int, height: int, max_width: int, max_height: int) -> tuple[int, int]:
@@ -156,20 +201,22 @@ OPENAI_LOW_BOX = 512  # px: detail "low" sees the image fitted into 512x512
 class OpenAITiles:
     """GPT-4o-era tile pricing: ``base + per_tile * tiles512`` after fitting 2048x2048 and
     scaling the shortest side down to 768 (OPENAI_VISION "Tile-based tokenization"). ``low`` is
-    the base only; the model then sees the image fitted into 512x512 (the 2024 revision of the
-    same guide: "a low-res 512px x 512px version of the image")."""
+    the base only; the model then sees the image fitted into 512x512 (OPENAI_VISION_2024)."""
 
     base: int
     per_tile: int
     source: Source = OPENAI_VISION
     note: str = ""
+    evidence: Evidence = "documented"
+    """``assumed`` for models that take a sibling's rule (the note says whose)."""
     name: str = "openai-tiles"
 
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
         level = _choose(detail, ("low", "high"), "high", self.name)
         if level == "low":
             low = fit_within(width, height, OPENAI_LOW_BOX, OPENAI_LOW_BOX)
-            return _Outcome(self.name, self.source, self.base, low, 0, level, self.note)
+            return _Outcome(self.name, self.source, self.base, low, 0, level, self.note,
+                            evidence=self.evidence, seen_evidence=self.evidence, seen_source=OPENAI_VISION_2024)
         w, h = fit_within(width, height, OPENAI_FIT, OPENAI_FIT)
         # "If the shortest side exceeds 768px, scale it down to 768px and round down the other
         # dimension" (OPENAI_VISION; older wording scaled small images up, see providers.md 1.1).
@@ -180,7 +227,7 @@ class OpenAITiles:
                 w, h = w * OPENAI_SHORT_SIDE // h, OPENAI_SHORT_SIDE
         tiling = Tiling(OPENAI_TILE, math.ceil(w / OPENAI_TILE), math.ceil(h / OPENAI_TILE), OPENAI_TILE)
         return _Outcome(self.name, self.source, self.base + self.per_tile * tiling.count, (w, h), tiling.count,
-                        level, self.note, tiling)
+                        level, self.note, tiling, self.evidence, self.evidence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +258,7 @@ class OpenAIPatches:
     note: str = ""
     name: str = "openai-patches"
 
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
         names = tuple(name for name, _ in self.levels)
         level_name = _choose(detail, names, self.auto, self.name)
         level = dict(self.levels)[level_name]
@@ -259,12 +306,12 @@ class AnthropicPatches:
     source: Source = ANTHROPIC_VISION
     name: str = "anthropic-patches"
 
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
         if max(width, height) > ANTHROPIC_MAX_SIDE:
             raise ValueError(f"{width}x{height}: Claude rejects images over {ANTHROPIC_MAX_SIDE} px a side ({self.source})")
         level = "auto" if detail is None else detail.lower()
         if level == "legacy":
-            return ANTHROPIC_LEGACY.apply(width, height, None)
+            return ANTHROPIC_LEGACY.apply(width, height, None, platform)
         if level not in ("auto", self.tier):
             raise ValueError(f"{self.name} takes no detail {detail!r} (use None, {self.tier!r} or 'legacy')")
         w, h = self.resize(width, height)
@@ -313,7 +360,7 @@ class AnthropicLegacy:
     source: Source = ANTHROPIC_VISION_LEGACY
     name: str = "anthropic-legacy-750"
 
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
         w, h = fit_within(width, height, self.max_edge, self.max_edge)
         area_cap = self.max_tokens * self.pixels_per_token
         if w * h > area_cap:
@@ -325,82 +372,133 @@ class AnthropicLegacy:
 
 ANTHROPIC_LEGACY = AnthropicLegacy()
 
-# Gemini 1.5 / 2.x tiling, https://ai.google.dev/gemini-api/docs/image-understanding (2026-07-10),
-# "Token calculation": "258 tokens if both dimensions <= 384 pixels. Larger images are tiled into
-# 768x768 pixel tiles, each costing 258 tokens"; crop unit "floor(min(width, height) / 1.5)".
-GEMINI_TILE_TOKENS = 258  # tokens per tile, and per image of at most 384x384
-GEMINI_SMALL_SIDE = 384  # px: both sides at most this: one image, 258 tokens, no tiling
-GEMINI_TILE = 768  # px: each crop is scaled to a 768x768 tile
-GEMINI_CROP_DIVISOR = Fraction(3, 2)  # crop unit = floor(min(width, height) / 1.5)
+# Gemini 1.5 / 2.x. Developer API: one flat count per image at the default media_resolution, whatever
+# its size (GEMINI_API_MEASURED: 258 for 768x1280 ... 3840x2160; 263 - 5 prompt tokens for 2048x1362).
+GEMINI_TILE_TOKENS = 258  # tokens per image (Developer API), per tile and per small image (Vertex AI)
+GEMINI_TILE = 768  # px: the tile side GEMINI_IMAGES and VERTEX_IMAGES name
+# Vertex AI tiling, VERTEX_IMAGES (Firebase AI Logic "input-file-requirements", Vertex provider, read
+# 2026-12-01; cloud.google.com send-multimodal-prompts quoted 2024-06-19).
+GEMINI_SMALL_SIDE = 384  # px: both sides at most this: one image of 258 tokens, no tiling
+GEMINI_CROP_DIVISOR = Fraction(3, 2)  # tile = smallest side / 1.5 (whole pixels, rounded down) ...
+GEMINI_CROP_MIN = 256  # px ... "not smaller than 256" ...
+GEMINI_CROP_MAX = 768  # px ... "and not greater than 768"
+VERTEX_FIT = 3072  # px: larger images are scaled down (and padded) to fit 3072x3072 first
 
-# https://pypi.org/project/google-genai/3.6.1/ (2026-11-29), types.MediaResolution docstrings.
+# https://ai.google.dev/gemini-api/docs/media-resolution (copy last updated 2026-02-19), Gemini 2.5 images.
 GEMINI_2_LEVELS: dict[str, int] = {"low": 64, "medium": 256, "high": 256}
-"""Pre-Gemini-3 ``media_resolution`` (GENAI_MEDIA_RESOLUTION: LOW 64 tokens, MEDIUM 256, HIGH
-"zoomed reframing with 256 tokens")."""
-
-
-@dataclass(frozen=True, slots=True)
-class GeminiTiles:
-    """Gemini 1.5/2.0/2.5 (GEMINI_IMAGES "Token calculation"): 258 tokens when both sides are
-    <= 384 px, else crop unit ``floor(min(w, h) / 1.5)``, ``ceil(w/cu) * ceil(h/cu)`` tiles of 258
-    tokens, each crop scaled to a 768-px tile. A ``media_resolution`` level replaces the tiling.
-    Crops smaller than 768 px are enlarged, which loses nothing: the model sees the image as sent.
-    Larger crops are shrunk: the model sees the image at ``768 / crop`` of its size.
-
-    The doc calls this "a rough formula", and the corpora show it can overcount: a recorded
-    gemini-2.5-flash response (pydantic-ai cassette ``function_response_images``) reports 516 IMAGE
-    tokens for a 597x566 and a 400x301 image, 258 each, where this gives 4 tiles each."""
-
-    source: Source = GEMINI_IMAGES
-    name: str = "gemini-tiles"
-
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
-        if detail is not None and detail.lower() not in ("auto", "unspecified"):
-            level = _gemini_level(detail)
-            if level not in GEMINI_2_LEVELS:
-                raise ValueError(f"Gemini 2.x media_resolution has no level {detail!r} (low, medium, high)")
-            return _Outcome("gemini-2-media-resolution", GENAI_MEDIA_RESOLUTION, GEMINI_2_LEVELS[level], None, 1, level)
-        if width <= GEMINI_SMALL_SIDE and height <= GEMINI_SMALL_SIDE:
-            return _Outcome(self.name, self.source, GEMINI_TILE_TOKENS, (width, height), 1, None)
-        crop = max(1, math.floor(min(width, height) / GEMINI_CROP_DIVISOR))
-        tiling = Tiling(crop, math.ceil(width / crop), math.ceil(height / crop), GEMINI_TILE)
-        seen = (width, height)
-        if crop > GEMINI_TILE:
-            seen = (_floor(width * GEMINI_TILE / crop), _floor(height * GEMINI_TILE / crop))
-        how = "shrunk to" if crop > GEMINI_TILE else "enlarged to" if crop < GEMINI_TILE else "exactly"
-        return _Outcome(
-            self.name, self.source, GEMINI_TILE_TOKENS * tiling.count, seen, tiling.count, None,
-            f"crop unit {crop} px, each crop {how} a {GEMINI_TILE}-px tile (doc's 'rough formula')", tiling,
-        )
-
+"""Gemini 2.x ``media_resolution`` (GEMINI_MEDIA_RESOLUTION_2_5): LOW 64, MEDIUM 256, HIGH "256 + Pan &
+Scan" (the crops Pan & Scan adds are not counted here: the page puts the total near 2048)."""
 
 # https://ai.google.dev/gemini-api/docs/media-resolution (2026-09-23), Gemini 3 table.
 GEMINI_3_LEVELS: dict[str, int] = {"low": 280, "medium": 560, "high": 1120, "ultra_high": 2240}
 """Most tokens per image at each Gemini 3 ``media_resolution`` level; unspecified = high for images
-(GEMINI_MEDIA_RESOLUTION, Gemini 3 table)."""
+(GEMINI_MEDIA_RESOLUTION, Gemini 3 table; ultra_high per part only)."""
+
+_DEFAULT_LEVELS = ("auto", "unspecified", "media_resolution_unspecified")
 
 
-def _gemini_level(detail: str) -> str:
+def _gemini_level(detail: str | None) -> str | None:
+    """A Gemini level name in lower case without its enum prefix (``None``: the default)."""
+    if detail is None:
+        return None
     level = detail.lower()
+    if level in _DEFAULT_LEVELS:
+        return None
     return level.removeprefix("media_resolution_")
+
+
+def _level_box(tokens: int) -> int:
+    """Side of the square holding ``tokens`` at the 2.x rate of one 768x768 tile per 258 tokens:
+    an assumed encoder size for a flat level (no document states one)."""
+    return math.isqrt(GEMINI_TILE * GEMINI_TILE * tokens // GEMINI_TILE_TOKENS)
+
+
+_BOX_NOTE = ("seen size assumed: the level's tokens at the 2.x rate of 258 per 768x768 ({box}x{box} box); "
+             "no document states the resolution")
+
+
+def _level_outcome(name: str, source: Source, tokens: int, width: int, height: int, level: str,
+                   note: str) -> _Outcome:
+    box = _level_box(tokens)
+    return _Outcome(name, source, tokens, fit_within(width, height, box, box), 1, level,
+                    f"{note}; {_BOX_NOTE.format(box=box)}" if note else _BOX_NOTE.format(box=box),
+                    seen_evidence="assumed")
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiTwo:
+    """Gemini 1.5/2.0/2.5. On the Developer API an image costs one flat 258 at the default level
+    whatever its size (GEMINI_API_MEASURED); the per-size tiling of the docs is what Vertex AI bills
+    (VERTEX_IMAGES), plus one more 258: the report of the same 700x1003 image on both platforms
+    (VERTEX_MEASURED) is 6 doc tiles + 1 on Vertex, 258 on the Developer API. The extra one fits the
+    media-resolution page's "256 + Pan & Scan": a whole-image view (256 + 2 delimiters = 258) that
+    the Developer API bills alone and Vertex adds to its crops. A ``media_resolution`` level
+    replaces both (GEMINI_2_LEVELS).
+
+    ``flat``: the evidence class of the Developer API's flat 258 for this family (``assumed`` where
+    no report covers it)."""
+
+    flat: Evidence = "measured"
+    source: Source = GEMINI_API_MEASURED
+    name: str = "gemini-2"
+
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
+        level = _gemini_level(detail)
+        if level is not None:
+            if level not in GEMINI_2_LEVELS:
+                raise ValueError(f"Gemini 2.x media_resolution has no level {detail!r} ({', '.join(GEMINI_2_LEVELS)})")
+            note = "Pan & Scan crops come on top (up to ~2048 in all, per the page)" if level == "high" else ""
+            return _level_outcome("gemini-2-media-resolution", GEMINI_MEDIA_RESOLUTION_2_5, GEMINI_2_LEVELS[level],
+                                  width, height, level, note)
+        match platform:
+            case "gemini-api":
+                return self._flat(width, height)
+            case "vertex":
+                return _vertex_tiles(width, height)
+            case _:
+                assert_never(platform)
+
+    def _flat(self, width: int, height: int) -> _Outcome:
+        note = ("one fixed resolution per image, as the flat count says; its size is assumed to be the "
+                f"{GEMINI_TILE}x{GEMINI_TILE} tile the docs name (no document states it)")
+        if self.flat == "assumed":
+            note = f"flat 258 measured on Gemini 2.0/2.5, assumed for this family; {note}"
+        return _Outcome("gemini-api-flat", self.source, GEMINI_TILE_TOKENS,
+                        fit_within(width, height, GEMINI_TILE, GEMINI_TILE), 1, None, note,
+                        evidence=self.flat, seen_evidence="assumed", seen_source=GEMINI_IMAGES)
+
+
+def _vertex_tiles(width: int, height: int) -> _Outcome:
+    """VERTEX_IMAGES' tiling of the image fitted into 3072x3072, plus the one whole-image 258 the
+    report shows (VERTEX_MEASURED: 700x1003 -> 6 tiles + 1 = 1806)."""
+    w, h = fit_within(width, height, VERTEX_FIT, VERTEX_FIT)
+    if w <= GEMINI_SMALL_SIDE and h <= GEMINI_SMALL_SIDE:
+        return _Outcome("vertex-tiles", VERTEX_IMAGES, GEMINI_TILE_TOKENS, (w, h), 1, None,
+                        f"both sides <= {GEMINI_SMALL_SIDE} px: one image, no tiles")
+    crop = min(GEMINI_CROP_MAX, max(GEMINI_CROP_MIN, math.floor(min(w, h) / GEMINI_CROP_DIVISOR)))
+    tiling = Tiling(crop, math.ceil(w / crop), math.ceil(h / crop), GEMINI_TILE)
+    how = "enlarged to" if crop < GEMINI_TILE else "exactly"
+    note = (f"{tiling.count} tiles by the doc ({tiling.count * GEMINI_TILE_TOKENS}: crops of {crop} px, each "
+            f"{how} a {GEMINI_TILE}-px tile) + 1 whole image, the one the reported counts add")
+    return _Outcome("vertex-tiles", VERTEX_MEASURED, GEMINI_TILE_TOKENS * (tiling.count + 1), (w, h),
+                    tiling.count + 1, None, note, tiling, evidence="measured", seen_source=VERTEX_IMAGES)
 
 
 @dataclass(frozen=True, slots=True)
 class GeminiMediaResolution:
-    """Gemini 3: a fixed ceiling per ``media_resolution`` level, whatever the size. Measured counts
-    sit just under the ceiling (providers.md 1.3); the resize itself is not documented."""
+    """Gemini 3: a fixed ceiling per ``media_resolution`` level, whatever the size or platform.
+    Reported counts sit just under the ceiling (about 1,050-1,100 at the default high, providers.md
+    1.3); the resize itself is not documented (an assumed box, ``_level_box``)."""
 
     source: Source = GEMINI_MEDIA_RESOLUTION
     name: str = "gemini-media-resolution"
 
-    def apply(self, width: int, height: int, detail: str | None) -> _Outcome:
-        level = "high" if detail is None else _gemini_level(detail)
-        if level in ("auto", "unspecified"):
-            level = "high"
+    def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
+        level = _gemini_level(detail) or "high"
         if level not in GEMINI_3_LEVELS:
             raise ValueError(f"Gemini 3 media_resolution has no level {detail!r} ({', '.join(GEMINI_3_LEVELS)})")
-        ceiling = GEMINI_3_LEVELS[level]
-        return _Outcome(self.name, self.source, ceiling, None, 1, level, "a ceiling: the billed count is at most this")
+        return _level_outcome(self.name, self.source, GEMINI_3_LEVELS[level], width, height, level,
+                              "a ceiling: the billed count is at most this")
 
 
 def _patches(levels: dict[str, PatchLevel], auto: str, multiplier: str | None,
@@ -434,8 +532,10 @@ _CLAUDE_HIGH_RES = AnthropicPatches(2576, 4784, "high_resolution")
 
 # Every number below: OpenAI https://developers.openai.com/api/docs/guides/images-vision (2026-11-29;
 # the 1,536-patch rows from its earlier 2026 revision), Claude
-# https://platform.claude.com/docs/en/build-with-claude/vision (2026-07-13), Gemini
-# https://ai.google.dev/gemini-api/docs/image-understanding (2026-07-10) and .../media-resolution (2026-09-23).
+# https://platform.claude.com/docs/en/build-with-claude/vision (2026-07-13), Gemini 2.x
+# https://github.com/googleapis/python-genai/issues/1349 (2025-09-09) and /1907 (2026-01-05) with
+# https://firebase.google.com/docs/ai-logic/input-file-requirements (read 2026-12-01), Gemini 3
+# https://ai.google.dev/gemini-api/docs/media-resolution (2026-09-23).
 RULES: dict[str, ImageRule] = {
     "gpt-4o": _TILES_85,
     "gpt-4.1": _TILES_85,
@@ -443,8 +543,9 @@ RULES: dict[str, ImageRule] = {
     "gpt-4o-mini": OpenAITiles(2833, 5667),
     "gpt-5": _TILES_70,
     "gpt-5.1": _TILES_70,
-    "gpt-5-codex": OpenAITiles(70, 140, note="assumed from gpt-5: 'a version of GPT-5' (model page)"),
-    "gpt-5.1-codex": OpenAITiles(70, 140, note="assumed from gpt-5.1, its base model"),
+    "gpt-5-codex": OpenAITiles(70, 140, note="assumed from gpt-5: 'a version of GPT-5' (model page)",
+                               evidence="assumed"),
+    "gpt-5.1-codex": OpenAITiles(70, 140, note="assumed from gpt-5.1, its base model", evidence="assumed"),
     "o1": _TILES_75,
     "o1-pro": _TILES_75,
     "o3": _TILES_75,
@@ -470,9 +571,9 @@ RULES: dict[str, ImageRule] = {
         "claude-opus-4.7", "claude-opus-4.8", "claude-sonnet-5", "claude-opus-5", "claude-fable-5",
         "claude-mythos-5", "claude-opus-5.5", "claude-sonnet-5.5", "claude-haiku-5.5", "claude-fable-5.1",
         "claude-mythos-5.1")},
-    **{name: GeminiTiles() for name in (
-        "gemini-1.5-pro", "gemini-1.5-flash", "gemini-2.0-flash", "gemini-2.0-flash-lite", "gemini-2.5-pro",
-        "gemini-2.5-flash", "gemini-2.5-flash-lite")},
+    **{name: GeminiTwo(flat="assumed") for name in ("gemini-1.5-pro", "gemini-1.5-flash")},
+    **{name: GeminiTwo() for name in (
+        "gemini-2.0-flash", "gemini-2.0-flash-lite", "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")},
     **{name: GeminiMediaResolution() for name in (
         "gemini-3-pro", "gemini-3-flash", "gemini-3.1-pro", "gemini-3.1-flash-lite", "gemini-3.5-flash",
         "gemini-3.5-flash-lite")},
@@ -491,32 +592,59 @@ def rule_for(model: str) -> ImageRule:
     return rule
 
 
-def _outcome(width: int, height: int, model: str, detail: str | None) -> tuple[ImageRule, _Outcome]:
+def _platform(platform: str) -> Platform:
+    for known in PLATFORMS:
+        if platform == known:
+            return known
+    raise ValueError(f"unknown platform {platform!r} (choices: {', '.join(PLATFORMS)})")
+
+
+def _is_gemini(rule: ImageRule) -> bool:
+    return isinstance(rule, GeminiTwo | GeminiMediaResolution)
+
+
+def _outcome(width: int, height: int, model: str, detail: str | None, platform: str,
+             media_resolution: str | None) -> tuple[ImageRule, Platform, _Outcome]:
     if width <= 0 or height <= 0:
         raise ValueError(f"image size must be positive, got {width}x{height}")
+    where = _platform(platform)
     rule = rule_for(model)
-    return rule, rule.apply(width, height, detail)
+    if media_resolution is not None:
+        if not _is_gemini(rule):
+            raise ValueError(f"{model}: media_resolution is a Gemini setting (use detail for this model)")
+        if detail is not None and _gemini_level(detail) != _gemini_level(media_resolution):
+            raise ValueError(f"{model}: detail {detail!r} and media_resolution {media_resolution!r} disagree")
+        detail = media_resolution
+    return rule, where, rule.apply(width, height, detail, where)
 
 
-def image_tokens(width: int, height: int, model: str, detail: str | None = None) -> ImageCost:
+def image_tokens(width: int, height: int, model: str, detail: str | None = None, *,
+                 platform: str = "gemini-api", media_resolution: str | None = None) -> ImageCost:
     """Tokens a ``width`` x ``height`` image costs ``model`` at ``detail`` (OpenAI ``low``/``high``/
-    ``original``/``auto``; Gemini ``media_resolution`` levels; ``legacy`` for Claude's old rule)."""
-    rule, out = _outcome(width, height, model, detail)
+    ``original``/``auto``; ``legacy`` for Claude's old rule; Gemini levels, also as
+    ``media_resolution``). ``platform`` (``gemini-api`` or ``vertex``) changes Gemini's count only:
+    the other providers bill the same wherever they are served."""
+    rule, where, out = _outcome(width, height, model, detail, platform, media_resolution)
     if out.tokens is None:
         raise ValueError(f"{model}: {out.note} ({rule.source}); resize_for() still gives the size the model sees")
     return ImageCost(
         tokens=out.tokens, width=width, height=height, resized=out.resized, rule=out.rule, source=out.source,
-        model=model, family=resolve(model).family.name, detail=out.detail, units=out.units, note=out.note,
-        tiles=out.tiles,
+        model=model, family=resolve(model).family.name, detail=out.detail, units=out.units,
+        evidence=out.evidence, seen_evidence=out.seen_evidence,
+        seen_source=out.source if out.seen_source is None else out.seen_source,
+        platform=where if _is_gemini(rule) else None, note=out.note, tiles=out.tiles,
     )
 
 
-def resize_for(width: int, height: int, model: str, detail: str | None = None) -> tuple[int, int] | None:
+def resize_for(width: int, height: int, model: str, detail: str | None = None, *,
+               platform: str = "gemini-api", media_resolution: str | None = None) -> tuple[int, int]:
     """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the
-    provider shrinks it (``None`` where the provider does not document its resize)."""
-    return _outcome(width, height, model, detail)[1].resized
+    provider shrinks it (how well that is known: ``image_tokens(...).seen_evidence``)."""
+    return _outcome(width, height, model, detail, platform, media_resolution)[2].resized
 
 
-def downscaled(width: int, height: int, model: str, detail: str | None = None) -> bool | None:
+def downscaled(width: int, height: int, model: str, detail: str | None = None, *,
+               platform: str = "gemini-api", media_resolution: str | None = None) -> bool:
     """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that."""
-    return _lost(width, height, resize_for(width, height, model, detail))
+    return _lost(width, height, resize_for(width, height, model, detail, platform=platform,
+                                           media_resolution=media_resolution))
