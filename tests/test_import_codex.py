@@ -192,6 +192,59 @@ def test_compaction_branches_to_what_the_model_saw(corpora: Path) -> None:
     assert all(m.source.line > 1602 for m in session.path()[1:] if m.source and m.source.line)
 
 
+@pytest.mark.parametrize("path", ROLLOUTS, ids=lambda p: p.name)
+def test_usage_summed_over_the_frames_is_the_rollouts_own_total(path: Path) -> None:
+    records = raw_records(path)
+    infos = [r["payload"]["info"] for r in records
+             if r["type"] == "event_msg" and r["payload"]["type"] == "token_count" and r["payload"].get("info")]
+    total = infos[-1]["total_token_usage"] if infos else {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
+    messages = load(path).frames()["messages"]
+    sent = sum(messages[c].fill_null(0).sum() for c in ("input_tokens", "cache_read_tokens", "cache_write_tokens"))
+    assert sent == total["input_tokens"]
+    assert messages["cache_read_tokens"].fill_null(0).sum() == total["cached_input_tokens"]
+    assert messages["output_tokens"].fill_null(0).sum() == total["output_tokens"]
+
+
+def test_the_compaction_request_usage_is_on_its_summary(corpora: Path) -> None:
+    # Cross-check figure: the request that wrote rps3's summary (line 1601) sent 179,549 input tokens
+    # and wrote 702; they were an event attached to no message.
+    session, _ = one(corpora / "codex" / "rps3_cli0.47.0_compacted.jsonl")
+    [summary] = [m for m in session.messages if "compact_summary" in m.tags]
+    assert summary.usage is not None
+    assert (summary.usage.input, summary.usage.cache_read, summary.usage.output) == (179_549, 0, 702)
+    attached = [e.source.line for e in session.events
+                if e.kind == "token_count" and e.message_id == summary.id and e.source is not None]
+    assert attached == [1601, 1607]  # the request's count and the copy Codex re-sent after it
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_a_compaction_summary_carries_the_request_that_wrote_it(tmp_path: Path, replacement: bool) -> None:
+    compacted: dict[str, Any] = {"message": "SUMMARY"}
+    if replacement:
+        compacted["replacement_history"] = [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "first task"}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "SUMMARY"}]},
+        ]
+    def answer(text: str) -> dict[str, Any]:
+        return env("response_item", {"type": "message", "role": "assistant",
+                                     "content": [{"type": "output_text", "text": text}]})
+
+    # 0.47 order (a request's count before its items); the count just before ``compacted`` is the
+    # summary request, which writes no response item.
+    path = write(tmp_path / "c.jsonl", [
+        META, user("first task"), tokens(110, 100, 0, 10), answer("ok 1"),
+        tokens(440, 300, 0, 30), env("compacted", compacted), user("next"), tokens(500, 10, 40, 10), answer("ok 2"),
+    ])
+    session, ctx = one(path)
+    assert ctx.problems == []
+    usage = {m.text: (m.usage.input, m.usage.cache_read, m.usage.output) for m in session.messages if m.usage}
+    assert usage == {"ok 1": (100, 0, 10), "SUMMARY": (300, 0, 30), "ok 2": (10, 40, 10)}
+    summary = next(m for m in session.messages if m.text == "SUMMARY")
+    assert summary.tags == ("compact_summary",) and summary.role == "user"
+    spent = sum((m.usage.context or 0) + (m.usage.output or 0) for m in session.messages if m.usage)
+    assert spent == 500  # the rollout's final cumulative total_tokens
+
+
 def test_user_image_is_stored_once_by_hash(corpora: Path) -> None:
     path = corpora / "codex" / "lotto645_cli0.55.0_image.jsonl"
     corpus = load(path)

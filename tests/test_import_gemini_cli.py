@@ -158,6 +158,21 @@ def test_jsonl_recording_updates_rewinds_and_notices(tmp_path: Path) -> None:
     assert [e.text for e in session.events if e.type == "$rewindTo"] == ["u2"]
 
 
+@pytest.mark.parametrize("content", ["", [{"text": ""}], [""]])
+def test_an_empty_prompt_keeps_its_empty_text(tmp_path: Path, content: Any) -> None:
+    path = write(tmp_path / "session-2026-02-01T10-00-empty000.jsonl", [
+        {"sessionId": "s-2", "projectHash": "h", "startTime": "2026-02-01T10:00:00Z", "lastUpdated": "x"},
+        {"id": "u1", "timestamp": "2026-02-01T10:00:01Z", "type": "user", "content": content},
+        {"id": "g1", "timestamp": "2026-02-01T10:00:02Z", "type": "gemini", "content": "", "model": "gemini-2.5-pro"},
+        {"id": "u2", "timestamp": "2026-02-01T10:00:03Z", "type": "user", "content": "hello"},
+    ])
+    session, ctx = one(path)
+    assert ctx.problems == []
+    assert [(m.id, m.role, m.blocks) for m in session.path()] == [
+        ("u1", "user", (Text(""),)), ("g1", "assistant", (Text(""),)), ("u2", "user", (Text("hello"),))]
+    assert all(m.blocks for m in session.messages)
+
+
 def test_stream_deltas_errors_and_result(tmp_path: Path) -> None:
     t = "2026-01-01T00:00:00Z"
     path = write(tmp_path / "out.jsonl", [

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image as PILImage
 
 from toolkit.corpus import load
-from toolkit.record import Image, JsonValue, Reasoning, RecordError, Session, ToolResult, ToolUse
+from toolkit.record import Image, JsonValue, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 from toolkit.surface.fingerprint import fingerprint
 
 
@@ -134,8 +134,29 @@ def test_inspect_usage_and_tool_surface_come_from_model_events(corpora: Path) ->
     assert config.tool_names == tuple(t["function"]["name"] for t in resolved)
     assert config.model == "openai/gpt-4o-mini" and config.provider == "openai"
     assert "attachment://" not in json.dumps(config.tools)
-    scores = [e for e in session.events if e.type == "score" and e.text.startswith("includes")]
-    assert scores and scores[0].raw == {"scorer": "includes", "score": sample["scores"]["includes"]}
+    # each score once: the transcript's ScoreEvent, named after the scorer sample.scores gives it
+    (score,) = [e for e in session.events if e.type == "score"]
+    assert score.text == "includes: C" and isinstance(score.raw, dict)
+    assert score.raw["score"] == sample["scores"]["includes"]
+
+
+def transcript_events(events: list[dict[str, Any]]) -> int:
+    """Events as inspect's own reader lists them: every transcript event, nested ones too."""
+    return sum(1 + transcript_events(e.get("events") or []) for e in events)
+
+
+def test_inspect_events_are_the_transcripts_and_nothing_invented(corpora: Path) -> None:
+    path = corpora / "trajectories" / "inspect_browser_gpt4omini.json"
+    sample = json.loads(path.read_text())["samples"][0]
+    (session,) = load(path).sessions
+    assert len(session.events) == transcript_events(sample["events"]) == 43
+    assert not [e for e in session.events if e.type in ("sample", "sample_fields")]
+    (init,) = [e for e in session.events if e.type == "sample_init"]
+    assert isinstance(init.raw, dict) and isinstance(init.raw["sample_fields"], dict)
+    kept = init.raw["sample_fields"]
+    assert (kept["total_time"], kept["working_time"]) == (sample["total_time"], sample["working_time"])
+    assert set(kept) == set(sample) - {"id", "epoch", "uuid", "messages", "events", "attachments", "scores",
+                                       "input", "output"}
 
 
 def test_inspect_eval_zip_yields_one_session_per_sample(corpora: Path) -> None:
@@ -345,6 +366,42 @@ def test_sweagent_1x_function_calls_become_tool_uses(tmp_path: Path) -> None:
     step = next(e for e in session.events if e.type == "step")
     assert step.message_id == assistant.id
     assert isinstance(step.raw, dict) and "query" not in step.raw
+
+
+def sweagent_reused_ids() -> dict[str, Any]:
+    """A function-calling trajectory whose 5 demonstration calls use the ids its live run uses
+    again (``call_0`` ... ``call_4``), then one call of its own: 11 calls, each answered by the
+    next tool message (the cross-check found 5 of 11 shown unanswered)."""
+    history: list[dict[str, Any]] = [{"role": "system", "content": "sys", "message_type": "system_prompt"}]
+    for demo, ids in ((True, [f"call_{i}" for i in range(5)]), (False, [*(f"call_{i}" for i in range(5)), "call_5"])):
+        history.append({"role": "user", "content": "task", "message_type": "observation", "is_demo": demo})
+        for i, call_id in enumerate(ids):
+            history.append({"role": "assistant", "content": f"step {i}", "message_type": "action", "is_demo": demo,
+                            "tool_calls": [{"id": call_id, "type": "function",
+                                            "function": {"name": "bash", "arguments": json.dumps({"command": f"ls {i}"})}}]})
+            history.append({"role": "tool", "content": f"out {'demo' if demo else 'live'} {i}",
+                            "message_type": "observation", "is_demo": demo, "tool_call_ids": [call_id]})
+    return {"trajectory": [], "history": history, "info": {"exit_status": "submitted"}}
+
+
+def test_sweagent_reused_call_ids_pair_with_the_nearest_open_call(tmp_path: Path) -> None:
+    raw = sweagent_reused_ids()
+    corpus = load(write(tmp_path / "demo.traj", raw))
+    assert corpus.problems == []
+    (session,) = corpus.sessions
+    assert kinds(session)["tool_use"] == sum(len(h.get("tool_calls") or []) for h in raw["history"]) == 11
+    calls = corpus.frames()["tool_calls"]
+    assert calls.height == 11
+    assert calls["has_result"].to_list() == [True] * 11
+    # each call is answered by the tool message right after it, demo and live alike
+    index = {m.id: i for i, m in enumerate(session.messages)}
+    pairs = [(index[call], index[answer]) for call, answer in calls.select("message_id", "result_message_id").rows()]
+    assert pairs == [(i, i + 1) for i, _ in pairs]
+    outputs = {m.id: next(b.output for b in m.blocks if isinstance(b, ToolResult))
+               for m in session.messages if m.role == "tool"}
+    answered = [outputs[m] for m in calls["result_message_id"]]
+    assert answered == [f"out demo {i}" for i in range(5)] + [f"out live {i}" for i in range(6)]
+    assert calls["result_bytes"].to_list() == [len(text.encode()) for text in answered]
 
 
 def test_sweagent_retry_attempts_are_sessions(tmp_path: Path) -> None:
@@ -588,6 +645,49 @@ def openhands_v0_events(arguments: str = '{"command": "ls"}') -> list[dict[str, 
     ]
 
 
+def openhands_finish(final: str, thought: str, content: str | None) -> dict[str, Any]:
+    """A V0 ``finish`` action made by function calling, as OpenHands serializes it."""
+    arguments = {"message": final, "task_completed": "true"}
+    response = {
+        "id": "resp-9", "model": "gpt-4o",
+        "choices": [{"message": {"role": "assistant", "content": content, "tool_calls": [
+            {"id": "call_9", "type": "function", "function": {"name": "finish", "arguments": json.dumps(arguments)}}]}}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 12},
+    }
+    return {
+        "id": 4, "timestamp": "2025-01-20T20:00:04", "source": "agent", "message": final, "action": "finish",
+        "tool_call_metadata": {"function_name": "finish", "tool_call_id": "call_9", "model_response": response,
+                               "total_calls_in_response": 1},
+        "args": {"final_thought": final, "task_completed": "true", "outputs": {"files": ["a.txt"]},
+                 "thought": thought},
+    }
+
+
+@pytest.mark.parametrize(("thought", "content", "texts"), [
+    ("", None, ["The file is a.txt."]),
+    ("Wrapping up.", None, ["Wrapping up.", "The file is a.txt."]),
+    ("", "The file is a.txt.", ["The file is a.txt."]),
+])
+def test_openhands_finish_is_the_assistants_last_text_not_an_unanswered_call(
+        tmp_path: Path, thought: str, content: str | None, texts: list[str]) -> None:
+    events = [*openhands_v0_events()[:3], openhands_finish("The file is a.txt.", thought, content),
+              {"id": 5, "timestamp": "2025-01-20T20:00:05", "source": "environment", "message": "",
+               "cause": 4, "observation": "agent_state_changed", "content": "",
+               "extras": {"agent_state": "finished"}}]
+    corpus = load(write(tmp_path / "events.json", events))
+    assert corpus.problems == []
+    (session,) = corpus.sessions
+    last = session.path()[-1]
+    assert last.role == "assistant" and last.id == "4"
+    assert [b.text for b in last.blocks if isinstance(b, Text)] == texts
+    assert not [b for b in last.blocks if isinstance(b, ToolUse)]
+    assert last.usage is not None and last.usage.output == 12
+    calls = corpus.frames()["tool_calls"]
+    assert calls["call_id"].to_list() == ["call_1"] and calls["has_result"].all()
+    (finish,) = [e for e in session.events if e.type == "action:finish"]
+    assert finish.message_id == last.id and finish.raw == events[3]  # outputs and every argument kept
+
+
 def test_openhands_usage_takes_cached_tokens_out_of_the_input(tmp_path: Path) -> None:
     session = load(write(tmp_path / "events.json", openhands_v0_events())).sessions[0]
     assistant = next(m for m in session.messages if m.usage is not None)
@@ -729,6 +829,29 @@ def test_inspect_content_parts_reasoning_images_and_errors(tmp_path: Path) -> No
     assert session.run_configs[0].system == "Be careful."
     images = [b for _, b in session.blocks() if isinstance(b, Image)]
     assert images[0].sha256 == first.images[0].sha256 and images[0].sha256 in corpus.images
+
+
+def test_inspect_scores_count_once_and_no_sample_event_is_made_up(tmp_path: Path) -> None:
+    log = inspect_log(png_data_url())
+    sample = log["samples"][0]
+    sample["events"] = [{"event": "sample_init", "sample": {"id": "q1", "target": "red"}, "state": {}},
+                        *sample["events"],
+                        {"event": "score", "score": {"value": 0.5}, "intermediate": True}]
+    sample["scores"] = {"match": {"value": "C"}, "judge": {"value": 1}}
+    sample["total_time"] = 3.5
+    session = load(write(tmp_path / "scored.json", log)).sessions[0]
+    types = [e.type for e in session.events]
+    assert types == ["sample_init", "model", "score", "score", "score"]
+    assert [e.text for e in session.events if e.type == "score"] == ["match: C", "0.5", "judge: 1"]
+    assert session.events[-1].raw == {"scorer": "judge", "score": {"value": 1}}  # no event recorded it
+    init = session.events[0].raw
+    assert isinstance(init, dict)
+    assert init["sample_fields"] == {"target": "red", "metadata": {}, "total_time": 3.5}
+    # without a sample_init to carry them, the sample's own fields are one event, not lost
+    del sample["events"][0]
+    bare = load(write(tmp_path / "bare.json", log)).sessions[0]
+    assert [e.type for e in bare.events] == ["model", "score", "score", "score", "sample_fields"]
+    assert bare.events[-1].raw == {"target": "red", "metadata": {}, "total_time": 3.5}
 
 
 def test_inspect_eval_zip_while_running_has_only_the_journal(tmp_path: Path) -> None:

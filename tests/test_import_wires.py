@@ -398,6 +398,20 @@ def test_gemini_request_body_parts_signatures_and_pairing(tmp_path: Path) -> Non
     assert counts(session) == (3, 3, 3, 2)
 
 
+def test_gemini_empty_text_part_leaves_a_message_with_its_empty_text(tmp_path: Path) -> None:
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": ""}]},
+        {"role": "model", "parts": [{"text": "Nothing was asked."}]},
+        {"role": "user", "parts": [{"text": "now"}, {"text": ""}]},
+    ]}
+    corpus = load(write(tmp_path / "gem.json", body))
+    assert corpus.problems == []
+    (session,) = corpus.sessions
+    assert [(m.role, m.blocks) for m in session.path()] == [
+        ("user", (Text(""),)), ("assistant", (Text("Nothing was asked."),)), ("user", (Text("now"),))]
+    assert corpus.frames()["messages"]["blocks"].to_list() == [1, 1, 1]
+
+
 def test_gemini_bad_parts_are_kept_and_reported(tmp_path: Path) -> None:
     contents = [
         {"role": "user", "parts": [{"hologram": {"x": 1}}, {"text": "hi"}]},

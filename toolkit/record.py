@@ -61,6 +61,10 @@ class ToolUse:
         return self.raw_input is None
 
 
+ImageOrigin = Literal["inline", "url", "omitted"]
+IMAGE_ORIGINS: tuple[ImageOrigin, ...] = ("inline", "url", "omitted")
+
+
 @dataclass(frozen=True, slots=True)
 class Image:
     """An image. Its bytes live once in the corpus image store, keyed by ``sha256``; a block
@@ -76,6 +80,16 @@ class Image:
     url: str | None = None
     """A remote location, kept when the source referenced the image instead of embedding it."""
     kind: Literal["image"] = "image"
+
+    @property
+    def origin(self) -> ImageOrigin:
+        """Where the pixels are: bytes in the image store, a remote reference, or nowhere (a log
+        written without images keeps only a placeholder saying one was there)."""
+        if self.sha256 is not None:
+            return "inline"
+        if self.url is not None:
+            return "url"
+        return "omitted"
 
 
 @dataclass(frozen=True, slots=True)

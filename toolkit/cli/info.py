@@ -10,18 +10,26 @@ from typing import Any
 
 from toolkit.cli.commands import help_for
 from toolkit.corpus import Corpus, load
-from toolkit.record import BLOCK_KINDS, ToolUse
+from toolkit.costs.content import block_images
+from toolkit.record import BLOCK_KINDS, IMAGE_ORIGINS, ToolResult, ToolUse
 
 
 def summary(corpus: Corpus) -> dict[str, Any]:
-    """The numbers ``toolkit info --json`` prints: one object, stable keys."""
+    """The numbers ``toolkit info --json`` prints: one object, stable keys. ``images`` counts every
+    image where it sits (an image block, or inside a tool result) and by origin (stored bytes, a URL
+    without bytes, omitted by the source); ``images_stored`` counts distinct stored bytes."""
     kinds: Counter[str] = Counter({kind: 0 for kind in BLOCK_KINDS})
+    sits_in: Counter[str] = Counter({"message": 0, "tool_result": 0})
+    origins: Counter[str] = Counter({origin: 0 for origin in IMAGE_ORIGINS})
     calls = 0
     for session in corpus.sessions:
         for _, block in session.blocks():
             kinds[block.kind] += 1
             if isinstance(block, ToolUse):
                 calls += 1
+            for image in block_images(block):
+                sits_in["tool_result" if isinstance(block, ToolResult) else "message"] += 1
+                origins[image.origin] += 1
     return {
         "files": len(corpus.files),
         "formats": dict(Counter(corpus.formats.values())),
@@ -31,6 +39,7 @@ def summary(corpus: Corpus) -> dict[str, Any]:
         "tool_calls": calls,
         "events": sum(len(s.events) for s in corpus.sessions),
         "images_stored": len(corpus.images),
+        "images": {"total": sum(origins.values()), "sits_in": dict(sits_in), "origin": dict(origins)},
         "problems": [{"file": p.file, "line": p.line, "reason": p.reason} for p in corpus.problems],
     }
 
@@ -50,7 +59,11 @@ def run_info(args: argparse.Namespace) -> int:
         print(f"sessions  {data['sessions']}")
         print(f"messages  {data['messages']}")
         print("blocks    " + ", ".join(f"{k} {v}" for k, v in data["blocks"].items()))
-        print(f"tool calls {data['tool_calls']}   events {data['events']}   images {data['images_stored']}")
+        images = data["images"]
+        print(f"tool calls {data['tool_calls']}   events {data['events']}   images {images['total']} "
+              f"({images['sits_in']['tool_result']} in tool results; "
+              + ", ".join(f"{k} {v}" for k, v in images["origin"].items())
+              + f"; {data['images_stored']} distinct stored)")
         print(f"problems  {len(data['problems'])}")
         for problem in corpus.problems[: args.show]:
             print(f"  {problem}")

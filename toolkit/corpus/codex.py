@@ -27,6 +27,9 @@ How items become messages (the rule the record keeps):
   branches off before the rolled-back user turns, so the tip's path is the model's view.
 - ``event_msg`` copies of messages (``user_message``, ``agent_message``, ``agent_reasoning``) are
   never messages; a copy without a matching response item is kept as an ``other`` event.
+- each distinct ``token_count`` is the usage of one request and sits on the message that request
+  produced: a reply, or the summary message of a compaction (the summary request writes no response
+  item). Summed over messages, usage equals the rollout's final cumulative ``total_token_usage``.
 """
 
 from __future__ import annotations
@@ -281,9 +284,12 @@ class _Rollout:
         self.config_waiting.append(config)
 
     def compacted(self, payload: dict[str, Any], number: int, time: datetime | None) -> None:
-        """A new branch from here on: what the model saw after the compaction."""
+        """A new branch from here on: what the model saw after the compaction. The token count
+        still waiting for a reply is the request that wrote the summary (rps3, Codex 0.47: 179,549
+        input tokens): its usage goes on the summary message, so usage summed over messages equals
+        the rollout's own cumulative ``total_token_usage``."""
         self.close()
-        self.pending = None
+        produced, self.pending = self.pending, None
         summary = payload.get("message")
         summary = summary if isinstance(summary, str) else ""
         self.tip = None
@@ -305,8 +311,13 @@ class _Rollout:
             draft.blocks.append(Text(summary))
             self.close()
         event = self.event("compaction", "compacted", time, summary, payload, number)
-        if len(self.drafts) > first:
-            event.draft = self.drafts[first]
+        made = self.drafts[first:]
+        if made:
+            event.draft = made[0]
+        if produced is not None and made:
+            target = next((d for d in made if "compact_summary" in d.tags), made[-1])
+            target.usage = produced.usage
+            produced.draft = target
 
     def event_msg(self, payload: dict[str, Any], number: int, time: datetime | None) -> None:
         kind = kind_name(payload.get("type"))

@@ -7,13 +7,27 @@
 ``messages``
     session_id, message_id, parent_id, role, index (source order), on_path, path_index, time, model,
     provider, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, blocks, text_chars,
-    sidechain, tags, file, line
+    sidechain, tags, file, line, images (every image the message carries, inside tool results too).
+    Token columns are the usage of the request that produced the message, as the source reported
+    it (null where it reported none). A Codex compaction's summary (a ``user`` message tagged
+    ``compact_summary``) carries the usage of the request that wrote it, so summed over messages a
+    rollout's usage equals its own final cumulative ``total_token_usage``
 ``blocks``
     session_id, message_id, index, kind, chars (text, output, reasoning or JSON size), tool_name,
-    tool_use_id, is_error, image_sha256, media_type, image_bytes, width, height, opaque_type
+    tool_use_id, is_error, image_sha256, media_type, image_bytes (null when the size is unknown: an
+    image known only by URL), width, height, opaque_type, images (1 for an image block, the images a
+    tool result holds, else 0), image_origin (an image block's origin, see ``images``)
+``images``
+    one row per image wherever it sits: session_id, message_id, block_index, position (within the
+    block), sits_in (``message``: an image block; ``tool_result``: returned by a call), tool_use_id,
+    origin (``inline``: bytes in the image store; ``url``: a reference without bytes; ``omitted``:
+    the source recorded that an image was there but kept neither), image_sha256, media_type,
+    image_bytes, width, height, url
 ``tool_calls``
     session_id, message_id, call_id, name, bare_name, input_bytes, input_valid, freeform,
-    has_result, result_bytes, is_error, result_message_id
+    has_result, result_bytes, is_error, result_message_id. A result answers the most recent
+    still-unanswered earlier call with its id (in source order), so a reused id pairs each result
+    with its own call
 ``events``
     session_id, kind, type, time, message_id, text, file, line
 ``problems``
@@ -26,6 +40,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
 
+from toolkit.costs.content import block_images
 from toolkit.jsontext import json_text
 from toolkit.record import Block, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, bare_tool_name
 
@@ -47,12 +62,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "input_tokens": pl.Int64, "output_tokens": pl.Int64, "cache_read_tokens": pl.Int64,
         "cache_write_tokens": pl.Int64, "blocks": pl.Int64, "text_chars": pl.Int64,
         "sidechain": pl.Boolean, "tags": pl.List(pl.String), "file": pl.String, "line": pl.Int64,
+        "images": pl.Int64,
     },
     "blocks": {
         "session_id": pl.String, "message_id": pl.String, "index": pl.Int64, "kind": pl.String,
         "chars": pl.Int64, "tool_name": pl.String, "tool_use_id": pl.String, "is_error": pl.Boolean,
         "image_sha256": pl.String, "media_type": pl.String, "image_bytes": pl.Int64,
-        "width": pl.Int64, "height": pl.Int64, "opaque_type": pl.String,
+        "width": pl.Int64, "height": pl.Int64, "opaque_type": pl.String, "images": pl.Int64,
+        "image_origin": pl.String,
+    },
+    "images": {
+        "session_id": pl.String, "message_id": pl.String, "block_index": pl.Int64, "position": pl.Int64,
+        "sits_in": pl.String, "tool_use_id": pl.String, "origin": pl.String, "image_sha256": pl.String,
+        "media_type": pl.String, "image_bytes": pl.Int64, "width": pl.Int64, "height": pl.Int64,
+        "url": pl.String,
     },
     "tool_calls": {
         "session_id": pl.String, "message_id": pl.String, "call_id": pl.String, "name": pl.String,
@@ -78,9 +101,25 @@ def input_size(block: ToolUse) -> int:
     return len(json_text(block.input).encode("utf-8"))
 
 
+def image_size(image: Image) -> int | None:
+    """Bytes of a stored image; ``None`` when no bytes were recorded (``Image.size`` is 0 then)."""
+    return image.size if image.sha256 is not None else None
+
+
+def image_rows(session_id: str, message_id: str, index: int, block: Block) -> list[dict[str, Any]]:
+    """One row per image the block carries, with where it sits and where its pixels are."""
+    sits_in = "tool_result" if isinstance(block, ToolResult) else "message"
+    call = block.tool_use_id if isinstance(block, ToolResult) else None
+    return [{"session_id": session_id, "message_id": message_id, "block_index": index, "position": position,
+             "sits_in": sits_in, "tool_use_id": call, "origin": image.origin,
+             "image_sha256": image.sha256, "media_type": image.media_type, "image_bytes": image_size(image),
+             "width": image.width, "height": image.height, "url": image.url}
+            for position, image in enumerate(block_images(block))]
+
+
 def block_row(session_id: str, message_id: str, index: int, block: Block) -> dict[str, Any]:
     row: dict[str, Any] = {"session_id": session_id, "message_id": message_id, "index": index,
-                           "kind": block.kind}
+                           "kind": block.kind, "images": len(block_images(block))}
     match block:
         case Text(text=text):
             row["chars"] = len(text)
@@ -93,7 +132,8 @@ def block_row(session_id: str, message_id: str, index: int, block: Block) -> dic
             row["chars"] = len(text)
         case Image():
             row.update(chars=0, image_sha256=block.sha256, media_type=block.media_type,
-                       image_bytes=block.size, width=block.width, height=block.height)
+                       image_bytes=image_size(block), width=block.width, height=block.height,
+                       image_origin=block.origin)
         case Opaque():
             row.update(chars=len(json_text(block.raw)), opaque_type=block.type)
         case _:
@@ -112,19 +152,25 @@ def _utc(value: Any) -> Any:
 def session_rows(
     session: Session,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]],
-           list[dict[str, Any]]]:
+           list[dict[str, Any]], list[dict[str, Any]]]:
     sid = session.id
     path_index = {m.id: i for i, m in enumerate(session.path())}
     messages: list[dict[str, Any]] = []
     blocks: list[dict[str, Any]] = []
-    calls: dict[str, dict[str, Any]] = {}
+    images: list[dict[str, Any]] = []
+    # call id → its unanswered calls in source order: trajectories reuse ids (SWE-agent demos), so a
+    # result answers the nearest open call with its id, not the first call ever given it
+    open_calls: dict[str, list[dict[str, Any]]] = {}
     call_rows: list[dict[str, Any]] = []
     for index, message in enumerate(session.messages):
         usage = message.usage
         text_chars = 0
+        message_images = 0
         for b_index, block in enumerate(message.blocks):
             row = block_row(sid, message.id, b_index, block)
             blocks.append(row)
+            images.extend(image_rows(sid, message.id, b_index, block))
+            message_images += row["images"]
             match block:
                 case Text():
                     text_chars += row["chars"]
@@ -134,11 +180,12 @@ def session_rows(
                             "input_bytes": row["chars"], "input_valid": block.input_valid,
                             "freeform": block.freeform, "has_result": False, "result_bytes": None,
                             "is_error": None, "result_message_id": None}
-                    calls.setdefault(block.id, call)
+                    open_calls.setdefault(block.id, []).append(call)
                     call_rows.append(call)
                 case ToolResult():
-                    answered = calls.get(block.tool_use_id)
-                    if answered is not None and not answered["has_result"]:
+                    waiting = open_calls.get(block.tool_use_id)
+                    if waiting:
+                        answered = waiting.pop()
                         answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
                                         is_error=block.is_error, result_message_id=message.id)
                 case Reasoning() | Image() | Opaque():
@@ -157,7 +204,7 @@ def session_rows(
             "blocks": len(message.blocks), "text_chars": text_chars, "sidechain": message.sidechain,
             "tags": list(message.tags),
             "file": message.source.file if message.source else session.file,
-            "line": message.source.line if message.source else None,
+            "line": message.source.line if message.source else None, "images": message_images,
         })
     events = [{
         "session_id": sid, "kind": e.kind, "type": e.type, "time": _utc(e.time),
@@ -177,7 +224,7 @@ def session_rows(
         "events": len(session.events), "run_configs": len(session.run_configs),
         "surface_recorded": any(c.surface_hash for c in session.run_configs),
     }
-    return summary, messages, blocks, call_rows, events
+    return summary, messages, blocks, call_rows, events, images
 
 
 def _frame(name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -191,13 +238,15 @@ def corpus_frames(corpus: Corpus) -> dict[str, pl.DataFrame]:
     blocks: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []
     for session in corpus.sessions:
-        s, m, b, c, e = session_rows(session)
+        s, m, b, c, e, i = session_rows(session)
         sessions.append(s)
         messages.extend(m)
         blocks.extend(b)
         calls.extend(c)
         events.extend(e)
+        images.extend(i)
     problems = [{"file": p.file, "line": p.line, "reason": p.reason} for p in corpus.problems]
     return {
         "sessions": _frame("sessions", sessions),
@@ -205,5 +254,6 @@ def corpus_frames(corpus: Corpus) -> dict[str, pl.DataFrame]:
         "blocks": _frame("blocks", blocks),
         "tool_calls": _frame("tool_calls", calls),
         "events": _frame("events", events),
+        "images": _frame("images", images),
         "problems": _frame("problems", problems),
     }

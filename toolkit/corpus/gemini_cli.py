@@ -256,7 +256,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
         out.event(NOTICE_KINDS[kind], kind, time, _words(rec.get("content")), rec, line, parent)
         return parent
     if kind == "user":
-        said = out.blocks(rec.get("content"), mid, line)
+        said = out.blocks(rec.get("content"), mid, line) or [Text("")]  # an empty prompt is still a turn
         return out.add(mid, parent, _role_of(said), said, line, time).id
     if kind != "gemini":
         if kind is None:
@@ -289,7 +289,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
         result = _tool_result(out, call, call_id, name, f"{mid}:results.{index}", line)
         if result is not None:
             results.append(result)
-    assistant = out.add(mid, parent, "assistant", blocks, line, time, model, usage(rec.get("tokens")))
+    assistant = out.add(mid, parent, "assistant", blocks or [Text("")], line, time, model, usage(rec.get("tokens")))
     if not results:
         return assistant.id
     return out.add(f"{mid}:results", assistant.id, "tool", results, line, time).id

@@ -173,6 +173,8 @@ def parts_to_blocks(parts: Sequence[Any], message_id: str, where: Where, line: i
         if not (set(norm) - METADATA_KEYS) and signature is None:
             where.problem(line, f"part {j + 1} holds no data; kept as opaque")
             blocks.append(Opaque("part", part, "no data"))
+    if not blocks and any(isinstance(p, dict) and p.get("text") == "" for p in parts):
+        blocks.append(Text(""))  # parts that said nothing are still a turn: the message keeps its empty text
     return blocks
 
 

@@ -8,8 +8,9 @@ could not parse (``parse_error``) is a problem and its input is kept as text.
 
 The transcript events add what the messages do not hold: each ``ModelEvent`` gives the model, the
 usage of the assistant message it produced and, from ``call.request`` (the raw provider request),
-the tool specs exactly as sent, which become run configs with a surface hash. Scores, sample
-metadata, errors and every other event are kept as record events.
+the tool specs exactly as sent, which become run configs with a surface hash. Every transcript
+event is a record event and no event is made up: a score is its ``ScoreEvent`` (``sample.scores``
+only adds the scores no event records), and the sample's other fields ride on its ``sample_init``.
 
 inspect condenses logs: long strings in events and data-URI images in messages are replaced by
 ``attachment://<hash>`` references into ``sample.attachments`` (earlier logs used ``tc://``); they
@@ -335,9 +336,9 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
     for index, raw in enumerate(raw_messages):
         _message(raw, index, label, outputs, state)
 
-    _sample_events(sample, label, state)
     for raw_event in _walk_events(sample.get("events"), state, label, report=True):
         state.events.append(_event(raw_event, label, state))
+    _sample_fields(sample, label, state)
     run_configs = _run_configs(model_events, state)
     task = text_of(spec.get("task"))
     return Session(
@@ -764,46 +765,53 @@ def _tool_name(spec: JsonValue) -> str:
 # --- events -------------------------------------------------------------------------------------
 
 
-def _sample_events(sample: dict[str, Any], label: str, state: _Sample) -> None:
+SAMPLE_READ = frozenset({
+    "id", "epoch", "uuid", "messages", "events", "attachments", "scores", "error", "limit", "input", "output",
+    "message_pool", "call_pool",
+})
+"""Sample fields the record holds elsewhere: the session's id and title, its messages, its events
+(and the ``input`` the messages and ``sample_init`` repeat, the ``output`` the last message repeats)."""
+
+
+def _sample_fields(sample: dict[str, Any], label: str, state: _Sample) -> None:
+    """What the sample holds beside its transcript, each thing once. A score, error or limit the
+    transcript already records as an event is not repeated from ``sample.scores`` (inspect keeps
+    both: the ``ScoreEvent`` and the final score); one it does not record is kept as an event of
+    the same type. The rest (timings, ``model_usage``, metadata, the final store) is no event of
+    inspect's, so it goes on the sample's ``sample_init`` event under ``sample_fields``; only a
+    sample whose transcript has no ``sample_init`` keeps it as a ``sample_fields`` event."""
     source = state.source()
+    recorded = {e.type for e in state.events}
+    score_events = [i for i, e in enumerate(state.events)
+                    if e.type == "score" and isinstance(e.raw, dict) and e.raw.get("intermediate") is not True]
     scores = sample.get("scores")
-    if isinstance(scores, dict):
-        for name, score in scores.items():
-            value = score.get("value") if isinstance(score, dict) else score
-            state.events.append(
-                Event(
-                    "meta",
-                    "score",
-                    text=f"{name}: {stringify(value)}",
-                    raw={"scorer": name, "score": score},
-                    source=source,
-                )
-            )
+    for name, score in scores.items() if isinstance(scores, dict) else ():
+        value = score.get("value") if isinstance(score, dict) else score
+        text = f"{name}: {stringify(value)}"
+        found = next((i for i in score_events if isinstance(raw := state.events[i].raw, dict)
+                      and raw.get("score") == score), None)
+        if found is None:
+            state.events.append(Event("meta", "score", text=text, raw={"scorer": name, "score": score}, source=source))
+        else:
+            score_events.remove(found)
+            state.events[found] = replace(state.events[found], text=text)
     error = sample.get("error")
-    if error:
+    if error and "error" not in recorded:
         message = error.get("message") if isinstance(error, dict) else error
         state.events.append(Event("error", "sample_error", text=stringify(message), raw=error, source=source))
     limit = sample.get("limit")
-    if limit:
+    if limit and "sample_limit" not in recorded:
         state.events.append(Event("error", "sample_limit", text=stringify(limit), raw=limit, source=source))
-    rest = {
-        k: v
-        for k, v in sample.items()
-        if k
-        not in (
-            "messages",
-            "events",
-            "attachments",
-            "scores",
-            "error",
-            "limit",
-            "input",
-            "output",
-            "message_pool",
-            "call_pool",
-        )
-    }
-    state.events.append(Event("meta", "sample", text=label, raw=rest, source=source))
+    rest: dict[str, JsonValue] = {k: v for k, v in sample.items() if k not in SAMPLE_READ}
+    if not rest:
+        return
+    init = next((i for i, e in enumerate(state.events) if e.type == "sample_init" and isinstance(e.raw, dict)), None)
+    if init is None:
+        state.events.append(Event("meta", "sample_fields", text=label, raw=rest, source=source))
+        return
+    raw = state.events[init].raw
+    assert isinstance(raw, dict)
+    state.events[init] = replace(state.events[init], raw={**raw, "sample_fields": rest})
 
 
 def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:

@@ -33,6 +33,9 @@ How events become the record:
   (``reasoning_content``, ``thinking_blocks``);
 - actions an agent wrote as text (before function calling) keep their thought as the assistant's
   text and the action as an event; their observations are the user turns the model was shown;
+- a ``finish`` call is the assistant's last text, as OpenHands' ``ConversationMemory`` sends it (the
+  thought and the response's content, then the final message), not a call left unanswered; the
+  action itself, with every argument, is an ``action:finish`` event on that message;
 - state changes, recalls, condensations and other bookkeeping are events; a type this importer
   does not know is kept as an ``other`` event and reported.
 
@@ -582,12 +585,29 @@ def _v0_call(raw: dict[str, Any], metadata: dict[str, Any], index: int, stream: 
             thought = _args(raw).get("thought")
             if isinstance(thought, str) and thought:
                 draft.blocks.append(Text(thought))
+    if raw.get("action") == "finish":
+        _finish(raw, draft, index, stream)
+        return
     use = draft.calls.get(call_id) or ToolUse(
         call_id, name if isinstance(name, str) else str(raw.get("action")), _args(raw)
     )
     draft.blocks.append(use)
     stream.calls.add(call_id)
     stream.call_of_event[_event_id(raw, index)] = call_id
+
+
+def _finish(raw: dict[str, Any], draft: _Draft, index: int, stream: _Stream) -> None:
+    """A ``finish`` call is what the agent said last, not a call awaiting a result: OpenHands'
+    ``ConversationMemory`` sends it as assistant text (the thought, then the response's content)
+    and drops the call. Its final message (``final_thought``, the ``message`` argument) is text too
+    when nothing said already holds it; the whole action, ``outputs`` included, is an event."""
+    final = _args(raw).get("final_thought")
+    said = {b.text for b in draft.blocks if isinstance(b, Text)}
+    if isinstance(final, str) and final and final not in said:
+        draft.blocks.append(Text(final))
+    if not draft.blocks:
+        draft.blocks.append(Text(""))  # ConversationMemory sends the empty thought: a message, not nothing
+    stream.event(index, "meta", "action:finish", raw, stringify(raw.get("message") or ""), draft.id)
 
 
 def _v0_message(raw: dict[str, Any], index: int, stream: _Stream) -> None:

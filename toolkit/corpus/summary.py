@@ -8,10 +8,10 @@ from toolkit.record import BLOCK_KINDS
 
 
 def session_lengths(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
-    """Per session: messages in the tree and on the path, branch ends, tool calls, images."""
+    """Per session: messages in the tree and on the path, branch ends, tool calls, images (those
+    returned inside tool results too)."""
     calls = frames["tool_calls"].group_by("session_id").agg(pl.len().alias("tool_calls"))
-    images = (frames["blocks"].filter(pl.col("kind") == "image")
-              .group_by("session_id").agg(pl.len().alias("images")))
+    images = frames["images"].group_by("session_id").agg(pl.len().alias("images"))
     return (frames["sessions"]
             .select("session_id", "format", "file", "messages", "path_messages", "leaves", "model")
             .join(calls, on="session_id", how="left").join(images, on="session_id", how="left")
