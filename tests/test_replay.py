@@ -393,7 +393,8 @@ def test_vision_is_one_flag_images_native_or_a_marker_naming_them_unseen() -> No
         for wire, shape in shapes.items():
             req = request(SEEN, wire=wire, mode=mode, images=IMAGES)
             assert json.dumps(shape, separators=(",", ":")).encode() in req.bytes, (wire, mode)
-        assert loads(request(SEEN, wire="ollama", mode=mode, images=IMAGES))["messages"][0]["images"] == [PNG_B64]
+        seen = request(SEEN, wire="ollama", mode=mode, images=IMAGES, model="llava")
+        assert loads(seen)["messages"][0]["images"] == [PNG_B64]
         for wire in WIRES:
             blind = request(SEEN, wire=wire, mode=mode, vision=False, images=IMAGES)
             assert PNG_B64.encode() not in blind.bytes
@@ -408,7 +409,7 @@ def test_an_image_without_bytes_rides_as_url_where_the_wire_fetches_urls_else_as
     assert b'"image_url":{"url":"https://example.org/cat.jpg"}' in request(s, wire="openai-chat", mode="text").bytes
     for wire in ("gemini", "ollama"):
         assert b"[image not seen: its bytes are not in the corpus and " + wire.encode() + b" cannot fetch its URL" \
-            in request(s, wire=wire, mode="text").bytes
+            in request(s, wire=wire, mode="text", model="llava" if wire == "ollama" else None).bytes
     everything_valid(s)
 
 
@@ -436,7 +437,7 @@ def test_images_inside_tool_results_go_where_each_wire_accepts_them() -> None:
     assert gemini["contents"][3] == {"role": "user", "parts": [
         {"text": "Images returned by shot (call replay_a1_0):"},
         {"inlineData": {"mimeType": "image/png", "data": PNG_B64}}]}
-    ollama = loads(request(s, wire="ollama", mode="native", images=IMAGES))
+    ollama = loads(request(s, wire="ollama", mode="native", images=IMAGES, model="llava"))
     assert ollama["messages"][3] == {"role": "user", "content": "Images returned by shot (call replay_a1_0):",
                                      "images": [PNG_B64]}
     everything_valid(s)

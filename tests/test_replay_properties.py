@@ -32,6 +32,7 @@ from toolkit.record import (
 )
 from toolkit.replay import MAX_CHARS, MODES, WIRES, is_prefix, request
 from toolkit.replay.calls import call_id
+from toolkit.replay.lookup import wire_spec
 
 NAMES = st.sampled_from(["Bash", "Read", "mcp__coop__coop", "mcp__a__search", "mcp__b__search", "has space!",
                          "functions.Bash:0", "9lives", "", "x" * 80, "ünï"])
@@ -203,6 +204,8 @@ def test_prose_is_one_wire_message_per_stored_message_without_tool_roles(s: Sess
     for wire in WIRES:
         req = request(plain, wire=wire, mode="prose", images=IMAGES)
         expected = len(path) - (_system_leading(path) if wire in ("anthropic", "gemini") else 0)
+        first = next((m.role for m in path if m.role != "system"), None)
+        expected += wire_spec(wire).opens_with_user and first == "assistant"
         assert len(req.body[req.messages_key]) == max(expected, 1), wire
         for marker in (b'"role":"tool"', b"tool_calls", b'"tool_use"', b"functionCall", b'"function_call"',
                        b"tool_call_id", b"replay_"):

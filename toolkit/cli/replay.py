@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--session", help="the session id (default: the longest session)")
     parser.add_argument("--no-vision", action="store_true", help="images become markers saying they were not seen")
     parser.add_argument("--upto", metavar="MESSAGE_ID", help="replay the path up to this message (default: the tip)")
-    parser.add_argument("--model", help="the model the body names (default: the recorded one, if it is the wire's)")
+    parser.add_argument("--model", help="the target model every body names (default: the recorded one, if it is the "
+                        "wire's; a note warns when the wire cannot serve it, it is retired, or it takes no images)")
     parser.add_argument("--all", action="store_true", help="every session of PATH (requires --check)")
     parser.add_argument("--check", action="store_true", help="validate against each wire's documented rules")
     parser.add_argument("--sdk", action="store_true", help="with --check: also validate against the official SDK types")
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             print("toolkit replay: --all prints counts only, so it needs --check", file=sys.stderr)
             return 2
         result = check(corpus.sessions, wires=wires, modes=modes, visions=(not args.no_vision,),
-                       images=corpus.images, sdk=args.sdk)
+                       images=corpus.images, sdk=args.sdk, model=args.model)
         print(json.dumps(result.as_dict(), ensure_ascii=False))
         return 0 if result.invalid == 0 else 1
     if len(wires) != 1 or len(modes) != 1:

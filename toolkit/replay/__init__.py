@@ -7,7 +7,8 @@ someone with a provider key can rerun the seeds' experiment. The reasoning polic
 mode carries are described in ``toolkit.replay.request``.
 
 Layout, bottom up: ``plan`` (the neutral plan a fold makes), ``prose``, ``calls``, ``parts``,
-``checks``, ``tools`` and ``sdktypes`` (what every wire shares), ``spec`` (``WireSpec``, what a wire
+``checks``, ``tools`` and ``sdktypes`` (what every wire shares), ``availability`` (the dated rows
+of which wire serves a model, which models are retired and which take images), ``spec`` (``WireSpec``, what a wire
 module exports); one module per wire (``openai_chat``, ``openai_responses``, ``anthropic``,
 ``gemini``, ``ollama``); ``wires`` (the registry); ``lookup``, then ``request``, ``validate``,
 ``sdk``, ``freeze`` and the analyses, which ask a wire's spec and never test its name.
@@ -16,7 +17,8 @@ A new wire (Bedrock Converse, Mistral...) touches:
 
 1. one new module, ``toolkit/replay/<wire>.py``, exporting ``WIRE = WireSpec(...)``: its name and
    provider family, the model a body names by default, its messages key, system placement, image
-   rules, native reasoning and call signatures, its ``encode`` (plan → body: messages, tools via
+   rules, native reasoning, whether its history must open with a user turn, and call signatures,
+   its ``encode`` (plan → body: messages, tools via
    its ``declare``), its ``check`` (the documented rules) and its ``Sdk`` (the call that sends a
    body, a check built from the SDK's types, imported lazily);
 2. one registry line, its ``WIRE`` in ``toolkit/replay/wires.py``'s table (with the module named

@@ -50,9 +50,11 @@ def check(
     images: Mapping[str, bytes] | None = None,
     sdk: bool = False,
     examples: int = 20,
+    model: str | None = None,
 ) -> CheckResult:
     """Replay every session for every wire × mode × vision and validate each request (with the
-    official SDK types too when ``sdk``)."""
+    official SDK types too when ``sdk``); ``model`` is the model every body names (default: each
+    session's recorded one, as ``request`` decides)."""
     from toolkit.replay.sdk import sdk_problems
 
     count = requests = invalid = problems = 0
@@ -62,7 +64,7 @@ def check(
         for wire in wires:
             for mode in modes:
                 for vision in visions:
-                    req = request(session, wire=wire, mode=mode, vision=vision, images=images)
+                    req = request(session, wire=wire, mode=mode, vision=vision, images=images, model=model)
                     requests += 1
                     bad = validate(req.body, wire) + (sdk_problems(req.body, wire) if sdk else [])
                     if bad:

@@ -33,6 +33,10 @@ MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 2026-11-29 via ../shared/reference/providers.md §1.2)."""
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
 SYSTEM: SystemPlacement = "slot"
+OPENS_WITH_USER = True
+"""'messages: first message must use the "user" role' (400 invalid_request_error, lobehub/lobehub#1601,
+2024-03-16); the first-party API later took an assistant turn first while Bedrock still refused it
+(anthropics/anthropic-sdk-typescript#622, 2024-12-06), so a replay never opens with one."""
 STUB_DESCRIPTION = "Declared by the replay: the recording kept this tool's name, not its specification."
 
 USER_BLOCKS = ("text", "image", "tool_result", "document", "search_result")
@@ -42,7 +46,7 @@ THINKING = ("thinking", "redacted_thinking")
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     system, items = place_system(plan, SYSTEM)
-    messages = wire_messages(items, _turn, _exchange)
+    messages = wire_messages(items, _turn, _exchange, opens_with_user=OPENS_WITH_USER)
     _final_thinking(messages, notes)
     tools = tools_.declare(plan, notes, declare) or _stubs(items, notes)
     return {**tools, **({"system": system} if system is not None else {}), "messages": messages,
@@ -179,6 +183,8 @@ def check(body: Body) -> list[WireProblem]:
             turns[-1][1].extend(blocks)
         else:
             turns.append((role, blocks))
+    if OPENS_WITH_USER and turns and turns[0][0] != "user":
+        c.add("messages[0].role", "role", 'messages: first message must use the "user" role')
     _check_pairing(c, turns)
     if turns and turns[-1][0] == "assistant":
         _check_final(c, turns[-1][1], "thinking" in body)
@@ -335,6 +341,6 @@ def _sdk_types() -> Validator:
 
 WIRE = WireSpec(
     name=NAME, family="anthropic", default_model="claude-sonnet-4-5", messages_key="messages", system=SYSTEM,
-    images=IMAGES, reasoning="signed", signs_calls=False, encode=encode, tools=declare, check=check,
+    images=IMAGES, reasoning="signed", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
     sdk=Sdk("anthropic.Anthropic().messages.create(**body)", _sdk_types),
 )

@@ -45,7 +45,11 @@ DATA_FIELDS = ("text", "inlineData", "fileData", "functionCall", "functionRespon
 """The ``data`` one-of of a part: exactly one must be set ("required oneof field 'data' must have
 one initialized field", API error quoted in boldsoftware/sketch#68)."""
 PART_FIELDS = (*DATA_FIELDS, "thought", "thoughtSignature", "mediaResolution", "videoMetadata")
-CONTINUED = "[the replayed history begins with a tool call]"
+OPENS_WITH_USER = True
+"""A function call turn must follow a user turn ("Please ensure that function call turn comes
+immediately after a user turn or after a function response turn.", also when the history starts with
+a model function call: providers.md §4.4), and the SDK's chats refuse a history that does not start
+with a user turn ("History must start with a user turn.", googleapis/python-genai#529, 2025-03-18)."""
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
@@ -56,7 +60,7 @@ def encode(plan: Plan, notes: list[str]) -> Body:
         nonlocal joined
         joined += _exchange(item, contents)
 
-    contents = wire_messages(items, _turn, exchange)
+    contents = wire_messages(items, _turn, exchange, opens_with_user=OPENS_WITH_USER)
     if joined:
         notes.append(f"gemini: {joined} call turn(s) joined the model turn before them (a function call turn must "
                      "follow a user or function response turn)")
@@ -96,9 +100,9 @@ def _turn(turn: WireMessage) -> dict[str, Any]:
 
 def _exchange(exchange: Exchange, contents: list[dict[str, Any]]) -> int:
     """Append the call turn, the response turn, and the images the tools returned. Model turns of
-    words just before the call turn join it (a function call turn must follow a user turn), and a
-    history that would open with it gets a user turn saying so first. Returns 1 when earlier
-    contents were rewritten."""
+    words just before the call turn join it (a function call turn must follow a user turn; the
+    shared opening turn, ``OPENS_WITH_USER``, is what precedes one that would open the history).
+    Returns 1 when earlier contents were rewritten."""
     calls: list[dict[str, Any]] = []
     for n, answer in enumerate(exchange.answers):
         call = answer.call
@@ -109,8 +113,6 @@ def _exchange(exchange: Exchange, contents: list[dict[str, Any]]) -> int:
     words: list[dict[str, Any]] = []
     while contents and contents[-1]["role"] == "model":
         words[:0] = contents.pop()["parts"]
-    if not contents:
-        contents.append({"role": "user", "parts": [{"text": CONTINUED}]})
     own = _parts(exchange.lead) if exchange.lead else []
     contents.append({"role": "model", "parts": words + own + calls})
     contents.append({"role": "user", "parts": [_response(a.call.id, a.call.name, a.output, a.is_error)
@@ -277,7 +279,7 @@ def _dump(model: Any) -> Any:
 
 WIRE = WireSpec(
     name=NAME, family="google", default_model="gemini-2.5-flash", messages_key="contents", system=SYSTEM,
-    images=IMAGES, reasoning="signed", signs_calls=True, encode=encode, tools=declare, check=check,
+    images=IMAGES, reasoning="signed", opens_with_user=OPENS_WITH_USER, signs_calls=True, encode=encode, tools=declare, check=check,
     sdk=Sdk("google.genai.Client().models.generate_content(model=MODEL, contents=body['contents'], "
             "config={'system_instruction': body.get('systemInstruction'), 'tools': body.get('tools')})",
             _sdk_types, bytes_fields=frozenset({"thoughtSignature", "data"})),

@@ -26,6 +26,8 @@ MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
 reads png, jpg, jpeg and webp files (``_types.Image``), read 2026-11-29."""
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=False)
 SYSTEM: SystemPlacement = "message"
+OPENS_WITH_USER = False
+"""No rule of Ollama's chat endpoint or its client types (ollama 0.6.3 ``Message``) asks for a user turn first."""
 ROLES = ("system", "user", "assistant", "tool")
 
 PROPERTY_KEYS = ("type", "items", "description", "enum")
@@ -36,7 +38,7 @@ PARAMETER_KEYS = ("$defs", "items", "required")
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     _, items = place_system(plan, SYSTEM)
-    messages = wire_messages(items, _turn, _exchange)
+    messages = wire_messages(items, _turn, _exchange, opens_with_user=OPENS_WITH_USER)
     return {**tools_.declare(plan, notes, declare), "messages": messages, "model": plan.model, "stream": False}
 
 
@@ -190,6 +192,6 @@ def _sdk_types() -> Validator:
 
 WIRE = WireSpec(
     name=NAME, family="ollama", default_model="llama3.2", messages_key="messages", system=SYSTEM, images=IMAGES,
-    reasoning="readable", signs_calls=False, encode=encode, tools=declare, check=check,
+    reasoning="readable", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
     sdk=Sdk("ollama.Client().chat(**body)", _sdk_types),
 )

@@ -34,13 +34,16 @@ MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 "Input limits", read 2026-11-29 via ../shared/reference/providers.md §1.1)."""
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
 SYSTEM: SystemPlacement = "message"
+OPENS_WITH_USER = False
+"""Chat Completions takes the assistant's turn first (mckaywrigley/chatbot-ui#1656, 2024-04-09:
+"OpenAI doesn't mind which comes first"); no documented rule says otherwise."""
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 def encode(plan: Plan, notes: list[str]) -> Body:
     _, items = place_system(plan, SYSTEM)
-    messages = wire_messages(items, _turn, _exchange)
+    messages = wire_messages(items, _turn, _exchange, opens_with_user=OPENS_WITH_USER)
     return {**tools_.declare(plan, notes, declare), "messages": messages, "model": plan.model}
 
 
@@ -209,6 +212,6 @@ def _sdk_types() -> Validator:
 
 WIRE = WireSpec(
     name=NAME, family="openai", default_model="gpt-5.4", messages_key="messages", system=SYSTEM, images=IMAGES,
-    reasoning="none", signs_calls=False, encode=encode, tools=declare, check=check,
+    reasoning="none", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
     sdk=Sdk("openai.OpenAI().chat.completions.create(**body)", _sdk_types),
 )

@@ -28,6 +28,10 @@ NAME = "openai-responses"
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
 """The image types of Chat Completions (the same vision input)."""
 SYSTEM: SystemPlacement = "instructions"
+OPENS_WITH_USER = True
+"""No OpenAI page found says ``input`` must open with a user message; the cross-check of issue 12
+flagged Responses bodies opening with the assistant's turn, and a placeholder user turn is harmless,
+so Responses gets the treatment Anthropic and Gemini get (no validator rule: none is documented)."""
 CALL_ID_LIMIT = 64
 """A generous bound for ``call_id`` (the API documents no limit; replay ids are at most 30)."""
 INPUT_PARTS = ("input_text", "input_image", "input_file")
@@ -38,7 +42,7 @@ DETAILS = ("low", "high", "auto", "original")
 def encode(plan: Plan, notes: list[str]) -> Body:
     custom = frozenset(plan.names(s.name) for s in plan.tools or () if s.kind == "custom" and s.name)
     system, rest = place_system(plan, SYSTEM)
-    items = wire_messages(rest, _turn, partial(_exchange, custom))
+    items = wire_messages(rest, _turn, partial(_exchange, custom), opens_with_user=OPENS_WITH_USER)
     instructions = {"instructions": system} if system is not None else {}
     return {**tools_.declare(plan, notes, declare), **instructions, "input": items, "model": plan.model}
 
@@ -208,6 +212,6 @@ def _sdk_types() -> Validator:
 
 WIRE = WireSpec(
     name=NAME, family="openai", default_model="gpt-5.4", messages_key="input", system=SYSTEM, images=IMAGES,
-    reasoning="none", signs_calls=False, encode=encode, tools=declare, check=check,
+    reasoning="none", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
     sdk=Sdk("openai.OpenAI().responses.create(**body)", _sdk_types),
 )

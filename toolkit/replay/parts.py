@@ -21,11 +21,12 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-def image_part(image: Image, images: Mapping[str, bytes] | None, vision: bool) -> ImagePart | TextPart:
-    """The image as the fold hands it to a wire: a marker when vision is off, else the image with
-    its bytes when the corpus holds them (a wire falls back to the URL, then to a marker)."""
-    if not vision:
-        return TextPart(prose.image_unseen(image, prose.VISION_OFF))
+def image_part(image: Image, images: Mapping[str, bytes] | None, unseen: str | None) -> ImagePart | TextPart:
+    """The image as the fold hands it to a wire: a marker saying why when it is not to be seen
+    (``unseen``: vision is off, or the target model takes no images), else the image with its bytes
+    when the corpus holds them (a wire falls back to the URL, then to a marker)."""
+    if unseen is not None:
+        return TextPart(prose.image_unseen(image, unseen))
     data = images.get(image.sha256) if images is not None and image.sha256 else None
     return ImagePart(image, _b64(data) if data else None)
 

@@ -16,6 +16,10 @@ message per stored message), and no wire accepts an empty one."""
 EMPTY_HISTORY = "[the replayed history holds no messages in this mode]"
 """The one user message of a request whose path renders to nothing: every wire needs one."""
 
+HISTORY_OPENS = "[the replayed history opens with the model's turn: no user turn before it is replayed]"
+"""The user turn put first on wires whose messages must open with one, when the path's first user
+message rendered to nothing (empty, or results only) or the path opens with a reply."""
+
 VISION_OFF = "images are not shown in this replay"
 """Why an image is a marker when ``vision=False``."""
 

@@ -50,6 +50,7 @@ from toolkit.record import (
 )
 from toolkit.replay import prose
 from toolkit.replay import tools as tools_
+from toolkit.replay.availability import blind, unsendable
 from toolkit.replay.calls import MAX_CALLS, MAX_CHARS, Names, Pairing, cut, input_text, make_calls, split_kept
 from toolkit.replay.lookup import wire_spec
 from toolkit.replay.parts import image_part, join_text
@@ -203,7 +204,9 @@ def build_plan(
     target, why = _target_model(wire, config, path, model)
     if why:
         notes.append(why)
-    fold = _Fold(wire, mode, vision, images, target, names, notes)
+    notes.extend(f"model: {reason}; the body names it as {'given' if model is not None else 'recorded'} "
+                 "(pass model= to choose another)" for reason in unsendable(target, wire.name))
+    fold = _Fold(wire, mode, _unseen(vision, target), images, target, names, notes)
     fold.run(path, config.system if config is not None else None)
     plan = Plan(
         wire=wire.name, mode=mode, model=target, system=config.system if config is not None else None,
@@ -241,6 +244,14 @@ def model_name(model: str | None) -> str | None:
         return None
     route, name = split_route(model)
     return name if route_family(route) is not None else model
+
+
+def _unseen(vision: bool, model: str) -> str | None:
+    """Why images cross as markers (``None``: they cross as images): vision is off, or the model
+    the body names takes no images."""
+    if not vision:
+        return prose.VISION_OFF
+    return f"{model} does not take images" if blind(model) is not None else None
 
 
 def _target_model(
@@ -295,12 +306,12 @@ class _Fold:
     one byte for byte."""
 
     def __init__(
-        self, wire: WireSpec, mode: Mode, vision: bool, images: Mapping[str, bytes] | None, model: str,
+        self, wire: WireSpec, mode: Mode, unseen: str | None, images: Mapping[str, bytes] | None, model: str,
         names: Names, notes: list[str],
     ) -> None:
         self.wire = wire
         self.mode = mode
-        self.vision = vision
+        self.unseen = unseen
         self.images = images
         self.model = model
         self.names = names
@@ -358,6 +369,12 @@ class _Fold:
             "orphan_results": "result(s) without a call in the path cross as prose",
             "signatures": "Gemini thought signature(s) on text-only replies are not replayed",
         }
+        if self.counts.get("blind"):
+            sight = blind(self.model)
+            assert sight is not None
+            self.notes.append(f"images: {self.counts['blind']} image(s) cross as markers saying they were not seen, "
+                              f"because {self.model} takes no images ({sight.source}); pass model= to choose one "
+                              "that does")
         if self.counts.get("no_bytes"):
             self.notes.append(f"images: {self.counts['no_bytes']} image(s) whose bytes are not in the image store given "
                               "(pass images=corpus.images) cross by URL where the wire fetches URLs, else as markers")
@@ -368,9 +385,11 @@ class _Fold:
     # ---- shared pieces ------------------------------------------------------------------
 
     def _image(self, image: Image) -> ImagePart | TextPart:
-        if self.vision and image.sha256 and (self.images is None or image.sha256 not in self.images):
+        if self.unseen is None and image.sha256 and (self.images is None or image.sha256 not in self.images):
             self.count("no_bytes")
-        return image_part(image, self.images, self.vision)
+        elif self.unseen is not None and self.unseen != prose.VISION_OFF:
+            self.count("blind")
+        return image_part(image, self.images, self.unseen)
 
     def _words(self, message: Message) -> list[Part]:
         """Text and images: what ``text`` mode keeps."""

@@ -32,6 +32,8 @@ none, it crosses as prose. ``signed``: blocks holding the signature they were re
 
 EMPTY_TURN = WireMessage("user", (TextPart(prose.EMPTY_HISTORY),), None)
 """What a history that renders to nothing is sent as: every wire needs one message."""
+OPENING_TURN = WireMessage("user", (TextPart(prose.HISTORY_OPENS),), None)
+"""What opens a history that would open with the model's turn, on wires that need a user turn first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,9 @@ class WireSpec:
     system: SystemPlacement
     images: ImageRules
     reasoning: NativeReasoning
+    opens_with_user: bool
+    """The messages part must open with a user turn (after any system messages); where the path's
+    first user turn rendered to nothing, ``OPENING_TURN`` stands in for it."""
     signs_calls: bool
     """A signed thought with no text rides on the reply's first call as that call's signature
     (Gemini's ``thoughtSignature``) instead of as a thought of its own."""
@@ -81,12 +86,21 @@ def wire_messages(
     items: Iterable[Item],
     turn: Callable[[WireMessage], dict[str, Any]],
     exchange: Callable[[Exchange, list[dict[str, Any]]], None],
+    *,
+    opens_with_user: bool = False,
 ) -> list[dict[str, Any]]:
     """The messages part: each turn one wire message, each exchange whatever the wire's
     ``exchange`` appends (it sees the messages so far, for wires that join a call turn to the one
-    before it)."""
+    before it). With ``opens_with_user``, a history whose first turn past the system messages is
+    the model's opens with ``OPENING_TURN``: it is there from the first request on, so a longer
+    path never rewrites an earlier message to add it."""
     out: list[dict[str, Any]] = []
+    opened = not opens_with_user
     for item in items:
+        if not opened and not (isinstance(item, WireMessage) and item.role == "system"):
+            opened = True
+            if not (isinstance(item, WireMessage) and item.role == "user"):
+                out.append(turn(OPENING_TURN))
         match item:
             case WireMessage():
                 out.append(turn(item))
