@@ -1,8 +1,10 @@
 """The glyph atlas: every glyph of one cell size as a numpy array, ready for array indexing.
 
-The bitmaps come from the public-domain X11 misc-fixed fonts, committed as one 1-bit PNG per cell
-plus ``atlas.json`` (see ``fonts/LICENSE.txt``; ``fonts/build_atlas.py`` regenerates them). Nothing
-but Pillow and numpy is needed at run time.
+The bitmaps come from the public-domain X11 misc-fixed fonts (cells named by size, ``"4x6"``) and
+from other faces (cells named ``"<face>-<W>x<H>"``: Terminus Font, Spleen, GNU Unifont's
+single-width glyphs, DejaVu Sans Mono rasterised 1-bit), committed as one 1-bit PNG per cell plus
+``atlas.json`` (licences in ``fonts/LICENSE.txt``; ``fonts/build_atlas.py`` regenerates them).
+Nothing but Pillow and numpy is needed at run time.
 
 Identical bitmaps are one glyph: Latin ``A``, Greek ``Α`` and Cyrillic ``А`` look the same in these
 fonts, so no reader of pixels can tell them apart. Each such set is a *class*, decoded as its
@@ -120,15 +122,27 @@ def _atlas() -> dict[str, object]:
 
 
 def cells() -> tuple[str, ...]:
-    """The cell sizes shipped, smallest first (``"4x6"``, ``"5x7"``, ...)."""
+    """The cells shipped: misc-fixed smallest first (``"4x6"``, ``"5x7"``, ...), then the other
+    faces by cell area (``"spleen-5x8"``, ..., ``"terminus-10x20"``)."""
     cells_ = _atlas()["cells"]
     assert isinstance(cells_, dict)
     return tuple(cells_)
 
 
 def parse_cell(cell: str) -> tuple[int, int]:
-    width, _, height = cell.partition("x")
+    """(width, height) of a cell name, ``"6x13"`` or ``"terminus-6x12"``."""
+    size = cell.rpartition("-")[2]
+    width, x, height = size.partition("x")
+    if not (x and width.isdigit() and height.isdigit()):
+        raise ValueError(f"not a glyph cell name: {cell!r} (expected WxH or face-WxH)")
     return int(width), int(height)
+
+
+def face(cell: str) -> str:
+    """The face family of a cell: ``"misc-fixed"`` for the bare names, else the name's prefix
+    (``"terminus-bold"`` for ``"terminus-bold-8x16"``)."""
+    parse_cell(cell)
+    return cell.rpartition("-")[0] or "misc-fixed"
 
 
 def _rank(char: str) -> tuple[int, int]:

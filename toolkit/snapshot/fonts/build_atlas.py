@@ -1,16 +1,26 @@
-"""Regenerate the committed glyph atlas from the X11 "misc-fixed" bitmap fonts.
+"""Regenerate the committed glyph atlas from installed bitmap fonts and DejaVu Sans Mono.
 
-Run only to rebuild the atlas (development time, never at run time)::
+Run only to rebuild the atlas (development time, never at run time), in one command::
 
-    apt-get install xfonts-base          # Debian: PCF files under /usr/share/fonts/X11/misc/
-    python -m toolkit.snapshot.fonts.build_atlas [--fonts DIR]
+    apt-get install -y xfonts-base xfonts-terminus fonts-spleen xfonts-unifont fonts-dejavu-core
+    python -m toolkit.snapshot.fonts.build_atlas [--fonts DIR] [--out DIR]
 
-It reads the ISO10646-1 PCF file of each cell size (``4x6.pcf.gz`` ...), places every glyph in its
-character cell, adds the few glyphs the project draws itself (required characters a small cell lacks,
-check marks, the snapshot's own marks), checks that the marks differ from every glyph of their cell,
-and writes one 1-bit PNG per cell plus ``atlas.json`` (cell metrics and the code points, as runs).
-The misc-fixed fonts are public domain ("Public domain font. Share and enjoy.", the COPYRIGHT
-property of each file; see LICENSE.txt beside this script).
+Faces (PCF files under /usr/share/fonts/X11/misc/ unless ``--fonts`` says otherwise):
+
+- X11 "misc-fixed" ISO10646-1 (``4x6.pcf.gz`` ...), public domain: the cells with bare names
+  (``"4x6"``); their entries must stay byte-identical from one build to the next;
+- Terminus Font, normal and bold (``ter-u12n_unicode.pcf.gz`` ...), SIL OFL 1.1;
+- Spleen (``spleen-5x8.pcf.gz`` ...), BSD-2-Clause;
+- GNU Unifont (``unifont.pcf.gz``), SIL OFL 1.1 or GPL-2+ with the font embedding exception: its
+  single-width glyphs only (double-width CJK glyphs do not fit one cell and stay uncovered);
+- DejaVu Sans Mono (``DejaVuSansMono.ttf`` beside this script) rasterised by FreeType through
+  Pillow, 1-bit and hinted, at the pixel sizes of ``DEJAVU_SIZES``.
+
+For each cell it places every glyph in its character cell, adds the few glyphs the project draws
+itself (required characters a small cell lacks, check marks, the snapshot's own marks), checks
+that the marks differ from every glyph of their cell, and writes one 1-bit PNG per cell plus
+``atlas.json`` (cell metrics, the code points as runs, and each face's Debian package, version and
+licence, read with ``dpkg-query``). Licences and notices: LICENSE.txt beside this script.
 """
 
 from __future__ import annotations
@@ -19,20 +29,59 @@ import argparse
 import gzip
 import json
 import struct
+import subprocess
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont, features
 
 Bitmap = npt.NDArray[np.bool_]
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_FONTS = Path("/usr/share/fonts/X11/misc")
 CELLS: tuple[str, ...] = ("4x6", "5x7", "5x8", "6x10", "6x13", "7x14", "9x15", "10x20")
-"""The cell sizes shipped, smallest first; each is the misc-fixed face of that name."""
+"""The misc-fixed cells, smallest first; each is the misc-fixed face of that name."""
+PCF_FACES: tuple[tuple[str, str], ...] = (
+    *(("terminus", f"ter-u{size}n_unicode.pcf.gz") for size in (12, 14, 16, 18, 20)),
+    *(("terminus-bold", f"ter-u{size}b_unicode.pcf.gz") for size in (14, 16, 18, 20)),
+    *(("spleen", f"spleen-{cell}.pcf.gz") for cell in ("5x8", "6x12", "8x16")),
+    ("unifont", "unifont.pcf.gz"),
+)
+"""The other bitmap faces (face, PCF file): every size the packages ship that is 4 to 10 px wide
+and at most 20 px high (Terminus 22 px and up and Spleen 12x24 and up are wider). Terminus bold
+12 px is left out: it differs from the normal weight in six block elements only."""
+DEJAVU = HERE / "DejaVuSansMono.ttf"
+DEJAVU_SIZES: tuple[int, ...] = (8, 9, 10, 11, 12, 13)
+"""FreeType pixel sizes of DejaVu Sans Mono: cells from 5x9 to 8x15."""
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A face of the atlas: where it comes from and under which licence."""
+
+    package: str
+    """The Debian package the glyphs are read from (its version is recorded at build time)."""
+    licence: str
+    notice: str
+    """The notice LICENSE.txt carries for the face (checked there by the tests)."""
+
+
+FAMILIES: dict[str, Family] = {
+    "misc-fixed": Family("xfonts-base", "public domain", "Public domain font.  Share and enjoy."),
+    "terminus": Family("xfonts-terminus", "OFL-1.1", "Copyright (c) 2010-2014 Dimitar Toshkov Zhekov"),
+    "terminus-bold": Family("xfonts-terminus", "OFL-1.1", "Copyright (c) 2010-2014 Dimitar Toshkov Zhekov"),
+    "spleen": Family("fonts-spleen", "BSD-2-Clause", "Copyright (c) 2018-2021, Frederic Cambus"),
+    "unifont": Family("xfonts-unifont", "OFL-1.1 OR GPL-2.0-or-later WITH Font-exception-2.0",
+                      "Copyright (C) 1998-2022 Roman Czyborra, Paul Hardy, Qianqian Fang"),
+    "dejavu": Family("fonts-dejavu-core", "Bitstream-Vera AND public domain (DejaVu changes)",
+                     "Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved."),
+}
+"""Every face, misc-fixed first. Each notice is the copyright line of the font (Terminus and DejaVu
+as their Debian copyright files give it, Spleen and Unifont as their PCF COPYRIGHT property)."""
 ATLAS_COLUMNS = 64
 """Glyphs per row of an atlas PNG."""
 
@@ -123,7 +172,7 @@ def _properties(data: bytes, order: str, at: int) -> dict[str, str | int]:
 def _metrics(data: bytes, fmt: int, order: str, at: int) -> list[tuple[int, int, int, int, int]]:
     out: list[tuple[int, int, int, int, int]] = []
     if fmt & 0xFF00 == _COMPRESSED_METRICS:
-        (count,) = struct.unpack_from(order + "h", data, at)
+        (count,) = struct.unpack_from(order + "H", data, at)
         for i in range(count):
             left, right, advance, ascent, descent = (b - 0x80 for b in data[at + 2 + 5 * i: at + 7 + 5 * i])
             out.append((left, right, advance, ascent, descent))
@@ -174,6 +223,16 @@ def _kept(codepoint: int) -> bool:
     """Printable characters only: controls and private-use code points never come from the font
     (the snapshot's marks live in the private-use area, and text in it counts as uncovered)."""
     return not (codepoint < 0x20 or 0x7F <= codepoint < 0xA0 or 0xE000 <= codepoint <= 0xF8FF)
+
+
+def _inked(glyphs: dict[int, Bitmap]) -> dict[int, Bitmap]:
+    """Glyphs without empty bitmaps, except for blank characters (spaces, format characters, the
+    blank braille pattern). Spleen 5x8 maps all of Latin-1 to empty cells and small DejaVu sizes
+    clip some marks away; shown as blanks they would vanish from a page, uncovered they are counted.
+    (Misc-fixed cells are kept as they are.)"""
+    blank = ("Zs", "Zl", "Zp", "Cf")
+    return {cp: bits for cp, bits in glyphs.items()
+            if bits.any() or unicodedata.category(chr(cp)) in blank or cp == 0x2800}
 
 
 def _drawn(rows: tuple[str, ...], face: Face) -> Bitmap:
@@ -250,41 +309,130 @@ def marks(face: Face) -> list[Bitmap]:
     return [~question, continuation, tab, trailing, ~greater, end]
 
 
+def _cell(face: Face, out: Path) -> dict[str, object]:
+    """Write ``<cell>.png`` of one face; returns its ``atlas.json`` entry."""
+    glyphs = {cp: bits for cp, bits in face.glyphs.items() if _kept(cp)}
+    added = supplements(face)
+    glyphs.update(added)
+    order = sorted(glyphs)
+    stack = [glyphs[cp] for cp in order]
+    own = marks(face)
+    seen = {bits.tobytes(): cp for cp, bits in zip(order, stack, strict=True)}
+    for mark_name, bits in zip(MARKS, own, strict=True):
+        clash = seen.get(bits.tobytes())
+        if clash is not None:
+            raise ValueError(f"{face.name}: mark {mark_name} has the same bitmap as U+{clash:04X}")
+        seen[bits.tobytes()] = -1
+    stack.extend(own)
+    rows = (len(stack) + ATLAS_COLUMNS - 1) // ATLAS_COLUMNS
+    sheet = np.zeros((rows * face.height, ATLAS_COLUMNS * face.width), dtype=bool)
+    for i, bits in enumerate(stack):
+        r, c = divmod(i, ATLAS_COLUMNS)
+        sheet[r * face.height:(r + 1) * face.height, c * face.width:(c + 1) * face.width] = bits
+    Image.fromarray(~sheet).save(out / f"{face.name}.png", optimize=True)
+    return {
+        "width": face.width, "height": face.height, "ascent": face.ascent,
+        "file": f"{face.name}.png", "columns": ATLAS_COLUMNS, "glyphs": len(order),
+        "codepoints": _runs(order), "marks": list(MARKS), "added": sorted(added),
+        "font": face.font, "copyright": face.copyright,
+    }
+
+
+def _pcf(path: Path, family: str) -> Face:
+    """A PCF face named as its cell, ``<family>-<W>x<H>``."""
+    face = _read_pcf(gzip.decompress(path.read_bytes()), str(path))
+    name = f"{family}-{face.width}x{face.height}"
+    return Face(name, face.width, face.height, face.ascent, _inked(face.glyphs), face.font, face.copyright)
+
+
+def _ttf_codepoints(data: bytes, origin: str) -> list[int]:
+    """Code points of a TrueType font's Unicode BMP cmap (format 4 subtable, platform 3/1 or 0/x)."""
+    (tables,) = struct.unpack_from(">H", data, 4)
+    offsets = {data[12 + 16 * i: 16 + 16 * i]: struct.unpack_from(">I", data, 20 + 16 * i)[0] for i in range(tables)}
+    if b"cmap" not in offsets:
+        raise ValueError(f"{origin}: no cmap table")
+    cmap = offsets[b"cmap"]
+    (count,) = struct.unpack_from(">H", data, cmap + 2)
+    for i in range(count):
+        platform, encoding, offset = struct.unpack_from(">HHI", data, cmap + 4 + 8 * i)
+        at = cmap + offset
+        if (platform, encoding) not in ((3, 1), (0, 3)) or struct.unpack_from(">H", data, at)[0] != 4:
+            continue
+        segments = struct.unpack_from(">H", data, at + 6)[0] // 2
+        ends = struct.unpack_from(f">{segments}H", data, at + 14)
+        starts = struct.unpack_from(f">{segments}H", data, at + 16 + 2 * segments)
+        deltas = struct.unpack_from(f">{segments}h", data, at + 16 + 4 * segments)
+        range_at = at + 16 + 6 * segments
+        ranges = struct.unpack_from(f">{segments}H", data, range_at)
+        out: list[int] = []
+        for k in range(segments):
+            for cp in range(starts[k], min(ends[k], 0xFFFE) + 1):
+                if ranges[k]:
+                    where = range_at + 2 * k + ranges[k] + 2 * (cp - starts[k])
+                    glyph = struct.unpack_from(">H", data, where)[0]
+                    glyph = (glyph + deltas[k]) & 0xFFFF if glyph else 0
+                else:
+                    glyph = (cp + deltas[k]) & 0xFFFF
+                if glyph:
+                    out.append(cp)
+        return out
+    raise ValueError(f"{origin}: no Unicode BMP cmap (format 4) subtable")
+
+
+def _dejavu(path: Path, size: int) -> Face:
+    """DejaVu Sans Mono at ``size`` px, 1-bit and hinted by FreeType. The cell is the rounded
+    advance wide and as high as the ink of printable ASCII and Latin-1 (the font's ascent
+    leaves room for taller accents, which are clipped); ink past the advance is clipped too."""
+    font = ImageFont.truetype(str(path), size)
+    width = round(font.getlength("M"))
+    ascent, descent = font.getmetrics()
+    boxes = [font.getbbox(chr(cp)) for cp in (*range(0x21, 0x7F), *range(0xA1, 0x100))]
+    top = int(min(box[1] for box in boxes if box[3] > box[1]))
+    bottom = int(max(box[3] for box in boxes if box[3] > box[1]))
+    glyphs: dict[int, Bitmap] = {}
+    for cp in _ttf_codepoints(path.read_bytes(), str(path)):
+        image = Image.new("1", (width, ascent + descent), 0)
+        draw = ImageDraw.Draw(image)
+        draw.fontmode = "1"
+        draw.text((0, 0), chr(cp), font=font, fill=1)
+        glyphs[cp] = np.array(image, dtype=bool)[top:bottom]
+    family, style = font.getname()
+    return Face(f"dejavu-{width}x{bottom - top}", width, bottom - top, ascent - top, _inked(glyphs),
+                f"{family} {style} {size} px, FreeType {features.version('freetype2')} 1-bit hinted",
+                "Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved. DejaVu changes are in public domain.")
+
+
+def _version(package: str) -> str:
+    """The installed Debian version of ``package`` (the atlas records where its glyphs came from)."""
+    done = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True,
+                          check=False)
+    if done.returncode or not done.stdout:
+        raise ValueError(f"Debian package {package} is not installed: {done.stderr.strip()}")
+    return done.stdout
+
+
 def build(fonts: Path, out: Path) -> dict[str, object]:
-    """Write ``<cell>.png`` per cell and ``atlas.json``; returns the JSON written."""
+    """Write ``<cell>.png`` per cell and ``atlas.json``; returns the JSON written. Misc-fixed cells
+    come first in their own order, the other faces after them by cell area."""
     cells: dict[str, object] = {}
     for name in CELLS:
         path = fonts / f"{name}.pcf.gz"
-        face = _read_pcf(gzip.decompress(path.read_bytes()), name)
-        glyphs = {cp: bits for cp, bits in face.glyphs.items() if _kept(cp)}
-        added = supplements(face)
-        glyphs.update(added)
-        order = sorted(glyphs)
-        stack = [glyphs[cp] for cp in order]
-        own = marks(face)
-        seen = {bits.tobytes(): cp for cp, bits in zip(order, stack, strict=True)}
-        for mark_name, bits in zip(MARKS, own, strict=True):
-            clash = seen.get(bits.tobytes())
-            if clash is not None:
-                raise ValueError(f"{name}: mark {mark_name} has the same bitmap as U+{clash:04X}")
-            seen[bits.tobytes()] = -1
-        stack.extend(own)
-        rows = (len(stack) + ATLAS_COLUMNS - 1) // ATLAS_COLUMNS
-        sheet = np.zeros((rows * face.height, ATLAS_COLUMNS * face.width), dtype=bool)
-        for i, bits in enumerate(stack):
-            r, c = divmod(i, ATLAS_COLUMNS)
-            sheet[r * face.height:(r + 1) * face.height, c * face.width:(c + 1) * face.width] = bits
-        Image.fromarray(~sheet).save(out / f"{name}.png", optimize=True)
-        cells[name] = {
-            "width": face.width, "height": face.height, "ascent": face.ascent,
-            "file": f"{name}.png", "columns": ATLAS_COLUMNS, "glyphs": len(order),
-            "codepoints": _runs(order), "marks": list(MARKS), "added": sorted(added),
-            "font": face.font, "copyright": face.copyright,
-        }
+        cells[name] = _cell(_read_pcf(gzip.decompress(path.read_bytes()), name), out)
+    others = [(family, _pcf(fonts / file, family)) for family, file in PCF_FACES]
+    others += [("dejavu", _dejavu(DEJAVU, size)) for size in DEJAVU_SIZES]
+    names = [face.name for _, face in others]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two faces give one cell name: {sorted(names)}")
+    for family, face in sorted(others, key=lambda item: (item[1].width * item[1].height, item[1].name)):
+        cells[face.name] = {**_cell(face, out), "face": family}
+    faces = {name: {"package": family.package, "version": _version(family.package), "licence": family.licence,
+                    "notice": family.notice} for name, family in FAMILIES.items()}
     atlas: dict[str, object] = {
         "format": 1,
-        "source": "X11 misc-fixed ISO10646-1 PCF fonts (Debian xfonts-base), public domain; "
+        "source": "X11 misc-fixed, Terminus Font, Spleen and GNU Unifont bitmap fonts and DejaVu Sans Mono "
+                  "(Debian packages in faces); licences in LICENSE.txt; "
                   "regenerate with toolkit/snapshot/fonts/build_atlas.py",
+        "faces": faces,
         "cells": cells,
     }
     (out / "atlas.json").write_text(json.dumps(atlas, separators=(",", ":")) + "\n", encoding="utf-8")
@@ -304,7 +452,7 @@ def _runs(codepoints: Sequence[int]) -> list[list[int]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--fonts", type=Path, default=DEFAULT_FONTS, help="directory of the misc-fixed PCF files")
+    parser.add_argument("--fonts", type=Path, default=DEFAULT_FONTS, help="directory of the PCF files")
     parser.add_argument("--out", type=Path, default=HERE, help="where to write the atlas")
     args = parser.parse_args(argv)
     atlas = build(args.fonts, args.out)
