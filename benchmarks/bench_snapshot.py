@@ -4,7 +4,9 @@ The toolkit renders text to pages by array indexing over a glyph atlas. The base
 same rows (the toolkit's layout, row by row) onto pages of the same size with ``ImageDraw.text``:
 one call per row with Pillow's default font (FreeType when Pillow has it), one call per row with
 Pillow's built-in bitmap font, and one call per character (timed on the first pages only and
-scaled up). The ratios are the point: the machines are shared and absolute times vary.
+scaled up). The ratios are the point: the machines are shared and absolute times vary. For a
+greyscale cell (``dejavu-aa-*``) the toolkit draws 8-bit pages and the baselines draw onto 8-bit
+("L") pages too, so Pillow anti-aliases as the toolkit's atlas was.
 
 Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell 4x6] [--chars N] [--text FILE]``.
 Prints one JSON object.
@@ -67,10 +69,15 @@ def rows_of(page: Page) -> list[tuple[int, int, str]]:
     return out
 
 
+def page_mode(geometry: Geometry) -> str:
+    """The Pillow mode of the toolkit's pages in this geometry: what the baselines draw onto."""
+    return "L" if load(geometry.cell).grey else "1"
+
+
 def pillow_rows(layouts: Sequence[list[tuple[int, int, str]]], geometry: Geometry,
                 font: ImageFont.ImageFont | ImageFont.FreeTypeFont) -> None:
     for rows in layouts:
-        image = Image.new("1", geometry.size, 1)
+        image = Image.new(page_mode(geometry), geometry.size, "white")
         draw = ImageDraw.Draw(image)
         for x, y, text in rows:
             draw.text((x, y), text, font=font, fill=0)
@@ -80,7 +87,7 @@ def pillow_chars(layouts: Sequence[list[tuple[int, int, str]]], geometry: Geomet
                  font: ImageFont.ImageFont | ImageFont.FreeTypeFont) -> None:
     width = geometry.cell_width
     for rows in layouts:
-        image = Image.new("1", geometry.size, 1)
+        image = Image.new(page_mode(geometry), geometry.size, "white")
         draw = ImageDraw.Draw(image)
         for x, y, text in rows:
             for i, char in enumerate(text):
@@ -101,11 +108,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = sample_text(args.chars, args.text)
     warm = render(text[:10_000], geometry)[0].ink  # load the atlas and lookup tables before timing
     assert warm.any()
+    grey = load(geometry.cell).grey
 
     def toolkit_render() -> list[Page]:
         pages = render(text, geometry)
         for page in pages:
-            _ = page.ink
+            _ = page.levels if grey else page.ink
         return pages
 
     toolkit_s = best_of(args.repeat, toolkit_render)[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 from io import BytesIO
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from toolkit.snapshot.render import Passage, decode, render
 FONTS = Path(__file__).resolve().parents[1] / "toolkit" / "snapshot" / "fonts"
 MISC_FIXED = ("4x6", "5x7", "5x8", "6x10", "6x13", "7x14", "9x15", "10x20")
 NEW = [cell for cell in cells() if face(cell) != "misc-fixed"]
+GREY = [cell for cell in NEW if face(cell).startswith("dejavu-aa")]
+ONE_BIT_NEW = [cell for cell in NEW if cell not in GREY]
 
 
 def test_there_is_a_cell_of_six_pixels_or_less_and_larger_ones() -> None:
@@ -79,16 +82,23 @@ def test_atlas_is_committed_as_one_bit_png_and_json_with_its_licence() -> None:
     atlas = json.loads((FONTS / "atlas.json").read_text("utf-8"))
     assert list(atlas["cells"]) == list(cells())
     total = (FONTS / "atlas.json").stat().st_size
+    grey_total = 0
     for cell, meta in atlas["cells"].items():
         path = FONTS / meta["file"]
-        total += path.stat().st_size
+        grey = meta.get("mode", "1") == "L"
+        if grey:
+            grey_total += path.stat().st_size
+        else:
+            total += path.stat().st_size
+        assert grey == (cell in GREY)
         with Image.open(path) as image:
-            assert image.mode == "1"
+            assert image.mode == ("L" if grey else "1")
         count = sum(length for _, length in meta["codepoints"])
         assert count == meta["glyphs"]
         assert "Public domain" in meta["copyright"] or cell in NEW
         assert load(cell).covered == count
     assert total < 600_000
+    assert grey_total < 900_000
     licence = (FONTS / "LICENSE.txt").read_text("utf-8")
     assert "Public domain font.  Share and enjoy." in licence
     assert (FONTS / "build_atlas.py").is_file()
@@ -112,11 +122,15 @@ def test_misc_fixed_cells_come_first_and_load_exactly_as_before_the_other_faces(
     assert all(face(cell) == "misc-fixed" for cell in MISC_FIXED)
 
 
-def test_other_faces_follow_by_cell_area() -> None:
-    areas = [parse_cell(cell)[0] * parse_cell(cell)[1] for cell in NEW]
+def test_other_faces_follow_by_cell_area_then_the_greyscale_cells() -> None:
+    areas = [parse_cell(cell)[0] * parse_cell(cell)[1] for cell in ONE_BIT_NEW]
     assert areas == sorted(areas)
     assert NEW[0] == "spleen-5x8"
-    assert {face(cell) for cell in NEW} == {"terminus", "terminus-bold", "spleen", "unifont", "dejavu"}
+    assert NEW == ONE_BIT_NEW + GREY
+    assert {face(cell) for cell in ONE_BIT_NEW} == {"terminus", "terminus-bold", "spleen", "unifont", "dejavu"}
+    assert GREY == ["dejavu-aa-4x9", "dejavu-aa-5x9", "dejavu-aa-5x11", "dejavu-aa-6x11", "dejavu-aa-7x14",
+                    "dejavu-aa-nohint-4x9", "dejavu-aa-nohint-5x10", "dejavu-aa-nohint-5x12", "dejavu-aa-nohint-6x13",
+                    "dejavu-aa-nohint-7x14"]
     assert {"terminus-6x12", "terminus-8x14", "terminus-8x16", "terminus-10x18", "terminus-10x20",
             "spleen-5x8", "spleen-6x12", "spleen-8x16", "unifont-8x16", "dejavu-5x9", "dejavu-8x15"} <= set(NEW)
 
@@ -193,3 +207,47 @@ def test_a_page_in_every_new_cell_decodes_back_from_its_png(cell: str) -> None:
     decoded = decode(images, geometry)
     assert decoded.turns == ((font.fold("user · a1"), font.fold(ROUND_TRIP)), (font.fold("tool · a2"), "tail\t "))
     assert sum(page.uncovered for page in pages) == sum(1 for c in ROUND_TRIP if c not in "\n\t" and not font.covers(c))
+
+
+# --- greyscale (anti-aliased) cells ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cell", GREY)
+def test_greyscale_cells_hold_coverage_with_distinct_marks_and_all_of_ascii(cell: str) -> None:
+    font = load(cell)
+    assert font.grey and font.glyphs.dtype == np.uint8
+    assert not load("dejavu-7x14").grey and load("dejavu-7x14").glyphs.dtype == bool
+    marks = font.glyphs[[getattr(font, mark) for mark in MARKS]].reshape(len(MARKS), -1)
+    assert len(np.unique(marks, axis=0)) == len(MARKS)
+    assert all(font.covers(chr(c)) for c in REQUIRED["ascii"])
+    assert (font.glyphs[font.header] == 255 - font.glyphs[font.greater]).all()
+    assert (font.glyphs[font.uncovered] == 255 - font.glyphs[font.lookup[ord("?")]]).all()
+    hinting = "unhinted (instructions removed)" if face(cell) == "dejavu-aa-nohint" else "hinted"
+    assert font.font.endswith(f"greyscale {hinting}")
+
+
+def test_greyscale_m_is_anti_aliased_not_thresholded() -> None:
+    """DejaVu Sans Mono 10 px: FreeType's hinting moves points vertically only, so the hinted and
+    unhinted "m" share their columns' grey levels and differ in height (5 rows against 6)."""
+    hinted, unhinted = load("dejavu-aa-6x11"), load("dejavu-aa-nohint-6x13")
+    m = hinted.glyphs[hinted.lookup[ord("m")]]
+    assert int(((m > 0) & (m < 255)).sum()) == 30 and int((m == 255).sum()) == 0 and int(m.sum()) == 3602
+    assert m[8].tolist() == [120, 88, 96, 112, 72, 140]
+    n = unhinted.glyphs[unhinted.lookup[ord("m")]]
+    assert int(((n > 0) & (n < 255)).sum()) == 36 and n[9].tolist() == [120, 88, 96, 112, 72, 140]
+    assert "10 px" in hinted.font and "10 px" in unhinted.font
+
+
+def test_instructions_are_removed_from_simple_and_composite_glyphs() -> None:
+    from toolkit.snapshot.fonts.build_atlas import _without_instructions
+
+    box = struct.pack(">hhhhh", 1, 0, 0, 10, 10)
+    simple = box + struct.pack(">HH", 2, 3) + b"\x01\x02\x03" + b"points"
+    assert _without_instructions(simple) == box + struct.pack(">HH", 2, 0) + b"points"
+    head = struct.pack(">hhhhh", -1, 0, 0, 10, 10)
+    first = struct.pack(">HHbb", 0x0020 | 0x0100, 7, 1, 2)  # byte args, more components, instructions
+    second = struct.pack(">HHhhh", 0x0001 | 0x0008, 8, 300, -4, 0x4000)  # word args and a scale
+    composite = head + first + second + struct.pack(">H", 2) + b"\xb0\x00"
+    stripped = head + struct.pack(">HHbb", 0x0020, 7, 1, 2) + second
+    assert _without_instructions(composite) == stripped
+    assert _without_instructions(b"") == b""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from io import BytesIO
 
 import numpy as np
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from toolkit.snapshot.font import load
+from toolkit.snapshot.font import cells, face, load
 from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.render import (
     CONTINUATION,
@@ -163,3 +164,81 @@ def test_geometry_rejects_unknown_cells_and_pages_too_small() -> None:
         Geometry("3x5", 400, 400)
     with pytest.raises(ValueError, match="at least 8 columns"):
         Geometry("4x6", 30, 400)
+
+
+# --- 1-bit pages stay as they were; greyscale pages ----------------------------------------------
+
+DIGEST_TEXT = "Digest of 1-bit pages\twith tabs  \n" + "wrapping words " * 40 + "\nІсторія ✓ 😀 ┌─┐"
+
+
+def test_one_bit_pages_are_byte_identical_to_before_greyscale_cells() -> None:
+    """PNG digests taken before greyscale cells were added to the renderer."""
+    before = {"4x6": "8f67ce655c7e6d64", "6x13": "2ade15f57e7f7cb1", "terminus-6x12": "3c87e8352dd9ce15",
+              "dejavu-7x14": "59495e46f057fbd3", "unifont-8x16": "26252fcc7c2e89dc"}
+    found = {}
+    for cell in before:
+        pages = render([Passage(DIGEST_TEXT, "user · m1", "m1")], Geometry(cell, 420, 200, columns=2))
+        assert all(page.image.mode == "1" and not page.grey for page in pages)
+        found[cell] = hashlib.sha256(b"".join(page.png() for page in pages)).hexdigest()[:16]
+    assert found == before
+
+
+GREY = [cell for cell in cells() if face(cell).startswith("dejavu-aa")]
+
+
+def reference_levels(page: Page) -> np.ndarray:
+    """A greyscale page drawn one cell at a time (slow and obvious, independent of ``draw``)."""
+    g = page.geometry
+    font = load(g.cell)
+    out = np.zeros((g.height, g.width), dtype=np.uint8)
+    for index, (row, kind) in enumerate(zip(page.grid, page.kinds, strict=True)):
+        column, r = divmod(index, g.rows)
+        y = g.margin + r * g.pitch
+        for c, glyph in enumerate(row):
+            x = g.column_x(column) + c * font.width
+            out[y:y + font.height, x:x + font.width] = font.glyphs[font.greater if kind == HEADER and c == 0 else glyph]
+        if kind == HEADER:
+            x0 = g.column_x(column)
+            out[y:y + g.pitch, x0:x0 + g.cols * font.width] = 255 - out[y:y + g.pitch, x0:x0 + g.cols * font.width]
+    for column in range(1, g.columns):
+        out[g.margin:g.margin + g.rows * g.pitch, g.column_x(column) - (g.gutter + 1) // 2] = 255
+    return out
+
+
+@pytest.mark.parametrize("cell", GREY)
+def test_greyscale_pages_are_8_bit_deterministic_and_decode_exactly(cell: str) -> None:
+    font = load(cell)
+    text = "Header test\tx  \n" + "word " * 90 + "\nІсторія ✓ 😀 ┌─┐ l1I|0O .,`'\n\n\tend"
+    geometry = Geometry(cell, 300, 80, columns=2, line_spacing=1, tab_size=4)
+    turns = [Passage(text, "user · m1", "m1"), Passage("second", "assistant · m2", "m2")]
+    pages = render(turns, geometry)
+    assert len(pages) >= 2
+    for page in pages:
+        assert page.grey and page.image.mode == "L"
+        assert (page.levels == reference_levels(page)).all()
+        assert (page.ink == (page.levels >= 128)).all()
+        levels = np.unique(page.levels)
+        assert levels[0] == 0 and levels[-1] == 255 and len(levels) > 50
+    pngs = [page.png() for page in pages]
+    assert pngs == [page.png() for page in render(turns, geometry)]
+    images = [Image.open(BytesIO(png)) for png in pngs]
+    assert all(image.mode == "L" and image.size == geometry.size for image in images)
+    expected = ((font.fold("user · m1"), font.fold(text)), (font.fold("assistant · m2"), "second"))
+    assert decode(images, geometry).turns == expected
+    assert decode(pages, geometry).turns == expected
+    assert decode([page.levels for page in pages], geometry).turns == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(text=st.lists(ALPHABET, max_size=300).map("".join))
+def test_greyscale_round_trip_returns_the_text_up_to_homoglyphs(text: str) -> None:
+    geometry = Geometry("dejavu-aa-5x9", 200, 80, tab_size=4)
+    font = load(geometry.cell)
+    assert decode(render(text, geometry), geometry).text == font.fold(text)
+
+
+def test_a_greyscale_header_row_is_a_dark_bar() -> None:
+    g = Geometry("dejavu-aa-6x11", 200, 60)
+    page, = render([Passage("hi", "user · m1", "m1")], g)
+    band = page.levels[g.margin:g.margin + g.pitch, g.margin:g.margin + g.cols * 6]
+    assert band.mean() > 200

@@ -6,6 +6,12 @@ single-width glyphs, DejaVu Sans Mono rasterised 1-bit), committed as one 1-bit 
 ``atlas.json`` (licences in ``fonts/LICENSE.txt``; ``fonts/build_atlas.py`` regenerates them).
 Nothing but Pillow and numpy is needed at run time.
 
+Greyscale cells (``"dejavu-aa-WxH"``, and ``"dejavu-aa-nohint-WxH"`` from the font with its hinting
+instructions removed) are DejaVu Sans Mono anti-aliased by FreeType, stored as 8-bit sheets
+(``"mode": "L"`` in their atlas entry). Their ``Font.glyphs`` are uint8 coverage, 0 = paper and
+255 = full ink, exactly as FreeType rendered them (``Font.grey`` says which kind a cell is); OCR
+engines read them far better than any 1-bit cell of the same size.
+
 Identical bitmaps are one glyph: Latin ``A``, Greek ``Α`` and Cyrillic ``А`` look the same in these
 fonts, so no reader of pixels can tell them apart. Each such set is a *class*, decoded as its
 representative (the ASCII member when there is one, else the lowest code point), and accuracy
@@ -29,6 +35,9 @@ FONTS = Path(__file__).parent / "fonts"
 """The committed atlas (read beside this file, so reading it imports no package)."""
 
 Bitmaps = npt.NDArray[np.bool_]
+Coverage = npt.NDArray[np.uint8]
+"""Greyscale pixels: 0 = paper, 255 = full ink."""
+Glyphs = Bitmaps | Coverage
 Ids = npt.NDArray[np.int32]
 
 MARKS: tuple[str, ...] = ("uncovered", "continuation", "tab", "trailing", "header", "end")
@@ -53,15 +62,17 @@ modern Greek (U+0384-U+03CE), Cyrillic (U+0400-U+045F and Ukrainian Ґ ґ) and b
 
 @dataclass(frozen=True, eq=False)
 class Font:
-    """One cell size: glyph bitmaps (``glyphs[i]`` is ``height`` x ``width``, True = ink) and the
-    code point → glyph lookup. The marks are glyphs too; their ids are attributes."""
+    """One cell size: glyph bitmaps (``glyphs[i]`` is ``height`` x ``width``, True = ink, or uint8
+    coverage in a greyscale cell) and the code point → glyph lookup. The marks are glyphs too; their
+    ids are attributes."""
 
     cell: str
     width: int
     height: int
     ascent: int
-    glyphs: Bitmaps
-    """(glyph count, height, width); identical bitmaps collapsed into one glyph."""
+    glyphs: Glyphs
+    """(glyph count, height, width), bool or (``grey``) uint8 coverage; identical bitmaps
+    collapsed into one glyph."""
     lookup: Ids
     """Code point → glyph id for every code point up to U+10FFFF; uncovered ones hold ``uncovered``."""
     chars: tuple[str, ...]
@@ -81,6 +92,8 @@ class Font:
     """The glyph of the space character (and every other empty bitmap)."""
     greater: int
     """``>``: a header row's first cell, before the row is inverted into the header mark."""
+    grey: bool = False
+    """Anti-aliased: ``glyphs`` are uint8 coverage, pages are greyscale."""
 
     @property
     def covered(self) -> int:
@@ -123,14 +136,15 @@ def _atlas() -> dict[str, object]:
 
 def cells() -> tuple[str, ...]:
     """The cells shipped: misc-fixed smallest first (``"4x6"``, ``"5x7"``, ...), then the other
-    faces by cell area (``"spleen-5x8"``, ..., ``"terminus-10x20"``)."""
+    1-bit faces by cell area (``"spleen-5x8"``, ..., ``"terminus-10x20"``), then the greyscale
+    cells (``"dejavu-aa-4x9"``, ..., ``"dejavu-aa-nohint-7x14"``)."""
     cells_ = _atlas()["cells"]
     assert isinstance(cells_, dict)
     return tuple(cells_)
 
 
 def parse_cell(cell: str) -> tuple[int, int]:
-    """(width, height) of a cell name, ``"6x13"`` or ``"terminus-6x12"``."""
+    """(width, height) of a cell name, ``"6x13"``, ``"terminus-6x12"`` or ``"dejavu-aa-6x11"``."""
     size = cell.rpartition("-")[2]
     width, x, height = size.partition("x")
     if not (x and width.isdigit() and height.isdigit()):
@@ -161,13 +175,18 @@ def load(cell: str = "4x6") -> Font:
     meta = cells_[cell]
     width, height, columns = int(meta["width"]), int(meta["height"]), int(meta["columns"])
     png = FONTS.joinpath(str(meta["file"])).read_bytes()
-    sheet = ~np.array(Image.open(BytesIO(png)).convert("1"), dtype=bool)
+    grey = meta.get("mode", "1") == "L"
+    sheet: Glyphs
+    if grey:
+        sheet = 255 - np.array(Image.open(BytesIO(png)).convert("L"), dtype=np.uint8)
+    else:
+        sheet = ~np.array(Image.open(BytesIO(png)).convert("1"), dtype=bool)
     codepoints = [first + i for first, length in meta["codepoints"] for i in range(length)]
     total = len(codepoints) + len(MARKS)
     rows = sheet.reshape(sheet.shape[0] // height, height, columns, width).transpose(0, 2, 1, 3)
     stack = rows.reshape(-1, height, width)[:total]
     unique: dict[bytes, int] = {}
-    glyphs: list[Bitmaps] = []
+    glyphs: list[Glyphs] = []
     members: list[list[str]] = []
     raw_to_glyph: list[int] = []
     for i, bits in enumerate(stack):
@@ -194,11 +213,13 @@ def load(cell: str = "4x6") -> Font:
             chars.append(UNCOVERED_CHAR)
         else:
             chars.append("")
+    stacked = np.stack(glyphs)
+    bitmaps: Glyphs = stacked.astype(np.uint8, copy=False) if grey else stacked.astype(bool, copy=False)
     return Font(
-        cell=cell, width=width, height=height, ascent=int(meta["ascent"]), glyphs=np.stack(glyphs),
+        cell=cell, width=width, height=height, ascent=int(meta["ascent"]), glyphs=bitmaps,
         lookup=lookup, chars=tuple(chars), members=tuple("".join(sorted(g, key=_rank)) for g in members),
         font=str(meta["font"]), added=frozenset(int(c) for c in meta["added"]),
         blank=int(lookup[ord(" ")]), greater=int(lookup[ord(">")]), uncovered=mark_ids["uncovered"],
         continuation=mark_ids["continuation"], tab=mark_ids["tab"], trailing=mark_ids["trailing"],
-        header=mark_ids["header"], end=mark_ids["end"],
+        header=mark_ids["header"], end=mark_ids["end"], grey=grey,
     )

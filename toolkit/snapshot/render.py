@@ -12,6 +12,9 @@ the pixels alone, so a page can be decoded and compared with what was drawn:
 - each message starts with a *header* row inverted into a black bar, naming its speaker;
 - a character the font cannot draw is the *uncovered* mark (an inverted ``?``), and is counted;
 - the first unused row of the last page starts with the *end* mark.
+
+Pages of a greyscale cell (``Font.grey``) are 8-bit: the glyphs' coverage is gathered as it is,
+header rows are its negative, and the page reads back exactly by matching each cell's coverage.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
-from toolkit.snapshot.font import UNCOVERED_CHAR, Bitmaps, Font, Ids, load
+from toolkit.snapshot.font import UNCOVERED_CHAR, Bitmaps, Coverage, Font, Glyphs, Ids, load
 from toolkit.snapshot.geometry import Geometry
 
 Floats = npt.NDArray[np.float32]
@@ -60,6 +63,9 @@ class Page:
     """Row kind per row (``TEXT``, ``CONTINUATION``, ``HEADER``, ``END``, ``UNUSED``)."""
     text_cells: Bitmaps
     """Cells that show a character of the source text (not marks, headers or padding)."""
+    lookalikes: Bitmaps
+    """Text cells whose character is drawn with the bitmap of another (Cyrillic ``а`` as Latin ``a``):
+    no reader of pixels can recover the character, only its look-alike group."""
     chars: int
     """Source characters on this page (newlines included, a tab counted once)."""
     uncovered: int
@@ -68,28 +74,50 @@ class Page:
     """Ids of the messages with rows on this page."""
 
     @functools.cached_property
-    def ink(self) -> Bitmaps:
-        """(height, width) pixels, True = ink."""
+    def _pixels(self) -> Glyphs:
         return draw(self.grid, self.kinds, self.geometry)
 
     @property
+    def grey(self) -> bool:
+        """Drawn in a greyscale (anti-aliased) cell."""
+        return self._pixels.dtype == np.uint8
+
+    @functools.cached_property
+    def ink(self) -> Bitmaps:
+        """(height, width) pixels, True = ink. In a greyscale cell: pixels at least half covered
+        (a mask for callers that want one; ``levels`` holds the page as drawn)."""
+        pixels = self._pixels
+        return pixels >= 128 if pixels.dtype == np.uint8 else pixels.astype(bool, copy=False)
+
+    @functools.cached_property
+    def levels(self) -> Coverage:
+        """(height, width) coverage, 0 = paper and 255 = full ink: the anti-aliased page in a
+        greyscale cell, 0 or 255 in a 1-bit one."""
+        pixels = self._pixels
+        return pixels.astype(np.uint8, copy=False) if pixels.dtype == np.uint8 else pixels.astype(np.uint8) * np.uint8(255)
+
+    @property
     def image(self) -> Image.Image:
-        """The page as a 1-bit Pillow image (black glyphs on white)."""
+        """The page as a Pillow image, black glyphs on white: 1-bit (mode ``"1"``), or 8-bit
+        (mode ``"L"``) in a greyscale cell."""
+        if self.grey:
+            return Image.fromarray(~self.levels, mode="L")
         return Image.fromarray(~self.ink)
 
     def png(self) -> bytes:
-        """The page as PNG bytes (1-bit, deterministic for the same page)."""
+        """The page as PNG bytes (1-bit, or 8-bit greyscale in a greyscale cell; deterministic for
+        the same page)."""
         out = BytesIO()
         self.image.save(out, format="PNG")
         return out.getvalue()
 
 
 @functools.cache
-def _padded(cell: str, line_spacing: int) -> Bitmaps:
+def _padded(cell: str, line_spacing: int) -> Glyphs:
     font = load(cell)
     glyphs = font.glyphs
     if line_spacing:
-        pad = np.zeros((len(glyphs), line_spacing, font.width), dtype=bool)
+        pad = np.zeros((len(glyphs), line_spacing, font.width), dtype=glyphs.dtype)
         glyphs = np.concatenate([glyphs, pad], axis=1)
     return glyphs
 
@@ -102,22 +130,45 @@ def _lookup(cell: str) -> Ids:
 
 
 @functools.cache
+def lookalike(cell: str) -> Bitmaps:
+    """Per code point (and the internal tab and fill codes): drawn with a bitmap it shares with a
+    character that decoding returns instead."""
+    font = load(cell)
+    shared = np.array([len(group) > 1 for group in font.members], dtype=bool)
+    representative = np.array([ord(c) if len(c) == 1 else -1 for c in font.chars], dtype=np.int64)
+    table = _lookup(cell)
+    out: Bitmaps = shared[table] & (representative[table] != np.arange(len(table)))
+    out[[_TAB, _FILL]] = False  # the layout's own cells: a tab's mark and the blanks after it
+    return out
+
+
+@functools.cache
 def _row_words(cell: str, line_spacing: int) -> tuple[npt.NDArray[np.uint64], int, int] | None:
     """Each glyph row as an integer of ``width`` bits, how many cells fill a whole number of bytes
-    within 64 bits, and those bytes; ``None`` when no such group exists (9-px cells)."""
+    within 64 bits, and those bytes; ``None`` when no such group exists (9-px cells) or the cell is
+    greyscale."""
     glyphs = _padded(cell, line_spacing)
     width = glyphs.shape[2]
     group = next((g for g in range(64 // width, 0, -1) if g * width % 8 == 0), 0)
-    if not group:
+    if not group or glyphs.dtype != bool:
         return None
     weights = (np.uint64(1) << np.arange(width - 1, -1, -1, dtype=np.uint64))
     words = (glyphs.astype(np.uint64) * weights).sum(axis=2, dtype=np.uint64)
     return words, group, group * width // 8
 
 
-def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Bitmaps:
-    """Pixels of a glyph grid, header rows inverted. Glyph rows are gathered as packed integers
-    (a handful of cells per 64-bit word) and unpacked once, so no per-character work remains."""
+@functools.cache
+def _cell_rows(cell: str, line_spacing: int) -> npt.NDArray[np.void]:
+    """Every row of every (padded) glyph as one opaque ``width``-byte item, glyph-major: a
+    greyscale page is gathered row item by row item straight into its final layout."""
+    glyphs = np.ascontiguousarray(_padded(cell, line_spacing))
+    return glyphs.view(np.dtype((np.void, glyphs.shape[2]))).reshape(-1)
+
+
+def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Glyphs:
+    """Pixels of a glyph grid, header rows inverted: bool (True = ink), or uint8 coverage in a
+    greyscale cell. 1-bit glyph rows are gathered as packed integers (a handful of cells per 64-bit
+    word) and unpacked once, so no per-character work remains; greyscale glyphs are gathered whole."""
     font = load(geometry.cell)
     shown = grid.copy()
     header_rows = kinds == HEADER
@@ -125,7 +176,11 @@ def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Bitmaps:
     rows, cols = shown.shape
     pitch, cw, margin = geometry.pitch, font.width, geometry.margin
     packed = _row_words(geometry.cell, geometry.line_spacing)
-    if packed is None:
+    block: Glyphs
+    if font.grey:
+        index = shown[:, None, :].astype(np.intp) * pitch + np.arange(pitch, dtype=np.intp)[None, :, None]
+        block = _cell_rows(geometry.cell, geometry.line_spacing)[index].view(np.uint8).reshape(rows * pitch, cols * cw)
+    elif packed is None:
         gathered = _padded(geometry.cell, geometry.line_spacing)[shown]
         block = gathered.transpose(0, 2, 1, 3).reshape(rows * pitch, cols * cw)
     else:
@@ -144,13 +199,15 @@ def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Bitmaps:
     if header_rows.any():
         bar = np.repeat(header_rows, pitch)
         block[bar] = ~block[bar]
-    page = np.zeros((geometry.height, geometry.width), dtype=bool)
+    shape = (geometry.height, geometry.width)
+    page: Glyphs = np.zeros(shape, dtype=np.uint8) if font.grey else np.zeros(shape, dtype=bool)
+    full = 255 if font.grey else True
     per_column = geometry.rows * pitch
     for column in range(geometry.columns):
         x = geometry.column_x(column)
         page[margin:margin + per_column, x:x + cols * cw] = block[column * per_column:(column + 1) * per_column]
         if column and geometry.gutter >= 3:
-            page[margin:margin + per_column, x - (geometry.gutter + 1) // 2] = True
+            page[margin:margin + per_column, x - (geometry.gutter + 1) // 2] = full
     return page
 
 
@@ -159,6 +216,7 @@ class _Rows:
     grid: Ids
     kinds: npt.NDArray[np.int8]
     text_cells: Bitmaps
+    lookalikes: Bitmaps
     char_rows: npt.NDArray[np.int64]
     """Row of every source character (the layout's own cells excluded)."""
     uncovered_rows: npt.NDArray[np.int64]
@@ -214,6 +272,8 @@ def _layout(text: str, font: Font, cols: int, tab_size: int) -> _Rows:
     grid[row, col] = ids[cells]
     text_cells = np.zeros((total, cols), dtype=bool)
     text_cells[row, col] = True
+    lookalikes = np.zeros((total, cols), dtype=bool)
+    lookalikes[row, col] = lookalike(font.cell)[codes[cells]]
     kinds = np.full(total, CONTINUATION, dtype=np.int8)
     kinds[first_row] = TEXT
     grid[kinds == CONTINUATION, 0] = font.continuation
@@ -222,7 +282,7 @@ def _layout(text: str, font: Font, cols: int, tab_size: int) -> _Rows:
     char_rows[breaks] = first_row[:-1] + per_line[:-1] - 1
     counted = codes != _FILL
     uncovered = (ids == font.uncovered) & counted & ~newline
-    return _Rows(grid, kinds, text_cells, char_rows[counted], char_rows[uncovered])
+    return _Rows(grid, kinds, text_cells, lookalikes, char_rows[counted], char_rows[uncovered])
 
 
 def _header(label: str, font: Font, cols: int) -> Ids:
@@ -247,6 +307,7 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
     grids: list[Ids] = []
     kinds: list[npt.NDArray[np.int8]] = []
     masks: list[Bitmaps] = []
+    alike: list[Bitmaps] = []
     char_rows: list[npt.NDArray[np.int64]] = []
     uncovered_rows: list[npt.NDArray[np.int64]] = []
     turn_rows: list[npt.NDArray[np.int64]] = []
@@ -256,12 +317,14 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
             grids.append(_header(turn.label, font, cols)[None, :])
             kinds.append(np.array([HEADER], dtype=np.int8))
             masks.append(np.zeros((1, cols), dtype=bool))
+            alike.append(np.zeros((1, cols), dtype=bool))
             turn_rows.append(np.array([index], dtype=np.int64))
             row0 += 1
         body = _layout(turn.text, font, cols, geometry.tab_size)
         grids.append(body.grid)
         kinds.append(body.kinds)
         masks.append(body.text_cells)
+        alike.append(body.lookalikes)
         char_rows.append(body.char_rows + row0)
         uncovered_rows.append(body.uncovered_rows + row0)
         turn_rows.append(np.full(len(body.kinds), index, dtype=np.int64))
@@ -271,6 +334,8 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
     grid = np.full((slots, cols), font.blank, dtype=np.int32)
     kind = np.full(slots, UNUSED, dtype=np.int8)
     mask = np.zeros((slots, cols), dtype=bool)
+    same = np.zeros((slots, cols), dtype=bool)
+    same[:row0] = np.concatenate(alike)
     grid[:row0] = np.concatenate(grids)
     kind[:row0] = np.concatenate(kinds)
     mask[:row0] = np.concatenate(masks)
@@ -286,7 +351,7 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
         rows = slice(p * per_page, (p + 1) * per_page)
         on_page = sorted({int(t) for t in owner[rows] if t >= 0})
         pages.append(Page(
-            index=p, geometry=geometry, grid=grid[rows], kinds=kind[rows], text_cells=mask[rows],
+            index=p, geometry=geometry, grid=grid[rows], kinds=kind[rows], text_cells=mask[rows], lookalikes=same[rows],
             chars=int(chars[p]), uncovered=int(missing[p]),
             turns=tuple(turns[t].id or str(t) for t in on_page),
         ))
@@ -296,20 +361,30 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
 # --- reading pages back ------------------------------------------------------------------------
 
 
-def as_ink(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
-           resample: Image.Resampling = Image.Resampling.BICUBIC) -> Bitmaps | Floats:
-    """Pixels of ``image`` at the page size of ``geometry``, ink as True (or 1.0): exact bits when
-    the image is the page itself, grey levels when it has to be scaled back first."""
+def as_ink(image: Image.Image | Glyphs | Floats, geometry: Geometry,
+           resample: Image.Resampling = Image.Resampling.BICUBIC) -> Glyphs | Floats:
+    """Pixels of ``image`` at the page size of ``geometry``, ink as True (or 1.0, or 255): exact
+    bits when the image is a 1-bit page itself, exact uint8 coverage when it is a greyscale cell's
+    page itself (an 8-bit image or coverage array of the page's size), grey levels when it has to
+    be scaled back first. Arrays are ink-high: bool, float 0-1 or uint8 coverage 0-255."""
+    shape = (geometry.height, geometry.width)
+    grey_cell = load(geometry.cell).grey
     if isinstance(image, np.ndarray):
-        if image.dtype == bool and image.shape == (geometry.height, geometry.width):
+        if image.shape == shape and (image.dtype == bool or (image.dtype == np.uint8 and grey_cell)):
             return image
-        grey = Image.fromarray((image.astype(np.float32) * 255).clip(0, 255).astype(np.uint8), mode="L") \
-            if image.dtype != bool else Image.fromarray(image.astype(np.uint8) * 255, mode="L")
+        if image.dtype == np.uint8:
+            grey = Image.fromarray(image, mode="L")
+        elif image.dtype == bool:
+            grey = Image.fromarray(image.astype(np.uint8) * 255, mode="L")
+        else:
+            grey = Image.fromarray((image.astype(np.float32) * 255).clip(0, 255).astype(np.uint8), mode="L")
         ink_is_white = True
     else:
         if image.mode == "1" and image.size == geometry.size:
             return ~np.array(image, dtype=bool)
         grey = image.convert("L")
+        if grey_cell and grey.size == geometry.size:
+            return ~np.asarray(grey, dtype=np.uint8)
         ink_is_white = False
     if grey.size != geometry.size:
         grey = grey.resize(geometry.size, resample)
@@ -319,21 +394,24 @@ def as_ink(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
 
 @functools.cache
 def _templates(cell: str) -> tuple[Floats, Floats]:
-    """Glyphs as flat float vectors and their squared norms, for nearest-glyph matching."""
-    glyphs = load(cell).glyphs.reshape(len(load(cell).glyphs), -1).astype(np.float32)
+    """Glyphs as flat float vectors (ink 1.0) and their squared norms, for nearest-glyph matching."""
+    font = load(cell)
+    glyphs = font.glyphs.reshape(len(font.glyphs), -1).astype(np.float32) / (255.0 if font.grey else 1.0)
     return glyphs, (glyphs * glyphs).sum(axis=1)
 
 
 def _nearest(cells: Floats, cell: str, chunk: int = 4096) -> Ids:
     """Each cell's nearest glyph in squared distance (a matrix product per chunk). Cells come from
-    8-bit images, so equal cells are matched once; a cell with no pixel at half ink or more is
-    nearest to the blank glyph (every ink pixel of a glyph would add ``1 - 2x > 0``)."""
+    8-bit images, so equal cells are matched once; in a 1-bit cell a cell with no pixel at half ink
+    or more is nearest to the blank glyph (every ink pixel of a glyph would add ``1 - 2x > 0``), in
+    a greyscale cell (faint glyphs) only an empty one is taken as blank unmatched."""
     levels = np.rint(np.clip(cells, 0.0, 1.0) * 255).astype(np.uint8)
     keys = np.ascontiguousarray(levels).view(np.dtype((np.void, levels.shape[1]))).ravel()
     unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     distinct = levels[first].astype(np.float32) / 255.0
-    out = np.full(len(distinct), load(cell).blank, dtype=np.int32)
-    inked = np.flatnonzero(distinct.max(axis=1) >= 0.5)
+    font = load(cell)
+    out = np.full(len(distinct), font.blank, dtype=np.int32)
+    inked = np.flatnonzero(distinct.max(axis=1) >= (0.5 / 255 if font.grey else 0.5))
     glyphs, norms = _templates(cell)
     for start in range(0, len(inked), chunk):
         rows = inked[start:start + chunk]
@@ -344,11 +422,12 @@ def _nearest(cells: Floats, cell: str, chunk: int = 4096) -> Ids:
 
 @functools.cache
 def _weights(cell: str) -> tuple[npt.NDArray[np.uint64], bool]:
-    """Per-pixel weights of a cell's key: powers of two (an exact key) when the cell has at most
-    64 pixels, else fixed random odd 64-bit numbers (a hash, so matches are verified)."""
+    """Per-pixel weights of a cell's key: powers of two (an exact key) when a 1-bit cell has at
+    most 64 pixels, else fixed random odd 64-bit numbers (a hash of bits or coverage, so matches
+    are verified)."""
     font = load(cell)
     size = font.height * font.width
-    if size <= 64:
+    if size <= 64 and not font.grey:
         return (np.uint64(1) << np.arange(size, dtype=np.uint64)).reshape(font.height, font.width), False
     draws = np.random.default_rng(20261129).integers(0, 2**63, size=size, dtype=np.uint64)
     return (draws * np.uint64(2) + np.uint64(1)).reshape(font.height, font.width), True
@@ -365,7 +444,7 @@ def _glyph_keys(cell: str) -> tuple[npt.NDArray[np.uint64], Ids]:
     return keys[order], order.astype(np.int32)
 
 
-def _keys(area: Bitmaps, cell: str) -> npt.NDArray[np.uint64]:
+def _keys(area: Glyphs, cell: str) -> npt.NDArray[np.uint64]:
     """Key of every cell of ``area`` (rows, height, cols, width): one array operation per pixel
     of a cell, never one per cell."""
     weights, _ = _weights(cell)
@@ -376,9 +455,10 @@ def _keys(area: Bitmaps, cell: str) -> npt.NDArray[np.uint64]:
     return keys
 
 
-def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Bitmaps], font: Font) -> Ids:
+def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Glyphs], font: Font) -> Ids:
     """Glyph ids of cells by key; cells whose key is no glyph's get the nearest glyph.
-    ``cells_at(indices)`` gives the bitmaps of some cells (only those needed are copied)."""
+    ``cells_at(indices)`` gives the bitmaps (or coverage) of some cells (only those needed are
+    copied)."""
     known, ids = _glyph_keys(font.cell)
     at = np.minimum(np.searchsorted(known, keys), len(known) - 1)
     found = np.where(known[at] == keys, ids[at], -1).astype(np.int32)
@@ -388,15 +468,18 @@ def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Bitmaps], f
         found[hit[~same]] = -1
     unknown = np.flatnonzero(found < 0)
     if len(unknown):
-        found[unknown] = _nearest(cells_at(unknown).reshape(len(unknown), -1).astype(np.float32), font.cell)
+        cells = cells_at(unknown)
+        scale = 255.0 if cells.dtype == np.uint8 else 1.0
+        found[unknown] = _nearest(cells.reshape(len(unknown), -1).astype(np.float32) / scale, font.cell)
     return found
 
 
-def read(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
+def read(image: Image.Image | Glyphs | Floats, geometry: Geometry,
          resample: Image.Resampling = Image.Resampling.BICUBIC) -> tuple[Ids, npt.NDArray[np.int8]]:
     """The glyph grid and row kinds a page shows, from its pixels alone. A header row is found by
-    its first cell (the header mark) and read inverted. Exact pixels are read by key; pixels that
-    went through a resize are matched to the nearest glyph."""
+    its first cell (the header mark) and read inverted. Exact pixels (a 1-bit page's bits, a
+    greyscale page's coverage) are read by key; pixels that went through a resize are matched to
+    the nearest glyph."""
     font = load(geometry.cell)
     ink = as_ink(image, geometry, resample)
     rows, cols, pitch, cw, ch, m = geometry.lines, geometry.cols, geometry.pitch, font.width, font.height, geometry.margin
@@ -404,12 +487,13 @@ def read(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
                               for x in map(geometry.column_x, range(geometry.columns))])
     area = stacked.reshape(rows, pitch, cols, cw)[:, :ch]
     cells = area.transpose(0, 2, 1, 3)
-    exact = area.dtype == bool
+    exact = area.dtype in (np.dtype(bool), np.dtype(np.uint8))
     if exact:
-        bits = area.astype(bool, copy=False)
-        keys = _keys(bits, geometry.cell)
-        total = _weights(geometry.cell)[0].sum(dtype=np.uint64)
-        first = _exact(keys[:, 0], lambda i: bits[i, :, 0, :], font)
+        pixels: Glyphs = area
+        keys = _keys(pixels, geometry.cell)
+        full = np.uint64(255 if area.dtype == np.uint8 else 1)
+        total = (_weights(geometry.cell)[0] * full).sum(dtype=np.uint64)
+        first = _exact(keys[:, 0], lambda i: pixels[i, :, 0, :], font)
     else:
         first = _nearest(cells[:, 0].reshape(rows, -1).astype(np.float32), geometry.cell)
     kinds = np.full(rows, TEXT, dtype=np.int8)
@@ -423,9 +507,9 @@ def read(image: Image.Image | Bitmaps | Floats, geometry: Geometry,
         if not len(chosen):
             continue
         if exact:
-            def cells_at(i: Index, chosen: Index = chosen, inverted: bool = inverted) -> Bitmaps:
-                found = bits[chosen[i // (cols - 1)], :, 1 + i % (cols - 1), :]
-                return np.logical_not(found) if inverted else found
+            def cells_at(i: Index, chosen: Index = chosen, inverted: bool = inverted) -> Glyphs:
+                found = pixels[chosen[i // (cols - 1)], :, 1 + i % (cols - 1), :]
+                return ~found if inverted else found
 
             part_keys = keys[chosen, 1:].ravel()
             found = _exact(total - part_keys if inverted else part_keys, cells_at, font)
@@ -451,7 +535,7 @@ class Decoded:
         return "\n".join(text for _, text in self.turns)
 
 
-def decode(images: Sequence[Image.Image | Bitmaps | Floats | Page], geometry: Geometry,
+def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geometry,
            resample: Image.Resampling = Image.Resampling.BICUBIC) -> Decoded:
     """Text of pages read from their pixels (``Page`` objects are read from their pixels too)."""
     font = load(geometry.cell)
@@ -474,7 +558,8 @@ def decode(images: Sequence[Image.Image | Bitmaps | Floats | Page], geometry: Ge
         turns[-1][1].append(_line_text(ids, chars, font, geometry.tab_size))
 
     for image in images:
-        grid, kinds = read(image.ink if isinstance(image, Page) else image, geometry, resample)
+        pixels = (image.levels if font.grey else image.ink) if isinstance(image, Page) else image
+        grid, kinds = read(pixels, geometry, resample)
         for row, kind in zip(grid, kinds, strict=True):
             if kind in (END, UNUSED):
                 break

@@ -14,11 +14,15 @@ Faces (PCF files under /usr/share/fonts/X11/misc/ unless ``--fonts`` says otherw
 - GNU Unifont (``unifont.pcf.gz``), SIL OFL 1.1 or GPL-2+ with the font embedding exception: its
   single-width glyphs only (double-width CJK glyphs do not fit one cell and stay uncovered);
 - DejaVu Sans Mono (``DejaVuSansMono.ttf`` beside this script) rasterised by FreeType through
-  Pillow, 1-bit and hinted, at the pixel sizes of ``DEJAVU_SIZES``.
+  Pillow, 1-bit and hinted, at the pixel sizes of ``DEJAVU_SIZES``; and anti-aliased (8-bit
+  coverage, Pillow's ``"L"`` mode) at the sizes of ``GREY_SIZES``, hinted (``dejavu-aa-WxH``) and
+  with the font's TrueType instructions removed (``dejavu-aa-nohint-WxH``), since Pillow offers no
+  switch for FreeType's ``FT_LOAD_NO_HINTING``.
 
 For each cell it places every glyph in its character cell, adds the few glyphs the project draws
 itself (required characters a small cell lacks, check marks, the snapshot's own marks), checks
-that the marks differ from every glyph of their cell, and writes one 1-bit PNG per cell plus
+that the marks differ from every glyph of their cell, and writes one PNG per cell (1-bit, or
+8-bit greyscale with ``"mode": "L"`` in the cell's entry: black ink on white) plus
 ``atlas.json`` (cell metrics, the code points as runs, and each face's Debian package, version and
 licence, read with ``dpkg-query``). Licences and notices: LICENSE.txt beside this script.
 """
@@ -31,8 +35,9 @@ import json
 import struct
 import subprocess
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +45,9 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont, features
 
 Bitmap = npt.NDArray[np.bool_]
+Coverage = npt.NDArray[np.uint8]
+Glyph = Bitmap | Coverage
+"""A glyph as the atlas stores it: 1-bit (True = ink) or 8-bit coverage (255 = full ink)."""
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_FONTS = Path("/usr/share/fonts/X11/misc")
@@ -57,6 +65,9 @@ and at most 20 px high (Terminus 22 px and up and Spleen 12x24 and up are wider)
 DEJAVU = HERE / "DejaVuSansMono.ttf"
 DEJAVU_SIZES: tuple[int, ...] = (8, 9, 10, 11, 12, 13)
 """FreeType pixel sizes of DejaVu Sans Mono: cells from 5x9 to 8x15."""
+GREY_SIZES: tuple[int, ...] = (7, 8, 9, 10, 11)
+"""FreeType pixel sizes of the anti-aliased DejaVu Sans Mono cells (4x9 to 7x14): the sizes where
+OCR engines read Pillow's greyscale DejaVu Sans Mono within a few points of its 16 px rendering."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +91,7 @@ FAMILIES: dict[str, Family] = {
     "dejavu": Family("fonts-dejavu-core", "Bitstream-Vera AND public domain (DejaVu changes)",
                      "Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved."),
 }
+FAMILIES["dejavu-aa"] = FAMILIES["dejavu-aa-nohint"] = FAMILIES["dejavu"]
 """Every face, misc-fixed first. Each notice is the copyright line of the font (Terminus and DejaVu
 as their Debian copyright files give it, Spleen and Unifont as their PCF COPYRIGHT property)."""
 ATLAS_COLUMNS = 64
@@ -108,10 +120,11 @@ class Face:
     width: int
     height: int
     ascent: int
-    glyphs: dict[int, Bitmap]
-    """Code point → its cell bitmap (``height`` x ``width``)."""
+    glyphs: dict[int, Glyph]
+    """Code point → its cell bitmap (``height`` x ``width``), all 1-bit or all coverage."""
     font: str
     copyright: str
+    grey: bool = False
 
 
 def _read_pcf(data: bytes, origin: str) -> Face:
@@ -138,7 +151,7 @@ def _read_pcf(data: bytes, origin: str) -> Face:
     encoding = _encoding(data, *table(_ENCODINGS)[1:])
     width = int(properties["AVERAGE_WIDTH"]) // 10
     height = ascent + descent
-    glyphs: dict[int, Bitmap] = {}
+    glyphs: dict[int, Glyph] = {}
     for codepoint, index in encoding.items():
         left, _right, advance, glyph_ascent, _descent = metrics[index]
         if advance != width:
@@ -225,7 +238,7 @@ def _kept(codepoint: int) -> bool:
     return not (codepoint < 0x20 or 0x7F <= codepoint < 0xA0 or 0xE000 <= codepoint <= 0xF8FF)
 
 
-def _inked(glyphs: dict[int, Bitmap]) -> dict[int, Bitmap]:
+def _inked(glyphs: dict[int, Glyph]) -> dict[int, Glyph]:
     """Glyphs without empty bitmaps, except for blank characters (spaces, format characters, the
     blank braille pattern). Spleen 5x8 maps all of Latin-1 to empty cells and small DejaVu sizes
     clip some marks away; shown as blanks they would vanish from a page, uncovered they are counted.
@@ -252,38 +265,49 @@ def _lines(face: Face, strokes: Iterable[tuple[float, float, float, float]]) -> 
     return np.array(image, dtype=bool)
 
 
-def supplements(face: Face) -> dict[int, Bitmap]:
+def _ink(bits: Bitmap, face: Face) -> Glyph:
+    """A drawn 1-bit glyph in the face's kind (full coverage where the bit is set)."""
+    return bits.astype(np.uint8) * np.uint8(255) if face.grey else bits
+
+
+def _inverse(glyph: Glyph) -> Glyph:
+    """The negative of a glyph (bitwise not: ``255 - x`` for coverage)."""
+    return ~glyph
+
+
+def supplements(face: Face) -> dict[int, Glyph]:
     """Glyphs the project adds to a face: composed where the font has an identical form
     (Ѐ is È, ѐ is è), drawn where it has none."""
-    out: dict[int, Bitmap] = {}
+    out: dict[int, Glyph] = {}
     glyphs = face.glyphs
     for cyrillic, latin in (("Ѐ", "È"), ("ѐ", "è")):
         if ord(cyrillic) not in glyphs and ord(latin) in glyphs:
             out[ord(cyrillic)] = glyphs[ord(latin)]
     for char, rows in DRAWN.get(face.name, {}).items():
         if ord(char) not in glyphs:
-            out[ord(char)] = _drawn(rows, face)
+            out[ord(char)] = _ink(_drawn(rows, face), face)
     for plain, grave, base in (("и", "ѝ", "e"), ("И", "Ѝ", "E")):
         accented = "è" if base == "e" else "È"
-        if ord(grave) in glyphs or ord(grave) in out or ord(plain) not in glyphs:
+        if ord(grave) in glyphs or ord(grave) in out or ord(plain) not in glyphs or face.grey:
             continue
         accent = glyphs[ord(accented)] & ~glyphs[ord(base)]
         if (glyphs[ord(base)] & glyphs[ord(accented)]).sum() == glyphs[ord(base)].sum() and not (
                 accent & glyphs[ord(plain)]).any():
             out[ord(grave)] = glyphs[ord(plain)] | accent
     if ord("✓") not in glyphs:
-        out[ord("✓")] = _lines(face, [(0.0, 0.55, 0.35, 1.0), (0.35, 1.0, 1.0, 0.15)])
+        out[ord("✓")] = _ink(_lines(face, [(0.0, 0.55, 0.35, 1.0), (0.35, 1.0, 1.0, 0.15)]), face)
     if ord("✗") not in glyphs:
-        out[ord("✗")] = _lines(face, [(0.0, 0.2, 1.0, 1.0), (0.0, 1.0, 1.0, 0.2)])
+        out[ord("✗")] = _ink(_lines(face, [(0.0, 0.2, 1.0, 1.0), (0.0, 1.0, 1.0, 0.2)]), face)
     return out
 
 
-def marks(face: Face) -> list[Bitmap]:
+def marks(face: Face) -> list[Glyph]:
     """The snapshot's marks for one face, in ``MARKS`` order: uncovered = an inverted ``?`` (the
     convention of U+FFFD), continuation = a hooked arrow at the start of a wrapped row, tab = an
     arrow to a bar, trailing = an open box across the whole cell (wider
     than the font's own U+2423) for a trailing space, header = an inverted ``>`` that
-    starts a message's inverted header bar, end = a bar with a rule that follows the last line."""
+    starts a message's inverted header bar, end = a bar with a rule that follows the last line.
+    In a greyscale face the line marks have full coverage and the inverted ones are negatives."""
     question = face.glyphs[ord("?")]
     greater = face.glyphs[ord(">")]
     mid = face.ascent // 2
@@ -306,7 +330,8 @@ def marks(face: Face) -> list[Bitmap]:
     end[:, 0] = True
     end[mid, :] = True
     end[mid - 1, :] = True
-    return [~question, continuation, tab, trailing, ~greater, end]
+    return [_inverse(question), _ink(continuation, face), _ink(tab, face), _ink(trailing, face), _inverse(greater),
+            _ink(end, face)]
 
 
 def _cell(face: Face, out: Path) -> dict[str, object]:
@@ -325,17 +350,18 @@ def _cell(face: Face, out: Path) -> dict[str, object]:
         seen[bits.tobytes()] = -1
     stack.extend(own)
     rows = (len(stack) + ATLAS_COLUMNS - 1) // ATLAS_COLUMNS
-    sheet = np.zeros((rows * face.height, ATLAS_COLUMNS * face.width), dtype=bool)
+    sheet = np.zeros((rows * face.height, ATLAS_COLUMNS * face.width), dtype=np.uint8 if face.grey else bool)
     for i, bits in enumerate(stack):
         r, c = divmod(i, ATLAS_COLUMNS)
         sheet[r * face.height:(r + 1) * face.height, c * face.width:(c + 1) * face.width] = bits
-    Image.fromarray(~sheet).save(out / f"{face.name}.png", optimize=True)
-    return {
+    Image.fromarray(_inverse(sheet)).save(out / f"{face.name}.png", optimize=True)
+    entry: dict[str, object] = {
         "width": face.width, "height": face.height, "ascent": face.ascent,
         "file": f"{face.name}.png", "columns": ATLAS_COLUMNS, "glyphs": len(order),
         "codepoints": _runs(order), "marks": list(MARKS), "added": sorted(added),
         "font": face.font, "copyright": face.copyright,
     }
+    return {**entry, "mode": "L"} if face.grey else entry
 
 
 def _pcf(path: Path, family: str) -> Face:
@@ -379,27 +405,100 @@ def _ttf_codepoints(data: bytes, origin: str) -> list[int]:
     raise ValueError(f"{origin}: no Unicode BMP cmap (format 4) subtable")
 
 
-def _dejavu(path: Path, size: int) -> Face:
-    """DejaVu Sans Mono at ``size`` px, 1-bit and hinted by FreeType. The cell is the rounded
-    advance wide and as high as the ink of printable ASCII and Latin-1 (the font's ascent
-    leaves room for taller accents, which are clipped); ink past the advance is clipped too."""
-    font = ImageFont.truetype(str(path), size)
-    width = round(font.getlength("M"))
+def _dejavu(path: Path, size: int, *, grey: bool = False, hinted: bool = True,
+            width_of: Callable[[float], int] = round) -> Face:
+    """DejaVu Sans Mono at ``size`` px, rasterised by FreeType through Pillow: 1-bit and hinted, or
+    anti-aliased (``grey``) with or without the font's hinting. The cell is ``width_of(advance)``
+    wide (the rounded advance unless told) and as high as the ink of printable ASCII and Latin-1
+    (the font's ascent leaves room for taller accents, which are clipped); ink past the cell is
+    clipped too."""
+    data = path.read_bytes()
+    font = ImageFont.truetype(BytesIO(data if hinted else _unhinted(data, str(path))), size)
+    width = width_of(font.getlength("M"))
     ascent, descent = font.getmetrics()
     boxes = [font.getbbox(chr(cp)) for cp in (*range(0x21, 0x7F), *range(0xA1, 0x100))]
     top = int(min(box[1] for box in boxes if box[3] > box[1]))
     bottom = int(max(box[3] for box in boxes if box[3] > box[1]))
-    glyphs: dict[int, Bitmap] = {}
-    for cp in _ttf_codepoints(path.read_bytes(), str(path)):
-        image = Image.new("1", (width, ascent + descent), 0)
+    glyphs: dict[int, Glyph] = {}
+    for cp in _ttf_codepoints(data, str(path)):
+        image = Image.new("L" if grey else "1", (width, ascent + descent), 0)
         draw = ImageDraw.Draw(image)
-        draw.fontmode = "1"
-        draw.text((0, 0), chr(cp), font=font, fill=1)
-        glyphs[cp] = np.array(image, dtype=bool)[top:bottom]
+        draw.fontmode = "L" if grey else "1"
+        draw.text((0, 0), chr(cp), font=font, fill=255 if grey else 1)
+        glyphs[cp] = np.array(image, dtype=np.uint8 if grey else bool)[top:bottom]
     family, style = font.getname()
-    return Face(f"dejavu-{width}x{bottom - top}", width, bottom - top, ascent - top, _inked(glyphs),
-                f"{family} {style} {size} px, FreeType {features.version('freetype2')} 1-bit hinted",
-                "Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved. DejaVu changes are in public domain.")
+    prefix = "dejavu-aa" if grey else "dejavu"
+    prefix += "" if hinted else "-nohint"
+    rendering = ("greyscale" if grey else "1-bit") + (" hinted" if hinted else " unhinted (instructions removed)")
+    return Face(f"{prefix}-{width}x{bottom - top}", width, bottom - top, ascent - top, _inked(glyphs),
+                f"{family} {style} {size} px, FreeType {features.version('freetype2')} {rendering}",
+                "Copyright (c) 2003 by Bitstream, Inc. All Rights Reserved. DejaVu changes are in public domain.",
+                grey)
+
+
+_MORE_COMPONENTS, _WE_HAVE_INSTRUCTIONS = 0x20, 0x100
+"""Composite glyph flags and the glyph layouts below: OpenType glyf table,
+https://learn.microsoft.com/en-us/typography/opentype/otspec181/glyf (OpenType 1.8.1, read 2026-12-01)."""
+
+
+def _without_instructions(glyph: bytes) -> bytes:
+    """One glyf entry with its TrueType instructions removed (simple and composite glyphs)."""
+    if not glyph:
+        return glyph
+    (contours,) = struct.unpack_from(">h", glyph, 0)
+    if contours >= 0:
+        at = 10 + 2 * contours
+        (length,) = struct.unpack_from(">H", glyph, at)
+        return glyph[:at] + b"\0\0" + glyph[at + 2 + length:]
+    out = bytearray(glyph[:10])
+    at = 10
+    while True:
+        (flags,) = struct.unpack_from(">H", glyph, at)
+        size = 4 + (4 if flags & 1 else 2) + (2 if flags & 8 else 4 if flags & 0x40 else 8 if flags & 0x80 else 0)
+        out += struct.pack(">H", flags & ~_WE_HAVE_INSTRUCTIONS) + glyph[at + 2:at + size]
+        at += size
+        if not flags & _MORE_COMPONENTS:
+            return bytes(out)
+
+
+def _unhinted(data: bytes, origin: str) -> bytes:
+    """A TrueType font with every glyph's instructions removed, so FreeType's native hinter has
+    nothing to run and the outlines are rasterised as designed (Pillow has no way to pass
+    ``FT_LOAD_NO_HINTING``: its ``font_render`` loads glyphs with ``FT_LOAD_DEFAULT``). ``maxp``
+    still announces instructions, so FreeType does not switch to its auto-hinter instead. The glyf
+    table is rewritten with a long loca; checksums are left stale (FreeType does not verify them)."""
+    (count,) = struct.unpack_from(">H", data, 4)
+    tables = {data[12 + 16 * i:16 + 16 * i]: struct.unpack_from(">II", data, 20 + 16 * i) for i in range(count)}
+    if b"glyf" not in tables:
+        raise ValueError(f"{origin}: no glyf table (not a TrueType-outline font)")
+    head, maxp, loca, glyf = (tables[tag][0] for tag in (b"head", b"maxp", b"loca", b"glyf"))
+    (glyph_count,) = struct.unpack_from(">H", data, maxp + 4)
+    if struct.unpack_from(">h", data, head + 50)[0]:
+        offsets = list(struct.unpack_from(f">{glyph_count + 1}I", data, loca))
+    else:
+        offsets = [2 * o for o in struct.unpack_from(f">{glyph_count + 1}H", data, loca)]
+    new_glyf = bytearray()
+    new_offsets = []
+    for g in range(glyph_count):
+        new_offsets.append(len(new_glyf))
+        new_glyf += _without_instructions(data[glyf + offsets[g]:glyf + offsets[g + 1]])
+        new_glyf += b"\0" * (-len(new_glyf) % 4)
+    new_offsets.append(len(new_glyf))
+    new_head = bytearray(data[head:head + tables[b"head"][1]])
+    new_head[50:52] = struct.pack(">h", 1)
+    body = {tag: data[at:at + length] for tag, (at, length) in tables.items()}
+    body.update({b"glyf": bytes(new_glyf), b"loca": struct.pack(f">{glyph_count + 1}I", *new_offsets),
+                 b"head": bytes(new_head)})
+    out = bytearray(data[:12])
+    at = 12 + 16 * count
+    records = bytearray()
+    blobs = bytearray()
+    for i in range(count):
+        tag = data[12 + 16 * i:16 + 16 * i]
+        (checksum,) = struct.unpack_from(">I", data, 16 + 16 * i)
+        records += tag + struct.pack(">III", checksum, at + len(blobs), len(body[tag]))
+        blobs += body[tag] + b"\0" * (-len(body[tag]) % 4)
+    return bytes(out + records + blobs)
 
 
 def _version(package: str) -> str:
@@ -413,17 +512,22 @@ def _version(package: str) -> str:
 
 def build(fonts: Path, out: Path) -> dict[str, object]:
     """Write ``<cell>.png`` per cell and ``atlas.json``; returns the JSON written. Misc-fixed cells
-    come first in their own order, the other faces after them by cell area."""
+    come first in their own order, the other 1-bit faces after them by cell area, then the
+    greyscale cells (hinted, then unhinted, each smallest first)."""
     cells: dict[str, object] = {}
     for name in CELLS:
         path = fonts / f"{name}.pcf.gz"
         cells[name] = _cell(_read_pcf(gzip.decompress(path.read_bytes()), name), out)
     others = [(family, _pcf(fonts / file, family)) for family, file in PCF_FACES]
     others += [("dejavu", _dejavu(DEJAVU, size)) for size in DEJAVU_SIZES]
-    names = [face.name for _, face in others]
+    grey = [(family, _dejavu(DEJAVU, size, grey=True, hinted=hinted))
+            for family, hinted in (("dejavu-aa", True), ("dejavu-aa-nohint", False)) for size in GREY_SIZES]
+    names = [face.name for _, face in others + grey]
     if len(set(names)) != len(names):
         raise ValueError(f"two faces give one cell name: {sorted(names)}")
     for family, face in sorted(others, key=lambda item: (item[1].width * item[1].height, item[1].name)):
+        cells[face.name] = {**_cell(face, out), "face": family}
+    for family, face in grey:
         cells[face.name] = {**_cell(face, out), "face": family}
     faces = {name: {"package": family.package, "version": _version(family.package), "licence": family.licence,
                     "notice": family.notice} for name, family in FAMILIES.items()}
