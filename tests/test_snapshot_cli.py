@@ -10,8 +10,8 @@ from PIL import Image
 
 from tests.conftest import DATA
 from toolkit.cli import main
-from toolkit.snapshot.geometry import geometry_for
 from toolkit.snapshot.render import render
+from toolkit.snapshot.tradeoff import geometry_for
 
 KEYS = {"pages", "chars", "uncovered_chars", "image_tokens", "text_tokens", "compression", "resized", "legibility"}
 
@@ -21,14 +21,19 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     text = "line one\n\tline two  \nІсторія ✓ 😀\n" * 200
     source.write_text(text, encoding="utf-8")
     out = tmp_path / "pages"
-    assert main(["snapshot", str(source), "--model", "gpt-5.4", "-o", str(out), "--json"]) == 0
+    assert main(["snapshot", str(source), "--model", "gpt-5.4", "-o", str(out), "--json",
+                 "--readers", "rapidocr", "--reader-rows", "30"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) >= KEYS
     geometry = geometry_for("gpt-5.4")
     pages = render(text, geometry)
     assert data["pages"] == len(pages) and data["chars"] == len(text)
     assert data["uncovered_chars"] == 200
-    assert data["resized"] is False and data["legibility"] == 1.0
+    # Ukrainian І, с, о, р, і share Latin I, c, o, p, i's bitmaps: they survive but are not read
+    assert data["resized"] is False and data["lookalike_chars"] == 5 * 200
+    assert 0 <= data["reader_cer"] <= 1 and data["legible"] is (data["reader_cer"] <= 0.02)
+    reading, = data["readers"].values()
+    assert 0 < reading["chars"] < len(text) and data["seen_evidence"] == "documented"
     assert data["image_tokens"] == data["tokens_per_page"] * len(pages)
     assert data["compression"] == round(data["text_tokens"] / data["image_tokens"], 3)
     written = sorted(out.glob("page-*.png"))
@@ -42,18 +47,20 @@ def test_explicit_cell_and_page_over_the_threshold(tmp_path: Path, capsys: pytes
     source = tmp_path / "t.txt"
     source.write_text("An image is billed flat or by area, never by the characters in it.\n" * 60, encoding="utf-8")
     assert main(["snapshot", str(source), "--model", "claude-sonnet-4.5", "--cell", "4x6",
-                 "--page", "2000x1000", "--json"]) == 0
+                 "--page", "2000x1000", "--json", "--readers", "none"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["page"] == "2000x1000" and data["resized"] is True and data["legibility"] < 0.9
+    assert data["reader_cer"] is None and data["legible"] is None
 
 
 def test_corpus_file_snapshots_the_middle_of_its_longest_session(capsys: pytest.CaptureFixture[str]) -> None:
     files = sorted((DATA / "claude_code").glob("*.jsonl"))
     assert files, "the demo corpus data/claude_code/ (tracked in the repo) holds no session"
     assert main(["snapshot", str(files[0]), "--model", "openrouter/anthropic/claude-sonnet-4.5",
-                 "--head", "1", "--tail", "1"]) == 0
+                 "--head", "1", "--tail", "1", "--reader-rows", "12"]) == 0
     out = capsys.readouterr().out
     assert "middle messages" in out and "compression" in out and "legibility" in out
+    assert "reader_cer" in out and "rapidocr-onnxruntime" in out and "control_cer" in out
 
 
 def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -51,11 +51,17 @@ def test_openai_pages_follow_tile_and_patch_rules() -> None:
     assert preset("gpt-5.4").tokens == math.ceil(count * 1.2)
 
 
-def test_gemini_two_pages_keep_their_crops_at_full_size() -> None:
-    g = geometry_for("gemini-2.5-flash")
-    crop = math.floor(min(g.size) / 1.5)
-    assert crop <= 768
-    assert preset("gemini-2.5-flash").tokens == 258 * math.ceil(g.width / crop) * math.ceil(g.height / crop)
+def test_gemini_two_pages_fit_the_encoders_fixed_size() -> None:
+    """The Developer API bills a flat 258 per image whatever its size (python-genai #1349, #1907), so
+    the encoder sees one fixed size (assumed: the 768-px tile square): the page is that square, and
+    the old 1536x1153 four-tile preset would be shrunk by half."""
+    p = preset("gemini-2.5-flash")
+    assert p.geometry.size == (768, 768) and p.tokens == 258 and p.pricing == "flat"
+    assert p.seen_evidence == "assumed" and not p.resize_documented
+    old = seen(1536, 1153, "gemini-2.5-flash")
+    assert old.downscaled and old.size == (768, 576) and old.cost.tokens == 258
+    vertex = image_tokens(1536, 1153, "gemini-2.5-flash", platform="vertex")
+    assert vertex.tokens > 258 and vertex.platform == "vertex"
 
 
 def test_flat_and_area_pricing_are_told_apart() -> None:
@@ -63,7 +69,7 @@ def test_flat_and_area_pricing_are_told_apart() -> None:
     assert pricing("claude-sonnet-4.5") == "area" and pricing("gpt-5.4") == "area"
     flat = preset("gemini-3-pro")
     assert flat.tokens == 1120 and not flat.resize_documented
-    assert "ESTIMATE" in flat.source.note
+    assert flat.seen_evidence == "assumed"
 
 
 def test_gateway_routes_follow_the_model_they_name() -> None:

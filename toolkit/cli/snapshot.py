@@ -14,9 +14,10 @@ from toolkit.cli.commands import help_for
 from toolkit.corpus import detect, load
 from toolkit.costs import UnknownModelError
 from toolkit.snapshot.compact import compact, turns
-from toolkit.snapshot.geometry import Geometry, geometry_for
-from toolkit.snapshot.legibility import Assessment, assess
+from toolkit.snapshot.geometry import Geometry
+from toolkit.snapshot.legibility import READER_ROWS, Assessment, assess
 from toolkit.snapshot.render import Passage, render
+from toolkit.snapshot.tradeoff import geometry_for
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,11 +25,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("file", type=Path, help="a UTF-8 text file, or a corpus file (its longest session's middle)")
     parser.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
     parser.add_argument("-o", "--out", type=Path, help="directory to write page-NNN.png into")
-    parser.add_argument("--cell", default="4x6", help="glyph cell WxH (default 4x6)")
+    parser.add_argument("--cell", help="glyph cell WxH (default: the cell the independent readers can read, "
+                        "from toolkit.snapshot.tradeoff)")
     parser.add_argument("--page", help="page size WxH (default: the model's preset)")
     parser.add_argument("--head", type=int, default=2, help="messages kept verbatim at the start (corpus files)")
     parser.add_argument("--tail", type=int, default=6, help="messages kept verbatim at the end (corpus files)")
-    parser.add_argument("--ocr", action="store_true", help="also read the pages with tesseract where installed")
+    parser.add_argument("--readers", default="rapidocr,tesseract",
+                        help="independent OCR readers for reader_cer, comma-separated, or 'none' (default: "
+                        "rapidocr,tesseract; tesseract only where installed)")
+    parser.add_argument("--reader-rows", type=int, default=READER_ROWS,
+                        help=f"rows each reader reads, spread over all pages; 0 reads every row (default {READER_ROWS})")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.set_defaults(func=run)
 
@@ -54,15 +60,18 @@ def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str |
 
 def run(args: argparse.Namespace) -> int:
     try:
-        cell_w, cell_h = _size(args.cell, "--cell")
-        cell = f"{cell_w}x{cell_h}"
+        cell = None
+        if args.cell:
+            cell_w, cell_h = _size(args.cell, "--cell")
+            cell = f"{cell_w}x{cell_h}"
         geometry = geometry_for(args.model, cell)
         if args.page:
             geometry = geometry.with_page(*_size(args.page, "--page"))
         if not args.file.is_file():
             raise ValueError(f"{args.file}: no such file")
         text, what = content(args.file, args.head, args.tail, geometry)
-        result = assess(text, geometry, args.model, ocr=args.ocr)
+        names = () if args.readers == "none" else tuple(n.strip() for n in args.readers.split(",") if n.strip())
+        result = assess(text, geometry, args.model, reader_names=names, reader_rows=args.reader_rows or None)
     except (UnknownModelError, ValueError, KeyError, UnicodeDecodeError) as exc:
         print(f"toolkit snapshot: {exc}", file=sys.stderr)
         return 2
@@ -87,11 +96,17 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
         sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
         return
     for key in ("model", "cell", "page", "pages", "chars", "uncovered_chars", "image_tokens", "text_tokens",
-                "compression", "resized", "legibility", "ocr_accuracy", "source"):
+                "compression", "resized", "seen_size", "seen_evidence", "legibility", "reader_cer", "control_cer",
+                "legible", "source"):
         print(f"{key:16s}{data[key]}")
+    for reading in result.legibility.readings:
+        print(f"{'':16s}{reading.reader}: {reading.cer:.2%} of {reading.chars:,} characters")
     if not result.text_tokens_exact:
         print(f"{'':16s}(text tokens are an estimate for {result.model})")
-    if not result.resize_documented:
-        print(f"{'':16s}(the provider does not document its resize; legibility uses the stated estimate)")
+    if result.seen_evidence != "documented":
+        print(f"{'':16s}(the size the model sees is {result.seen_evidence}, not documented: "
+              f"{result.seen_size[0]}x{result.seen_size[1]})")
+    print(f"{'':16s}(legibility is the atlas decode after the resize; reader_cer is what OCR engines no one "
+          f"here wrote recover, beside their error on the same rows in a plain font, control_cer)")
     if written:
         print(f"{'written':16s}{len(written)} PNG files in {written[0].parent}")

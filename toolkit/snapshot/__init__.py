@@ -3,7 +3,8 @@
 An image is billed flat or by area, never by the characters in it, so a page of text can cost far
 fewer tokens than the text; the page must stay below the size at which the provider downscales,
 because downscaling destroys glyphs a few pixels high. ``geometry_for`` picks that page per model,
-``render`` draws text onto it, ``legibility`` measures what survives the provider's resize,
+``render`` draws text onto it, ``legibility`` measures what survives the provider's resize and what independent OCR readers
+recover (``readers``; ``tradeoff`` lays out compression against their error per glyph cell),
 ``compact`` turns the middle of a history into pages (always from the source text) and ``resnap``
 shows what re-rendering from pixels loses instead.
 """
@@ -11,38 +12,45 @@ shows what re-rendering from pixels loses instead.
 from toolkit.snapshot.compact import Compacted, Generation, Snapshot, compact, message_text, resnap, turns
 from toolkit.snapshot.font import Font, cells
 from toolkit.snapshot.font import load as font
-from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, Preset, geometry_for, preset, presets, seen
-from toolkit.snapshot.legibility import Assessment, Legibility, OcrCheck, assess, legibility, ocr_check
+from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, Preset, presets, seen
+from toolkit.snapshot.legibility import LEGIBLE_CER, Assessment, Legibility, assess, legibility
+from toolkit.snapshot.readers import Reading, readers
 from toolkit.snapshot.render import Decoded, Page, Passage, decode, read, render
+from toolkit.snapshot.tradeoff import CellReading, choose, geometry_for, preset, search, tradeoff
 
 __all__ = [
+    "LEGIBLE_CER",
     "PRESET_MODELS",
     "Assessment",
+    "CellReading",
     "Compacted",
     "Decoded",
     "Font",
     "Generation",
     "Geometry",
     "Legibility",
-    "OcrCheck",
     "Page",
     "Passage",
     "Preset",
+    "Reading",
     "Snapshot",
     "assess",
     "cells",
+    "choose",
     "compact",
     "decode",
     "font",
     "geometry_for",
     "legibility",
     "message_text",
-    "ocr_check",
     "preset",
     "presets",
     "read",
+    "readers",
     "render",
     "resnap",
+    "search",
     "seen",
+    "tradeoff",
     "turns",
 ]

@@ -17,6 +17,7 @@ from toolkit.snapshot.compact import resnap, turns
 from toolkit.snapshot.geometry import Geometry, geometry_for, seen
 from toolkit.snapshot.legibility import Assessment, assess, legibility
 from toolkit.snapshot.render import END, UNUSED, Page, render
+from toolkit.snapshot.tradeoff import reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,40 +189,64 @@ def place_labels(points: Sequence[tuple[float, float, str]], *, x_domain: tuple[
     return out
 
 
-def compression_domain(frame: pl.DataFrame) -> tuple[float, float]:
+def compression_domain(frame: pl.DataFrame, x: str = "compression_full") -> tuple[float, float]:
     """The compression axis of ``tradeoff``: whole decades around our points and the published ones."""
-    ours = frame["compression_full"].to_list() if frame.height else []
+    ours = frame[x].drop_nulls().to_list() if frame.height else []
     return log_domain([*ours, *(p.compression for p in PUBLISHED)])
 
 
-def published_labels(frame: pl.DataFrame) -> pl.DataFrame:
+def published_labels(frame: pl.DataFrame, x: str = "compression_full", y: str = "legibility") -> pl.DataFrame:
     """The published points with where their labels go on ``tradeoff``'s plot of ``frame``
     (``label_x``, ``label_y``: the label's left end, middle; ``leader_x``, ``leader_y``: where the
     line from the diamond meets a label that had to leave its row, the diamond itself otherwise)."""
     peers = published_frame()
-    x_domain = compression_domain(frame)
+    x_domain = compression_domain(frame, x)
     points = list(zip(peers["compression"].to_list(), peers["accuracy"].to_list(), peers["paper"].to_list(), strict=True))
-    ours = list(zip(frame["compression_full"].to_list(), frame["legibility"].to_list(), strict=True)) if frame.height else []
+    ours = list(zip(frame[x].to_list(), frame[y].to_list(), strict=True)) if frame.height else []
     spots = place_labels(points, x_domain=x_domain, y_domain=(0.0, ACCURACY_TOP), width=TRADEOFF_WIDTH,
                          height=TRADEOFF_HEIGHT, avoid=ours)
     return peers.with_columns(**{name: pl.Series([spot[k] for spot in spots], dtype=pl.Float64)
                                  for k, name in enumerate(("label_x", "label_y", "leader_x", "leader_y"))})
 
 
-def tradeoff(frame: pl.DataFrame) -> alt.LayerChart:
-    """Compression against legibility per provider, published results marked as diamonds, each
+@dataclass(frozen=True, slots=True)
+class Axes:
+    """Which columns of a frame ``tradeoff`` plots, and what it calls them."""
+
+    x: str = "compression_full"
+    y: str = "legibility"
+    y_title: str = "accuracy (ours: atlas decode after the provider's resize, not a reader's figure)"
+    shape: str | None = "downscaled"
+    shape_title: str = "page downscaled"
+    title: str = ("Glyph snapshots: compression against what survives the resize "
+                  "(diamonds: published results, their own metrics)")
+
+
+READERS = Axes(
+    x="compression", y="reader_accuracy", shape="legible", shape_title="reader CER at most 2%",
+    y_title="accuracy (ours: 1 - the best independent OCR reader's character error rate)",
+    title="Glyph cells: compression against what OCR engines read (diamonds: published results, their own metrics)",
+)
+"""The frontier of ``toolkit.snapshot.tradeoff`` frames (with ``reader_accuracy = 1 - reader_cer``)."""
+
+
+def tradeoff(frame: pl.DataFrame, axes: Axes = Axes()) -> alt.LayerChart:
+    """Compression against accuracy per provider, published results marked as diamonds, each
     labelled where no other label covers it (``place_labels``; a thin line leads to a label that
     had to move off its diamond's row)."""
-    peers_data = published_labels(frame)
-    x_scale = alt.Scale(type="log", domain=list(compression_domain(frame)), nice=False)
+    peers_data = published_labels(frame, axes.x, axes.y)
+    x_scale = alt.Scale(type="log", domain=list(compression_domain(frame, axes.x)), nice=False)
     y_scale = alt.Scale(domain=[0, ACCURACY_TOP], nice=False)
+    encoding: dict[str, Any] = {}
+    if axes.shape is not None:
+        encoding["shape"] = alt.Shape(f"{axes.shape}:N", title=axes.shape_title)
     ours = alt.Chart(frame).mark_point(filled=True, size=70).encode(
-        x=alt.X("compression_full:Q", title="compression (text tokens per image token, full pages)", scale=x_scale),
-        y=alt.Y("legibility:Q", title="accuracy (ours: glyph legibility after the provider's resize)",
+        x=alt.X(f"{axes.x}:Q", title="compression (text tokens per image token, full pages)", scale=x_scale),
+        y=alt.Y(f"{axes.y}:Q", title=axes.y_title,
                 scale=y_scale, axis=alt.Axis(values=[round(0.1 * k, 1) for k in range(11)], tickCount=11)),
         color=alt.Color("model:N"),
-        shape=alt.Shape("downscaled:N", title="page downscaled"),
-        tooltip=["model", "cell", "page", "columns", "scale", "pages", "compression", "compression_full", "legibility"],
+        tooltip=[c for c in frame.columns if c != "model"],
+        **encoding,
     )
     peers = alt.Chart(peers_data).mark_point(shape="diamond", size=110, color="black", filled=False).encode(
         x=alt.X("compression:Q", scale=x_scale), y=alt.Y("accuracy:Q", scale=y_scale),
@@ -234,7 +259,7 @@ def tradeoff(frame: pl.DataFrame) -> alt.LayerChart:
         tooltip=["paper", "compression", "accuracy", "metric", "source"],
     )
     chart: alt.LayerChart = alt.layer(ours, leaders, peers, labels).properties(  # type: ignore[assignment]
-        title="Glyph snapshots: compression against legibility (diamonds: published results, their own metrics)",
+        title=axes.title,
         width=TRADEOFF_WIDTH, height=TRADEOFF_HEIGHT,
     )
     return chart
@@ -267,19 +292,32 @@ def describe(result: Assessment) -> str:
     view = seen(g.width, g.height, result.model)
     rows = {
         "page": f"{g.width}×{g.height} px, {g.cell} cells, {g.columns} column(s) of {g.cols}×{g.rows}",
-        "model sees": "not documented" if view.size is None else f"{view.size[0]}×{view.size[1]}"
-        + ("" if view.documented else " (estimate)"),
+        "model sees": f"{view.size[0]}×{view.size[1]} ({view.evidence}: {view.source.url})",
         "pages": result.pages,
         "image tokens per page": result.tokens_per_page,
         "characters per page": f"{result.chars / max(1, result.pages):,.0f} (capacity {g.capacity:,})",
         "text tokens": f"{result.text_tokens:,}" + ("" if result.text_tokens_exact else " (estimate)"),
         "compression vs text": f"{result.compression:.2f}×",
-        "legibility after resize": f"{result.legibility.accuracy:.4%}",
+        "atlas decode after resize": f"{result.legibility.accuracy:.4%} (the pixels survive; not a reader's figure)",
+        **{f"read by {r.reader}": f"{r.cer:.1%} character error on {r.chars:,} characters"
+           for r in result.legibility.readings},
+        **({"measured for this cell (tradeoff.MEASURED)":
+            f"{found.reader_cer:.1%} ({found.best[0]}), {found.excess:+.1%} over its control"}
+           if (found := reading(g.cell)) is not None else {}),
+        **({"control (same rows, DejaVu Sans Mono 16 px)": f"{result.legibility.control_cer:.1%}",
+            "legible (best reader at most 2%)": str(result.legibility.legible)}
+           if result.legibility.control_cer is not None else {}),
         "uncovered characters": result.uncovered_chars,
     }
     body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
                    for k, v in rows.items())
     return f"<table>{body}</table>"
+
+
+EXPLORER_READERS = ("rapidocr",)
+EXPLORER_ROWS = 40
+"""The explorer reads 40 rows with RapidOCR on every change: about a second, quick enough to follow
+the controls (``assess`` with more rows and tesseract gives the fuller figure)."""
 
 
 def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[str]) -> Any:
@@ -303,7 +341,8 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
                 width.value, height.value = geometry.width, geometry.height
             else:
                 geometry = Geometry(cell.value, width.value, height.value, columns=geometry.columns)
-            result = assess(texts[sample.value], geometry, model.value)
+            result = assess(texts[sample.value], geometry, model.value, reader_names=EXPLORER_READERS,
+                            reader_rows=EXPLORER_ROWS)
         except ValueError as exc:
             stats.value = f"<b>{exc}</b>"
             return
@@ -316,6 +355,6 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
     return widgets.VBox([widgets.HBox([model, cell, sample]), widgets.HBox([follow, width, height]), stats, image])
 
 
-__all__ = ["PUBLISHED", "Box", "Geometry", "compression_domain", "describe", "explorer", "generation_chart",
+__all__ = ["PUBLISHED", "READERS", "Axes", "Box", "Geometry", "compression_domain", "describe", "explorer", "generation_chart",
            "generations", "log_domain", "place_labels", "published_frame", "published_labels", "samples", "sweep",
            "text_box", "tradeoff"]

@@ -19,12 +19,13 @@ Per family (4x6 cells; the numbers are what the search finds, see ``PRESET_MODEL
   patch budget): a page within the budget of the level ``auto`` means (gpt-5.4: 2,500 patches).
 - **OpenAI tile models** (``base + per_tile * tiles``, shortest side scaled to 768): the longest page
   allowed, so the fixed base spreads over the most tiles (gpt-4o: 2000x508, four 512-px tiles).
-- **Gemini 1.5 / 2.x** (258 tokens per tile, crop unit ``floor(min(w,h)/1.5)`` scaled to 768): the
-  page whose crops are exactly 768 px, so no tile is scaled (1536x1153, four tiles, 1032 tokens).
-- **Gemini 3** (flat: one ceiling per ``media_resolution`` level whatever the size): every character
-  is free, so the page is the one that holds the most text at full size. Google does not document
-  that resize; ``ASSUMED_RESIZE`` takes the Gemini 2.x tiling within the level's token ceiling as an
-  estimate and says so wherever it is used (``resize_documented=False``).
+- **Gemini 2.x, Developer API** (a flat 258 per image whatever its size, measured from reported
+  usage): the encoder works at one fixed size, assumed to be the 768-px square its tiling documents
+  name, so the page is the 768x768 square that holds the most text; anything larger is shrunk.
+- **Gemini 3** (flat: one ceiling per ``media_resolution`` level whatever the size): the page that
+  holds the most text at the size the encoder works at, an assumed box at the 2.x pixels per token.
+
+Where the size a model sees is assumed rather than documented, ``Preset.seen_evidence`` says so.
 
 A gateway-served model follows the model id its route names (``openrouter/anthropic/claude-sonnet-4.5``
 is Claude Sonnet 4.5): ``toolkit.costs.resolve`` strips the route. No page side exceeds
@@ -42,7 +43,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from toolkit.costs import ImageCost, Source, image_tokens, resolve
+from toolkit.costs import Evidence, ImageCost, Source, image_tokens, resolve
 from toolkit.snapshot.font import cells, load, parse_cell
 
 Pricing = Literal["flat", "area"]
@@ -55,21 +56,6 @@ page only saves margins."""
 MIN_PAGE_SIDE = 64
 GUTTER = 5
 """Pixels between text columns; a one-pixel rule runs down the middle."""
-
-ASSUMED_RESIZE: dict[str, tuple[str, Source]] = {
-    "gemini-media-resolution": (
-        "gemini-2.5-pro",
-        Source(
-            "https://ai.google.dev/gemini-api/docs/media-resolution", "2026-09-23",
-            "ESTIMATE: the Gemini 3 resize is undocumented; assumed to be the Gemini 2.x tiling "
-            "(https://ai.google.dev/gemini-api/docs/image-understanding, 2026-07-10) within the level's "
-            "token ceiling, i.e. no crop scaled below 768 px and no more tiles than the ceiling pays for",
-        ),
-    ),
-}
-"""Image rule name → (model whose documented resize stands in, why). Used only where
-``toolkit.costs`` gives no resize for a model."""
-
 
 @dataclass(frozen=True, slots=True)
 class Geometry:
@@ -147,36 +133,26 @@ class Geometry:
 class Seen:
     """What a model does to a page before it sees it."""
 
-    size: tuple[int, int] | None
-    """The size the model sees (``None``: not documented and no assumption applies)."""
-    documented: bool
-    """False when ``size`` is the estimate of ``ASSUMED_RESIZE``."""
+    size: tuple[int, int]
+    """The size the model's encoder works at (``toolkit.costs``: documented, measured or assumed)."""
+    evidence: Evidence
+    """How the size is known."""
     source: Source
     cost: ImageCost
 
     @property
-    def downscaled(self) -> bool | None:
-        if self.size is None:
-            return None
+    def documented(self) -> bool:
+        return self.evidence == "documented"
+
+    @property
+    def downscaled(self) -> bool:
         return self.size[0] < self.cost.width or self.size[1] < self.cost.height
 
 
 def seen(width: int, height: int, model: str) -> Seen:
-    """The page as ``model`` sees it: the provider's documented resize, or the stated estimate."""
+    """The page as ``model`` sees it, with how that is known."""
     cost = image_tokens(width, height, model)
-    if cost.resized is not None:
-        return Seen(cost.resized, True, cost.source, cost)
-    assumed = ASSUMED_RESIZE.get(cost.rule)
-    if assumed is None:
-        return Seen(None, False, cost.source, cost)
-    proxy_model, source = assumed
-    proxy = image_tokens(width, height, proxy_model)
-    if proxy.resized is None or proxy.tokens > cost.tokens:
-        # Beyond what the level's ceiling pays for: assume the model sees a proportionally smaller page.
-        scale = math.sqrt(cost.tokens / proxy.tokens)
-        size = (max(1, int(width * scale)), max(1, int(height * scale)))
-        return Seen(size, False, source, cost)
-    return Seen(proxy.resized, False, source, cost)
+    return Seen(cost.resized, cost.seen_evidence, cost.seen_source, cost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +171,13 @@ class Preset:
     """Cells per image token: the ceiling, reached only by text without short lines."""
     rule: str
     source: Source
-    resize_documented: bool
+    seen_evidence: Evidence
+    """How the size the model sees the page at is known (documented, measured or assumed)."""
     note: str
+
+    @property
+    def resize_documented(self) -> bool:
+        return self.seen_evidence == "documented"
 
 
 def pricing(model: str) -> Pricing:
@@ -262,7 +243,7 @@ def preset(model: str, cell: str = "4x6", *, margin: int = 2, line_spacing: int 
     return Preset(
         model=model, family=family, geometry=geometry, pricing=kind, tokens=view.cost.tokens,
         chars_per_token=score, capacity_per_token=geometry.capacity / view.cost.tokens, rule=view.cost.rule,
-        source=view.source, resize_documented=view.documented, note=note,
+        source=view.source, seen_evidence=view.evidence, note=note,
     )
 
 

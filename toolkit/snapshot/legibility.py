@@ -1,16 +1,15 @@
-"""Legibility, measured: render, apply the provider's own resize, read the cells back, count.
+"""Legibility, measured two ways: what survives the provider's resize, and what a reader recovers.
 
-The reader knows the font and the grid and matches every cell to the nearest of all the font's
-glyphs, with no idea which characters are likely: a character counts as legible only when its cell
-still looks more like its own glyph than like any other. That is a glyph-level measure, stricter
-than a reader with a language prior: after a downscale, tesseract (the independent cross-check,
-where installed) recovers words the matcher loses, because it guesses from context what a model
-would also guess. Both numbers are reported; neither is a model's reading.
+``accuracy`` (the atlas decode) matches every cell to the nearest of the font's own glyphs after the
+provider's resize: it proves the pixels survive the resize, nothing more, since it reads with the
+atlas that drew them. ``reader_cer`` is the figure to cite: the character error rate of OCR engines
+no one here wrote (``toolkit.snapshot.readers``), reading the page at the size the provider's
+encoder works at, beside their error on the same rows in a plain font (their floor). A page is called
+legible only when ``reader_cer`` is at most ``LEGIBLE_CER``. Neither is a model's reading.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,9 +18,19 @@ import numpy as np
 from PIL import Image
 
 from toolkit.costs import image_tokens, text_tokens
+from toolkit.costs.images import Evidence
 from toolkit.snapshot.font import MARKS, Font, Ids, load
 from toolkit.snapshot.geometry import Geometry, seen
-from toolkit.snapshot.render import CONTINUATION, END, HEADER, TEXT, Page, Passage, read, render
+from toolkit.snapshot.readers import Reading, control, readers, sample_rows, strips
+from toolkit.snapshot.readers import read as read_with
+from toolkit.snapshot.render import CONTINUATION, END, HEADER, UNUSED, Page, Passage, read, render
+
+LEGIBLE_CER = 0.02
+"""No page is called legible when its best independent reader's character error rate exceeds 2%
+(issue 12: "no preset is called legible where reader_cer is above 2%")."""
+READER_ROWS = 200
+"""Rows read per reader by default, spread evenly over all pages (reading is about a thousand
+characters a second per engine here); ``reader_rows=None`` reads every row."""
 
 DEFAULT_RESAMPLE = Image.Resampling.BICUBIC
 """Providers do not document their resampling filter; bicubic is Pillow's default for resizing
@@ -38,6 +47,9 @@ class Comparison:
     structure_correct: int
     lost: tuple[tuple[str, str, int], ...]
     """(drawn, read as, count), most frequent first; marks are written ``<name>``."""
+    lookalikes: int = 0
+    """Cells whose bitmap survived but belongs to a look-alike group (Cyrillic ``а`` drawn as Latin
+    ``a``): not counted as read, since the character itself cannot be recovered from pixels."""
 
     @property
     def accuracy(self) -> float:
@@ -47,18 +59,6 @@ class Comparison:
     def structure_accuracy(self) -> float:
         """Row marks (continuation, header, end) read as drawn."""
         return self.structure_correct / self.structure if self.structure else 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class OcrCheck:
-    """Tesseract's reading of the pages, against the text they show."""
-
-    accuracy: float
-    """1 - character edit distance / characters (whitespace runs collapsed on both sides)."""
-    chars: int
-    scale: int
-    """The pages were enlarged this many times (nearest neighbour) before OCR."""
-    engine: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,17 +73,51 @@ class Legibility:
     correct: int
     uncovered: int
     """Characters the font cannot draw (drawn as the uncovered mark; they read back as that mark)."""
+    lookalikes: int
+    """Characters drawn with a look-alike's bitmap: the glyph survives, the character cannot be told."""
+    groups: tuple[tuple[str, int], ...]
+    """Look-alike groups the text uses (every member of a group, then how many of the text's
+    characters fall in it), most used first."""
     lost: tuple[tuple[str, str, int], ...]
     structure_accuracy: float
-    seen_size: tuple[int, int] | None
-    downscaled: bool | None
-    resize_documented: bool
+    seen_size: tuple[int, int]
+    downscaled: bool
+    seen_evidence: Evidence
+    """How the size the model sees is known (documented, measured or assumed)."""
     resample: str
-    ocr: OcrCheck | None
+    readings: tuple[Reading, ...] = ()
+    """Each independent reader's reading of the pages as the model receives them."""
+    controls: tuple[Reading, ...] = ()
+    """The same readers on the same rows drawn in the control font: their floor."""
 
     @property
     def accuracy(self) -> float:
+        """The atlas decode: cells still nearest their own glyph after the resize."""
         return self.correct / self.chars if self.chars else 1.0
+
+    @property
+    def resize_documented(self) -> bool:
+        return self.seen_evidence == "documented"
+
+    @property
+    def best(self) -> Reading | None:
+        return min(self.readings, key=lambda r: r.cer) if self.readings else None
+
+    @property
+    def reader_cer(self) -> float | None:
+        """The best independent reader's character error rate, 0-1 (``None``: not read)."""
+        return None if self.best is None else self.best.cer
+
+    @property
+    def control_cer(self) -> float | None:
+        """The same reader's error on the control rows."""
+        best = self.best
+        return None if best is None else next(c.cer for c in self.controls if c.reader == best.reader)
+
+    @property
+    def legible(self) -> bool | None:
+        """Read by an independent reader at no more than ``LEGIBLE_CER`` (``None``: not read)."""
+        return None if self.reader_cer is None else self.reader_cer <= LEGIBLE_CER
 
 
 def _name(font: Font, glyph: int) -> str:
@@ -98,13 +132,15 @@ def compare(pages: Sequence[Page], grids: Sequence[tuple[Ids, np.ndarray]]) -> C
     if not pages:
         return Comparison(0, 0, 0, 0, ())
     font = load(pages[0].geometry.cell)
-    chars = correct = structure = structure_correct = 0
+    chars = correct = structure = structure_correct = alike = 0
     lost: Counter[tuple[str, str]] = Counter()
     for page, (grid, _kinds) in zip(pages, grids, strict=True):
         mask = page.text_cells
         same = grid == page.grid
         chars += int(mask.sum())
-        correct += int((same & mask).sum())
+        survived = same & mask
+        alike += int((survived & page.lookalikes).sum())
+        correct += int((survived & ~page.lookalikes).sum())
         marked = np.isin(page.kinds, (CONTINUATION, HEADER, END))
         structure += int(marked.sum())
         structure_correct += int(same[marked, 0].sum())
@@ -114,24 +150,50 @@ def compare(pages: Sequence[Page], grids: Sequence[tuple[Ids, np.ndarray]]) -> C
             for (drawn, got), count in pairs.items():
                 lost[(_name(font, drawn), _name(font, got))] += count
     return Comparison(chars, correct, structure, structure_correct,
-                      tuple((a, b, n) for (a, b), n in lost.most_common()))
+                      tuple((a, b, n) for (a, b), n in lost.most_common()), alike)
 
 
 def legibility(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometry, model: str, *,
-               resample: Image.Resampling = DEFAULT_RESAMPLE, ocr: bool = False) -> Legibility:
+               resample: Image.Resampling = DEFAULT_RESAMPLE, reader_names: Sequence[str] = (),
+               reader_rows: int | None = READER_ROWS) -> Legibility:
     """Render ``text`` (or take pages already rendered), shrink (or enlarge) each page as
     ``model``'s provider does before its model sees it, read the cells back and count the
-    characters that survive."""
+    characters that survive; with ``reader_names`` (``rapidocr``, ``tesseract``) also have those
+    readers read ``reader_rows`` rows spread over all pages (``None``: every row)."""
     pages = _pages(text, geometry)
     view = seen(geometry.width, geometry.height, model)
-    grids = [read(shown(page, view.size, resample), geometry, resample) for page in pages]
+    images = [shown(page, view.size, resample) for page in pages]
+    grids = [read(image, geometry, resample) for image in images]
     result = compare(pages, grids)
+    readings: tuple[Reading, ...] = ()
+    controls: tuple[Reading, ...] = ()
+    if reader_names:
+        cut = sample_rows([s for page, image in zip(pages, images, strict=True) for s in strips(page, image)],
+                          reader_rows)
+        rows = control([line for strip in cut for line in strip.lines])
+        engines = readers(reader_names)
+        readings = tuple(read_with(cut, engine) for engine in engines)
+        controls = tuple(read_with([rows], engine) for engine in engines)
     return Legibility(
         model=model, geometry=geometry, pages=len(pages), chars=result.chars, correct=result.correct,
-        uncovered=sum(p.uncovered for p in pages), lost=result.lost, structure_accuracy=result.structure_accuracy,
-        seen_size=view.size, downscaled=view.downscaled, resize_documented=view.documented,
-        resample=resample.name, ocr=ocr_check(pages, size=view.size, resample=resample) if ocr else None,
+        uncovered=sum(p.uncovered for p in pages), lookalikes=result.lookalikes,
+        groups=lookalike_groups(pages), lost=result.lost, structure_accuracy=result.structure_accuracy,
+        seen_size=view.size, downscaled=view.downscaled, seen_evidence=view.evidence,
+        resample=resample.name, readings=readings, controls=controls,
     )
+
+
+def lookalike_groups(pages: Sequence[Page]) -> tuple[tuple[str, int], ...]:
+    """Which look-alike groups the pages' text cells use, and how often (any member, the
+    representative included: a reader cannot tell which member was meant)."""
+    if not pages:
+        return ()
+    font = load(pages[0].geometry.cell)
+    used: Counter[int] = Counter()
+    for page in pages:
+        used.update(page.grid[page.text_cells].tolist())
+    groups = [(font.members[glyph], count) for glyph, count in used.items() if len(font.members[glyph]) > 1]
+    return tuple(sorted(groups, key=lambda item: -item[1]))
 
 
 def _pages(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometry) -> list[Page]:
@@ -158,16 +220,25 @@ class Assessment:
     text_tokens: int
     """The same content sent as text (its words only, without the page's header bars)."""
     text_tokens_exact: bool
-    resized: bool | None
-    """Whether the provider resizes the page before its model sees it (``None``: not documented)."""
-    seen_size: tuple[int, int] | None
-    resize_documented: bool
+    resized: bool
+    """Whether the provider resizes the page before its model sees it (``seen_evidence``: how that is known)."""
+    seen_size: tuple[int, int]
+    seen_evidence: Evidence
     legibility: Legibility
+    rows_used: int
+    """Rows the text fills over all pages (the end mark's row not counted)."""
 
     @property
     def compression(self) -> float:
-        """Text tokens of the content per image token of its pages."""
+        """Text tokens of the content per image token of its pages (the last page as it is, part empty)."""
         return self.text_tokens / self.image_tokens if self.image_tokens else 0.0
+
+    @property
+    def compression_full(self) -> float:
+        """Compression with every page as full as the text fills its rows: what a long history that
+        fills its pages gets."""
+        filled = self.rows_used / self.geometry.lines
+        return self.text_tokens / (self.tokens_per_page * filled) if filled else 0.0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -175,97 +246,43 @@ class Assessment:
             "pages": self.pages, "chars": self.chars, "uncovered_chars": self.uncovered_chars,
             "image_tokens": self.image_tokens, "tokens_per_page": self.tokens_per_page,
             "text_tokens": self.text_tokens, "text_tokens_exact": self.text_tokens_exact,
-            "compression": round(self.compression, 3), "resized": self.resized,
-            "resize_documented": self.resize_documented, "legibility": round(self.legibility.accuracy, 6),
-            "ocr_accuracy": None if self.legibility.ocr is None else round(self.legibility.ocr.accuracy, 4),
+            "compression": round(self.compression, 3), "compression_full": round(self.compression_full, 3),
+            "resized": self.resized,
+            "seen_size": f"{self.seen_size[0]}x{self.seen_size[1]}", "seen_evidence": self.seen_evidence,
+            "legibility": round(self.legibility.accuracy, 6), "lookalike_chars": self.legibility.lookalikes,
+            "lookalike_groups": dict(self.legibility.groups),
+            "reader_cer": _rounded(self.legibility.reader_cer),
+            "control_cer": _rounded(self.legibility.control_cer), "legible": self.legibility.legible,
+            "readers": {r.reader: {"cer": round(r.cer, 4), "chars": r.chars} for r in self.legibility.readings},
         }
 
 
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
 def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
-           resample: Image.Resampling = DEFAULT_RESAMPLE, ocr: bool = False) -> Assessment:
+           resample: Image.Resampling = DEFAULT_RESAMPLE, reader_names: Sequence[str] = (),
+           reader_rows: int | None = READER_ROWS) -> Assessment:
     """Pages, image tokens, text tokens, compression and legibility of ``text`` for ``model``."""
     pages = render(text, geometry)
     cost = image_tokens(geometry.width, geometry.height, model)
     content = text if isinstance(text, str) else "\n".join(turn.text for turn in text)
     words = text_tokens(content, model)
-    result = legibility(pages, geometry, model, resample=resample, ocr=ocr)
+    result = legibility(pages, geometry, model, resample=resample, reader_names=reader_names,
+                        reader_rows=reader_rows)
     return Assessment(
         model=model, geometry=geometry, pages=len(pages), chars=sum(p.chars for p in pages),
         uncovered_chars=sum(p.uncovered for p in pages), image_tokens=cost.tokens * len(pages),
         tokens_per_page=cost.tokens, text_tokens=words.tokens, text_tokens_exact=words.exact,
-        resized=None if result.seen_size is None else result.seen_size != geometry.size, seen_size=result.seen_size, resize_documented=result.resize_documented,
-        legibility=result,
+        resized=result.seen_size != geometry.size, seen_size=result.seen_size, seen_evidence=result.seen_evidence,
+        legibility=result, rows_used=sum(int((p.kinds != UNUSED).sum() - (p.kinds == END).sum()) for p in pages),
     )
 
 
-def shown(page: Page, size: tuple[int, int] | None, resample: Image.Resampling = DEFAULT_RESAMPLE) -> Image.Image:
-    """The page as the model receives it: resized to ``size`` (unchanged when ``None`` or equal)."""
+def shown(page: Page, size: tuple[int, int], resample: Image.Resampling = DEFAULT_RESAMPLE) -> Image.Image:
+    """The page as the model receives it: resized to ``size`` (unchanged when equal)."""
     image = page.image
-    if size is None or size == image.size:
+    if size == image.size:
         return image
     return image.convert("L").resize(size, resample)
-
-
-# --- OCR cross-check ---------------------------------------------------------------------------
-
-
-def tesseract_available() -> bool:
-    try:
-        import pytesseract
-    except ImportError:
-        return False
-    return shutil.which(pytesseract.pytesseract.tesseract_cmd) is not None
-
-
-def page_lines(page: Page) -> list[str]:
-    """What a page shows, row by row, marks as spaces (what an OCR engine should read)."""
-    font = load(page.geometry.cell)
-    chars = list(font.chars)
-    for mark in MARKS:
-        chars[getattr(font, mark)] = " "
-    table = np.array(chars, dtype=object)
-    lines = []
-    for row, kind in zip(page.grid, page.kinds, strict=True):
-        if kind in (TEXT, CONTINUATION, HEADER):
-            lines.append("".join(table[row]).rstrip())
-    return lines
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance, one numpy row at a time."""
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return len(a)
-    source = np.frombuffer(a.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    target = np.frombuffer(b.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    steps = np.arange(len(b) + 1, dtype=np.int64)
-    previous = steps.copy()
-    for i, code in enumerate(source, 1):
-        current = np.empty_like(previous)
-        current[0] = i
-        current[1:] = np.minimum(previous[:-1] + (target != code), previous[1:] + 1)
-        previous = np.minimum.accumulate(current - steps) + steps
-    return int(previous[-1])
-
-
-def ocr_check(pages: Sequence[Page], scale: int = 3, size: tuple[int, int] | None = None,
-              resample: Image.Resampling = DEFAULT_RESAMPLE) -> OcrCheck | None:
-    """Tesseract's accuracy on the pages as a model receives them (resized to ``size`` first, then
-    enlarged ``scale`` times for the engine); ``None`` where tesseract is not installed."""
-    if not tesseract_available() or not pages:
-        return None
-    import pytesseract
-
-    expected_total = errors = 0
-    for page in pages:
-        image = shown(page, size, resample).convert("L")
-        enlarged = (page.geometry.width * scale, page.geometry.height * scale)
-        image = image.resize(enlarged, Image.Resampling.NEAREST if image.size == page.geometry.size else resample)
-        read_text = pytesseract.image_to_string(image, config="--psm 6")
-        expected = " ".join(" ".join(page_lines(page)).split())
-        got = " ".join(read_text.split())
-        expected_total += len(expected)
-        errors += edit_distance(expected, got)
-    accuracy = max(0.0, 1.0 - errors / expected_total) if expected_total else 1.0
-    return OcrCheck(accuracy, expected_total, scale, f"tesseract {pytesseract.get_tesseract_version()}")

@@ -1,0 +1,277 @@
+"""The tradeoff a snapshot makes: text per image token against what an independent reader recovers.
+
+A smaller glyph cell puts more text on a page and reads worse; no single point answers "how small".
+``tradeoff(model)`` lays the curve out per glyph cell (compression of the reference text against the
+readers' character error rate) and ``choose`` takes the point ``geometry_for`` uses: the best
+compression whose reader error is within ``MAX_EXCESS`` of the readers' own floor (the control).
+
+The error rates are measured, not computed each call (reading is slow): ``measure`` renders the
+reference sample in every cell at the size it is sent (the presets are pages the model sees
+unshrunk), reads it with both readers of ``toolkit.snapshot.readers`` and draws the same rows in the
+control font; ``MEASURED`` holds the result with its date and sample, and
+``python -m toolkit.snapshot.tradeoff CORPORA`` measures again. Published anchors for the same axes
+are in ``ANCHORS``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.snapshot.font import cells, face, load, parse_cell
+from toolkit.snapshot.geometry import MAX_PAGE_SIDE, Geometry, Preset
+from toolkit.snapshot.geometry import preset as cell_preset
+from toolkit.snapshot.legibility import LEGIBLE_CER
+from toolkit.snapshot.readers import Reader, control, read, readers, strips
+from toolkit.snapshot.render import render
+
+if TYPE_CHECKING:
+    import polars as pl
+
+MAX_EXCESS = 0.01
+"""A cell is chosen only when its reader error is within 1 percentage point of the control's."""
+
+
+@dataclass(frozen=True, slots=True)
+class CellReading:
+    """One glyph cell read by the independent readers, against the control font."""
+
+    cell: str
+    cer: tuple[tuple[str, float], ...]
+    """(reader, character error rate) per reader."""
+    control: tuple[tuple[str, float], ...]
+    """(reader, character error rate) of the same rows in the control font."""
+    chars: int
+
+    @property
+    def best(self) -> tuple[str, float]:
+        """The reader that read the cell best, and its error rate."""
+        return min(self.cer, key=lambda item: item[1])
+
+    @property
+    def reader_cer(self) -> float:
+        return self.best[1]
+
+    @property
+    def excess(self) -> float:
+        """The best reader's error above its own error on the control."""
+        name, cer = self.best
+        return cer - dict(self.control)[name]
+
+
+def reference_sample(root: Path, chars: int = 12_000, chunk: int = 400, seed: int = 0) -> str:
+    """Chunks of real agent text from every corpus file under ``root``, drawn at random (seeded) among
+    chunks every misc-fixed cell draws: a character those faces cannot draw (CJK, emoji) is counted as
+    uncovered elsewhere and would only measure the uncovered mark here. Faces that draw less (Spleen:
+    ASCII only at 5x8) show their uncovered mark for the rest, and pay for it in reader error."""
+    from toolkit.corpus import detect
+    from toolkit.corpus import load as load_corpus
+    from toolkit.costs.content import session_text
+
+    texts: list[str] = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if detect(path) is None:
+            continue
+        corpus = load_corpus(path, progress=False)
+        texts.extend(text for session in corpus.sessions if (text := session_text(session)))
+    text = "\n".join(texts)
+    drawn = set.intersection(*(set(load(cell).chars) for cell in cells() if face(cell) == "misc-fixed"))
+    drawn.update("\n\t")
+    rng = random.Random(seed)
+    picked: list[str] = []
+    for _ in range(200_000):
+        if sum(map(len, picked)) >= chars or len(text) <= chunk:
+            break
+        start = rng.randrange(0, len(text) - chunk)
+        piece = text[start:start + chunk]
+        if set(piece) <= drawn:
+            picked.append(piece)
+    return "\n".join(picked)
+
+
+CONTROL_WIDTH = 100
+"""Characters per control row: about a page column's width; far longer rows read worse (a reader
+rescales a whole row to one height) and would raise the floor for no reason of the font's."""
+
+
+def wrapped(text: str, width: int = CONTROL_WIDTH) -> list[str]:
+    """``text``'s lines cut every ``width`` characters, tabs expanded."""
+    return [line[i:i + width] for raw in text.split("\n") for line in [raw.expandtabs()]
+            for i in range(0, max(1, len(line)), width)]
+
+
+def measure(sample: str, cell_names: Iterable[str] | None = None, names: Sequence[str] = ("rapidocr", "tesseract"),
+            page: tuple[int, int] = (960, 720)) -> list[CellReading]:
+    """Read ``sample`` rendered in each cell (one text column per page, at the size sent) and, once, in
+    the control font, with each named reader that runs here. The control is read once: whitespace is
+    not compared, so how a cell wraps the lines does not change what the control shows."""
+    engines: list[Reader] = readers(names)
+    rows = control(wrapped(sample))
+    floor = tuple((r.name, read([rows], r).cer) for r in engines)
+    out = []
+    for cell in cell_names or cells():
+        pages = render(sample, Geometry(cell, *page))
+        shown = [strip for p in pages for strip in strips(p, p.image)]
+        out.append(CellReading(cell, tuple((r.name, read(shown, r).cer) for r in engines), floor,
+                               sum(p.chars for p in pages)))
+    return out
+
+
+MEASURED_ON = ("2026-12-01: 8,019 characters of the shared corpora (reference_sample(chars=8000), seed 0), "
+               "whitespace not counted; rapidocr-onnxruntime 1.4.4, tesseract 5.3.0")
+MEASURED: tuple[CellReading, ...] = (
+    CellReading("4x6", (("rapidocr-onnxruntime 1.4.4", 0.1532), ("tesseract 5.3.0", 0.2467)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("5x7", (("rapidocr-onnxruntime 1.4.4", 0.1027), ("tesseract 5.3.0", 0.1834)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("5x8", (("rapidocr-onnxruntime 1.4.4", 0.0889), ("tesseract 5.3.0", 0.1475)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("6x10", (("rapidocr-onnxruntime 1.4.4", 0.0754), ("tesseract 5.3.0", 0.1077)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("6x13", (("rapidocr-onnxruntime 1.4.4", 0.0525), ("tesseract 5.3.0", 0.0625)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("7x14", (("rapidocr-onnxruntime 1.4.4", 0.0300), ("tesseract 5.3.0", 0.0607)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("9x15", (("rapidocr-onnxruntime 1.4.4", 0.0285), ("tesseract 5.3.0", 0.0481)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("10x20", (("rapidocr-onnxruntime 1.4.4", 0.0472), ("tesseract 5.3.0", 0.0529)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("spleen-5x8", (("rapidocr-onnxruntime 1.4.4", 0.0907), ("tesseract 5.3.0", 0.1316)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-5x9", (("rapidocr-onnxruntime 1.4.4", 0.1280), ("tesseract 5.3.0", 0.1248)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-5x11", (("rapidocr-onnxruntime 1.4.4", 0.1218), ("tesseract 5.3.0", 0.0846)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-6x11", (("rapidocr-onnxruntime 1.4.4", 0.0420), ("tesseract 5.3.0", 0.0434)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("spleen-6x12", (("rapidocr-onnxruntime 1.4.4", 0.0530), ("tesseract 5.3.0", 0.0761)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-6x12", (("rapidocr-onnxruntime 1.4.4", 0.0449), ("tesseract 5.3.0", 0.0707)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-7x14", (("rapidocr-onnxruntime 1.4.4", 0.0441), ("tesseract 5.3.0", 0.0408)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-7x15", (("rapidocr-onnxruntime 1.4.4", 0.0561), ("tesseract 5.3.0", 0.0387)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-8x14", (("rapidocr-onnxruntime 1.4.4", 0.0273), ("tesseract 5.3.0", 0.0681)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-bold-8x14", (("rapidocr-onnxruntime 1.4.4", 0.0396), ("tesseract 5.3.0", 0.0762)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-8x15", (("rapidocr-onnxruntime 1.4.4", 0.0393), ("tesseract 5.3.0", 0.0400)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("spleen-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0707), ("tesseract 5.3.0", 0.0634)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0488), ("tesseract 5.3.0", 0.0542)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-bold-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0525), ("tesseract 5.3.0", 0.0693)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("unifont-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0464), ("tesseract 5.3.0", 0.0569)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-10x18", (("rapidocr-onnxruntime 1.4.4", 0.0343), ("tesseract 5.3.0", 0.0557)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-bold-10x18", (("rapidocr-onnxruntime 1.4.4", 0.0373), ("tesseract 5.3.0", 0.0581)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-10x20", (("rapidocr-onnxruntime 1.4.4", 0.0444), ("tesseract 5.3.0", 0.0563)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("terminus-bold-10x20", (("rapidocr-onnxruntime 1.4.4", 0.0522), ("tesseract 5.3.0", 0.0590)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+)
+"""``measure(reference_sample(corpora))`` as run on ``MEASURED_ON``."""
+
+
+def reading(cell: str) -> CellReading | None:
+    return next((item for item in MEASURED if item.cell == cell), None)
+
+
+def candidates() -> tuple[str, ...]:
+    """The measured cells no other beats on both counts, smallest first: none is smaller (fewer pixels
+    per character, so more characters per image token for every provider) at no more reader error.
+    Laying a page out for a cell takes a quarter of a second; the rest need not be laid out."""
+    measured = [item for item in MEASURED if item.cell in cells()]
+    area = {item.cell: parse_cell(item.cell)[0] * parse_cell(item.cell)[1] for item in measured}
+    kept = [item.cell for item in measured
+            if not any((area[o.cell] <= area[item.cell] and o.excess < item.excess)
+                       or (area[o.cell] < area[item.cell] and o.excess <= item.excess) for o in measured)]
+    return tuple(sorted(kept, key=lambda cell: area[cell]))
+
+
+def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | None = None) -> pl.DataFrame:
+    """One row per glyph cell (``candidates()`` unless named): the model's preset page in that cell, its characters per
+    image token on ``sample`` (transcript-shaped reference lines without one), the compression of
+    ``sample`` against its text tokens (null without a sample), and the measured reader error
+    (columns: model, cell, page, chars_per_token, compression, reader, reader_cer, control_cer,
+    excess, legible, chosen)."""
+    import polars as pl
+
+    from toolkit.costs import text_tokens
+
+    per_char = None if not sample else text_tokens(sample, model).tokens / len(sample)
+    chosen = choose(model)
+    rows = []
+    for cell in cell_names or candidates():
+        found = reading(cell)
+        if found is None:
+            continue
+        p = cell_preset(model, cell, sample=sample)
+        name, cer = found.best
+        rows.append({
+            "model": model, "cell": cell, "page": f"{p.geometry.width}x{p.geometry.height}",
+            "chars_per_token": p.chars_per_token,
+            "compression": None if per_char is None else per_char * p.chars_per_token,
+            "reader": name, "reader_cer": cer,
+            "control_cer": dict(found.control)[name], "excess": found.excess, "legible": cer <= LEGIBLE_CER,
+            "chosen": cell == chosen,
+        })
+    return pl.DataFrame(rows, schema_overrides={"compression": pl.Float64})
+
+
+def choose(model: str) -> str:
+    """The cell with the most characters per image token whose measured reader error is within
+    ``MAX_EXCESS`` of the control; the lowest excess where none is."""
+    measured = [item for item in MEASURED if item.cell in cells()]
+    if not measured:
+        return "4x6"
+    within = [item for item in measured if item.excess <= MAX_EXCESS]
+    if not within:
+        return min(measured, key=lambda item: item.excess).cell
+    return max(within, key=lambda item: cell_preset(model, item.cell).chars_per_token).cell
+
+
+def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
+           names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True) -> pl.DataFrame:
+    """Every candidate page for ``model`` (each cell, each line spacing: the preset page the search
+    of ``toolkit.snapshot.geometry`` finds for it on ``sample``) rendered with ``sample``, read by the
+    independent readers at the size the model's encoder sees it, against the control. Columns: model,
+    cell, face, line_spacing, page, columns, seen_size, seen_evidence, compression (the last page as
+    it is), compression_full (pages filled), reader, reader_cer, control_cer, excess, frontier (no
+    other candidate compresses more at no greater excess). Slow: each candidate is read anew."""
+    import polars as pl
+    from tqdm.auto import tqdm
+
+    from toolkit.snapshot.legibility import assess
+
+    grid = [(cell, spacing) for cell in (cell_names or cells()) for spacing in line_spacings]
+    rows = []
+    for cell, spacing in tqdm(grid, desc=f"pages for {model}", disable=not progress):
+        geometry = cell_preset(model, cell, line_spacing=spacing, sample=sample).geometry
+        found = assess(sample, geometry, model, reader_names=names, reader_rows=reader_rows)
+        read_ = found.legibility
+        rows.append({
+            "model": model, "cell": cell, "face": face(cell), "line_spacing": spacing,
+            "page": f"{geometry.width}x{geometry.height}", "columns": geometry.columns,
+            "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
+            "compression": found.compression, "compression_full": found.compression_full,
+            "reader": None if read_.best is None else read_.best.reader, "reader_cer": read_.reader_cer,
+            "control_cer": read_.control_cer,
+            "excess": None if read_.reader_cer is None or read_.control_cer is None
+            else read_.reader_cer - read_.control_cer,
+        })
+    frame = pl.DataFrame(rows, schema_overrides={"reader_cer": pl.Float64, "control_cer": pl.Float64,
+                                                 "excess": pl.Float64})
+    return frame.with_columns(frontier=pl.Series(frontier(frame["compression_full"].to_list(),
+                                                          frame["excess"].to_list())))
+
+
+def frontier(compression: Sequence[float], excess: Sequence[float | None]) -> list[bool]:
+    """Which points no other beats: none compresses at least as much with less error, or more with
+    no more error (points without a reading are never on it)."""
+    points = list(zip(compression, excess, strict=True))
+    out = []
+    for c, e in points:
+        if e is None:
+            out.append(False)
+            continue
+        beaten = any(oe is not None and ((oc >= c and oe < e) or (oc > c and oe <= e)) for oc, oe in points)
+        out.append(not beaten)
+    return out
+
+
+def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
+           max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Preset:
+    """The page for ``model`` (``toolkit.snapshot.geometry.preset``) in ``cell``, or, without one,
+    in the cell ``choose`` takes from the measured readers' tradeoff."""
+    return cell_preset(model, cell or choose(model), margin=margin, line_spacing=line_spacing,
+                       max_side=max_side, sample=sample)
+
+
+def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
+                 max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Geometry:
+    """The page a snapshot for ``model`` uses: the provider's page that its encoder sees unshrunk with
+    the most characters per image token, in the glyph cell the independent readers can read (see
+    ``choose``), or in ``cell`` when given."""
+    return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample).geometry
