@@ -8,7 +8,7 @@ scaled up). The ratios are the point: the machines are shared and absolute times
 greyscale cell (``dejavu-aa-*``) the toolkit draws 8-bit pages and the baselines draw onto 8-bit
 ("L") pages too, so Pillow anti-aliases as the toolkit's atlas was.
 
-Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell 4x6] [--chars N] [--text FILE]``.
+Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell C] [--chars N] [--text FILE]``.
 Prints one JSON object.
 """
 
@@ -25,8 +25,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from benchmarks import best_of
 from toolkit.snapshot.font import MARKS, load
-from toolkit.snapshot.geometry import Geometry, geometry_for
+from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.render import UNUSED, Page, render
+from toolkit.snapshot.tradeoff import geometry_for
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = 20.0
@@ -98,7 +99,7 @@ def pillow_chars(layouts: Sequence[list[tuple[int, int, str]]], geometry: Geomet
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--model", default="claude-sonnet-4.5")
-    parser.add_argument("--cell", default="4x6")
+    parser.add_argument("--cell", help="glyph cell (default: the one the model's preset uses)")
     parser.add_argument("--chars", type=int, default=1_000_000, help="characters to render")
     parser.add_argument("--text", type=Path, help="a UTF-8 file to render instead of the demo corpus")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the best is kept")

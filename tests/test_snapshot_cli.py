@@ -10,6 +10,7 @@ from PIL import Image
 
 from tests.conftest import DATA
 from toolkit.cli import main
+from toolkit.snapshot.font import load
 from toolkit.snapshot.render import render
 from toolkit.snapshot.tradeoff import geometry_for
 
@@ -39,7 +40,7 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     written = sorted(out.glob("page-*.png"))
     assert len(written) == len(pages)
     with Image.open(written[0]) as image:
-        assert image.size == geometry.size and image.mode == "1"
+        assert image.size == geometry.size and image.mode == ("L" if load(geometry.cell).grey else "1")
     assert written[0].read_bytes() == pages[0].png()
 
 

@@ -95,7 +95,8 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
     if as_json:
         sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
         return
-    for key in ("model", "cell", "page", "pages", "chars", "uncovered_chars", "image_tokens", "text_tokens",
+    for key in ("model", "cell", "page", "pages", "chars", "uncovered_chars", "image_tokens", "tokens_evidence",
+                "tokens_source", "text_tokens",
                 "compression", "resized", "seen_size", "seen_evidence", "legibility", "reader_cer", "control_cer",
                 "legible", "source"):
         print(f"{key:16s}{data[key]}")

@@ -217,6 +217,10 @@ class Assessment:
     image_tokens: int
     """All pages together."""
     tokens_per_page: int
+    tokens_evidence: Evidence
+    """How the image token count is known (documented, measured from reported usage, or assumed)."""
+    tokens_source: str
+    """The document or report behind it, with its date."""
     text_tokens: int
     """The same content sent as text (its words only, without the page's header bars)."""
     text_tokens_exact: bool
@@ -245,6 +249,7 @@ class Assessment:
             "model": self.model, "cell": self.geometry.cell, "page": f"{self.geometry.width}x{self.geometry.height}",
             "pages": self.pages, "chars": self.chars, "uncovered_chars": self.uncovered_chars,
             "image_tokens": self.image_tokens, "tokens_per_page": self.tokens_per_page,
+            "tokens_evidence": self.tokens_evidence, "tokens_source": self.tokens_source,
             "text_tokens": self.text_tokens, "text_tokens_exact": self.text_tokens_exact,
             "compression": round(self.compression, 3), "compression_full": round(self.compression_full, 3),
             "resized": self.resized,
@@ -274,7 +279,8 @@ def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
     return Assessment(
         model=model, geometry=geometry, pages=len(pages), chars=sum(p.chars for p in pages),
         uncovered_chars=sum(p.uncovered for p in pages), image_tokens=cost.tokens * len(pages),
-        tokens_per_page=cost.tokens, text_tokens=words.tokens, text_tokens_exact=words.exact,
+        tokens_per_page=cost.tokens, tokens_evidence=cost.evidence, tokens_source=str(cost.source),
+        text_tokens=words.tokens, text_tokens_exact=words.exact,
         resized=result.seen_size != geometry.size, seen_size=result.seen_size, seen_evidence=result.seen_evidence,
         legibility=result, rows_used=sum(int((p.kinds != UNUSED).sum() - (p.kinds == END).sum()) for p in pages),
     )

@@ -150,6 +150,16 @@ MEASURED: tuple[CellReading, ...] = (
     CellReading("terminus-bold-10x18", (("rapidocr-onnxruntime 1.4.4", 0.0373), ("tesseract 5.3.0", 0.0581)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
     CellReading("terminus-10x20", (("rapidocr-onnxruntime 1.4.4", 0.0444), ("tesseract 5.3.0", 0.0563)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
     CellReading("terminus-bold-10x20", (("rapidocr-onnxruntime 1.4.4", 0.0522), ("tesseract 5.3.0", 0.0590)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-4x9", (("rapidocr-onnxruntime 1.4.4", 0.1168), ("tesseract 5.3.0", 0.0933)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-5x9", (("rapidocr-onnxruntime 1.4.4", 0.0458), ("tesseract 5.3.0", 0.0702)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-5x11", (("rapidocr-onnxruntime 1.4.4", 0.0743), ("tesseract 5.3.0", 0.0514)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-6x11", (("rapidocr-onnxruntime 1.4.4", 0.0479), ("tesseract 5.3.0", 0.0361)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-7x14", (("rapidocr-onnxruntime 1.4.4", 0.0316), ("tesseract 5.3.0", 0.0262)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-nohint-4x9", (("rapidocr-onnxruntime 1.4.4", 0.1126), ("tesseract 5.3.0", 0.0922)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-nohint-5x10", (("rapidocr-onnxruntime 1.4.4", 0.0475), ("tesseract 5.3.0", 0.0514)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-nohint-5x12", (("rapidocr-onnxruntime 1.4.4", 0.0989), ("tesseract 5.3.0", 0.0375)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-nohint-6x13", (("rapidocr-onnxruntime 1.4.4", 0.0528), ("tesseract 5.3.0", 0.0396)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
+    CellReading("dejavu-aa-nohint-7x14", (("rapidocr-onnxruntime 1.4.4", 0.0291), ("tesseract 5.3.0", 0.0264)), (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237)), 8019),
 )
 """``measure(reference_sample(corpora))`` as run on ``MEASURED_ON``."""
 
@@ -171,11 +181,11 @@ def candidates() -> tuple[str, ...]:
 
 
 def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | None = None) -> pl.DataFrame:
-    """One row per glyph cell (``candidates()`` unless named): the model's preset page in that cell, its characters per
-    image token on ``sample`` (transcript-shaped reference lines without one), the compression of
-    ``sample`` against its text tokens (null without a sample), and the measured reader error
-    (columns: model, cell, page, chars_per_token, compression, reader, reader_cer, control_cer,
-    excess, legible, chosen)."""
+    """One row per glyph cell (``candidates()`` unless named): the model's preset page in that cell
+    (laid out for transcript-shaped lines, ``geometry.REFERENCE``, as ``geometry_for`` does), its
+    characters per image token, the compression that gives at ``sample``'s text tokens per character
+    (null without a sample), and the measured reader error (columns: model, cell, page,
+    chars_per_token, compression, reader, reader_cer, control_cer, excess, legible, chosen)."""
     import polars as pl
 
     from toolkit.costs import text_tokens
@@ -183,11 +193,12 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
     per_char = None if not sample else text_tokens(sample, model).tokens / len(sample)
     chosen = choose(model)
     rows = []
-    for cell in cell_names or candidates():
+    names = list(cell_names or candidates())
+    for cell in names if chosen in names or cell_names else [*names, chosen]:
         found = reading(cell)
         if found is None:
             continue
-        p = cell_preset(model, cell, sample=sample)
+        p = cell_preset(model, cell)
         name, cer = found.best
         rows.append({
             "model": model, "cell": cell, "page": f"{p.geometry.width}x{p.geometry.height}",
@@ -202,14 +213,14 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
 
 def choose(model: str) -> str:
     """The cell with the most characters per image token whose measured reader error is within
-    ``MAX_EXCESS`` of the control; the lowest excess where none is."""
+    ``MAX_EXCESS`` of the control (of equals, the one read best); the lowest excess where none is."""
     measured = [item for item in MEASURED if item.cell in cells()]
     if not measured:
         return "4x6"
     within = [item for item in measured if item.excess <= MAX_EXCESS]
     if not within:
         return min(measured, key=lambda item: item.excess).cell
-    return max(within, key=lambda item: cell_preset(model, item.cell).chars_per_token).cell
+    return max(within, key=lambda item: (cell_preset(model, item.cell).chars_per_token, -item.excess)).cell
 
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
