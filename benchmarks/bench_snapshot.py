@@ -20,12 +20,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from benchmarks import best_of
-from toolkit.snapshot.font import MARKS, load
+from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import Geometry
+from toolkit.snapshot.readers import shown_chars
 from toolkit.snapshot.render import UNUSED, Page, render
 from toolkit.snapshot.tradeoff import geometry_for
 
@@ -56,11 +56,7 @@ def sample_text(chars: int, path: Path | None) -> str:
 def rows_of(page: Page) -> list[tuple[int, int, str]]:
     """(x, y, text) of every used row of a page as the toolkit laid it out (marks as spaces)."""
     g = page.geometry
-    font = load(g.cell)
-    chars = list(font.chars)
-    for mark in MARKS:
-        chars[getattr(font, mark)] = " "
-    table = np.array(chars, dtype=object)
+    table = shown_chars(g.cell)
     out = []
     for index, (row, kind) in enumerate(zip(page.grid, page.kinds, strict=True)):
         if kind == UNUSED:

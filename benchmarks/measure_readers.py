@@ -1,7 +1,7 @@
 """Measure what ``toolkit.snapshot.tradeoff.MEASURED`` holds: each glyph cell read by the independent
 readers, against the control font, on the reference sample of a corpora folder.
 
-    python -m benchmarks.measure_readers ../shared/corpora [--chars 12000] [--cells 4x6,7x14] [--readers rapidocr]
+    python -m benchmarks.measure_readers ../shared/corpora [--chars 8000] [--cells 4x6,7x14] [--readers rapidocr]
 
 Prints one ``CellReading`` per cell, ready to paste into ``MEASURED`` with the date and sample.
 """
@@ -18,7 +18,7 @@ from toolkit.snapshot.tradeoff import measure, reference_sample
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", type=Path)
-    parser.add_argument("--chars", type=int, default=12_000)
+    parser.add_argument("--chars", type=int, default=8_000)
     parser.add_argument("--cells", help="comma-separated cells (default: every cell shipped)")
     parser.add_argument("--readers", default="rapidocr,tesseract", help="comma-separated readers")
     args = parser.parse_args(argv)

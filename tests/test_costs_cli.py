@@ -38,7 +38,7 @@ def test_image_gemini_platforms_json(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["costs", "image", "960", "540", "--model", "gemini-2.5-flash", "--platform", "vertex", "--json"]) == 0
     vertex = json.loads(capsys.readouterr().out)
     assert (vertex["tokens"], vertex["platform"], vertex["evidence"], vertex["seen_evidence"]) == (
-        1806, "vertex", "measured", "documented")
+        1806, "vertex", "assumed", "documented")
     assert vertex["tiles"] == {"crop": 360, "columns": 3, "rows": 2, "tile": 768}  # the doc's 6 tiles = 1548
     assert vertex["source"]["url"] == "https://github.com/googleapis/python-genai/issues/1907"
 

@@ -50,7 +50,7 @@ def test_a_codex_model_on_chat_completions_is_named_as_recorded_with_a_note(mode
     assert chat.body["model"] == model
     [note] = model_notes(s, "openai-chat")
     assert note.startswith(f"model: {model!r} is {CODEX_ONLY} (")
-    assert note.endswith("; the body names it as recorded (pass model= to choose another)")
+    assert note.endswith("; the body names it as recorded (model= or --model chooses another)")
     assert request(s, wire="openai-responses", mode="text").body["model"] == model
     assert model_notes(s, "openai-responses") == []
 
@@ -61,7 +61,7 @@ def test_a_target_model_replaces_the_recorded_one_and_is_checked_too() -> None:
     assert chat.body["model"] == "gpt-5.4" and chat.model == "gpt-5.4"
     assert model_notes(s, "openai-chat", model="gpt-5.4") == []
     [note] = model_notes(recorded("gpt-4o-mini", "openai"), "openai-chat", model="gpt-5.2-codex")
-    assert CODEX_ONLY in note and note.endswith("the body names it as given (pass model= to choose another)")
+    assert CODEX_ONLY in note and note.endswith("the body names it as given (model= or --model chooses another)")
 
 
 def test_the_non_codex_models_of_the_corpora_need_no_note() -> None:

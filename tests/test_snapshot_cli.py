@@ -47,10 +47,11 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_explicit_cell_and_page_over_the_threshold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "t.txt"
     source.write_text("An image is billed flat or by area, never by the characters in it.\n" * 60, encoding="utf-8")
-    assert main(["snapshot", str(source), "--model", "claude-sonnet-4.5", "--cell", "4x6",
+    assert main(["snapshot", str(source), "--model", "claude-sonnet-4.5", "--cell", "dejavu-aa-7x14",
                  "--page", "2000x1000", "--json", "--readers", "none"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["page"] == "2000x1000" and data["resized"] is True and data["legibility"] < 0.9
+    assert data["page"] == "2000x1000" and data["resized"] is True and data["legibility"] < 0.99
+    assert data["cell"] == "dejavu-aa-7x14"
     assert data["reader_cer"] is None and data["legible"] is None
 
 
@@ -70,6 +71,8 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["snapshot", str(source), "--model", "no-such-model"]) == 2
     assert "unknown model" in capsys.readouterr().err
     assert main(["snapshot", str(source), "--model", "gpt-4o", "--cell", "4by6"]) == 2
+    assert "no glyph cell '4by6'" in capsys.readouterr().err
+    assert main(["snapshot", str(source), "--model", "gpt-4o", "--page", "10by20"]) == 2
     assert "WxH" in capsys.readouterr().err
     assert main(["snapshot", str(tmp_path / "missing.txt"), "--model", "gpt-4o"]) == 2
     assert "no such file" in capsys.readouterr().err

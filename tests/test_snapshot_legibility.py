@@ -132,5 +132,6 @@ def test_a_lookalike_is_not_a_character_read() -> None:
     assert result.lookalikes == len("Пррем")
     assert result.correct == result.chars - result.lookalikes
     groups = dict(result.groups)
-    assert groups["pр"] == 2 and groups["eе"] == 2 and groups["mмн"] == 1
+    # counted where the text uses a member decoding cannot return: Latin e in "Hello" is not counted
+    assert groups == {"pр": 2, "ΠП∏": 1, "eе": 1, "mмн": 1}
     assert result.accuracy < 1.0

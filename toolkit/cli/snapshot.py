@@ -1,4 +1,4 @@
-"""``toolkit snapshot FILE --model M [-o DIR] [--cell WxH] [--page WxH] [--json]``: render a text
+"""``toolkit snapshot FILE --model M [-o DIR] [--cell C] [--page WxH] [--json]``: render a text
 (or the middle of a corpus file's longest session) into glyph pages for a model, write the PNGs,
 and print what they cost, what they save and what survives the provider's resize."""
 
@@ -14,6 +14,7 @@ from toolkit.cli.commands import help_for
 from toolkit.corpus import detect, load
 from toolkit.costs import UnknownModelError
 from toolkit.snapshot.compact import compact, turns
+from toolkit.snapshot.font import cells
 from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.legibility import READER_ROWS, Assessment, assess
 from toolkit.snapshot.render import Passage, render
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("file", type=Path, help="a UTF-8 text file, or a corpus file (its longest session's middle)")
     parser.add_argument("--model", required=True, help="model id as a transcript or gateway writes it")
     parser.add_argument("-o", "--out", type=Path, help="directory to write page-NNN.png into")
-    parser.add_argument("--cell", help="glyph cell WxH (default: the cell the independent readers can read, "
+    parser.add_argument("--cell", help="glyph cell, e.g. 7x14 or dejavu-aa-7x14 (default: the cell the independent readers can read, "
                         "from toolkit.snapshot.tradeoff)")
     parser.add_argument("--page", help="page size WxH (default: the model's preset)")
     parser.add_argument("--head", type=int, default=2, help="messages kept verbatim at the start (corpus files)")
@@ -60,11 +61,9 @@ def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str |
 
 def run(args: argparse.Namespace) -> int:
     try:
-        cell = None
-        if args.cell:
-            cell_w, cell_h = _size(args.cell, "--cell")
-            cell = f"{cell_w}x{cell_h}"
-        geometry = geometry_for(args.model, cell)
+        if args.cell and args.cell not in cells():
+            raise ValueError(f"--cell: no glyph cell {args.cell!r}; cells: {', '.join(cells())}")
+        geometry = geometry_for(args.model, args.cell)
         if args.page:
             geometry = geometry.with_page(*_size(args.page, "--page"))
         if not args.file.is_file():
@@ -96,12 +95,15 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
         sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
         return
     for key in ("model", "cell", "page", "pages", "chars", "uncovered_chars", "image_tokens", "tokens_evidence",
-                "tokens_source", "text_tokens",
+                "tokens_source", "platform", "text_tokens",
                 "compression", "resized", "seen_size", "seen_evidence", "legibility", "reader_cer", "control_cer",
                 "legible", "source"):
         print(f"{key:16s}{data[key]}")
     for reading in result.legibility.readings:
         print(f"{'':16s}{reading.reader}: {reading.cer:.2%} of {reading.chars:,} characters")
+    if result.legibility.reader_cer is not None and result.legibility.control_cer is not None:
+        excess = result.legibility.reader_cer - result.legibility.control_cer
+        print(f"{'':16s}(best reader {excess:+.2%} over its control; legible means a reader error of at most 2%)")
     if not result.text_tokens_exact:
         print(f"{'':16s}(text tokens are an estimate for {result.model})")
     if result.seen_evidence != "documented":

@@ -479,9 +479,10 @@ def _vertex_tiles(width: int, height: int) -> _Outcome:
     tiling = Tiling(crop, math.ceil(w / crop), math.ceil(h / crop), GEMINI_TILE)
     how = "enlarged to" if crop < GEMINI_TILE else "exactly"
     note = (f"{tiling.count} tiles by the doc ({tiling.count * GEMINI_TILE_TOKENS}: crops of {crop} px, each "
-            f"{how} a {GEMINI_TILE}-px tile) + 1 whole image, the one the reported counts add")
+            f"{how} a {GEMINI_TILE}-px tile) + 1 whole image, assumed from the one reported count "
+            "(700x1003: 6 + 1)")
     return _Outcome("vertex-tiles", VERTEX_MEASURED, GEMINI_TILE_TOKENS * (tiling.count + 1), (w, h),
-                    tiling.count + 1, None, note, tiling, evidence="measured", seen_source=VERTEX_IMAGES)
+                    tiling.count + 1, None, note, tiling, evidence="assumed", seen_source=VERTEX_IMAGES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,9 +572,9 @@ RULES: dict[str, ImageRule] = {
         "claude-opus-4.7", "claude-opus-4.8", "claude-sonnet-5", "claude-opus-5", "claude-fable-5",
         "claude-mythos-5", "claude-opus-5.5", "claude-sonnet-5.5", "claude-haiku-5.5", "claude-fable-5.1",
         "claude-mythos-5.1")},
-    **{name: GeminiTwo(flat="assumed") for name in ("gemini-1.5-pro", "gemini-1.5-flash")},
-    **{name: GeminiTwo() for name in (
-        "gemini-2.0-flash", "gemini-2.0-flash-lite", "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite")},
+    **{name: GeminiTwo(flat="assumed") for name in (
+        "gemini-1.5-pro", "gemini-1.5-flash", "gemini-2.0-flash-lite", "gemini-2.5-flash-lite")},
+    **{name: GeminiTwo() for name in ("gemini-2.0-flash", "gemini-2.5-pro", "gemini-2.5-flash")},
     **{name: GeminiMediaResolution() for name in (
         "gemini-3-pro", "gemini-3-flash", "gemini-3.1-pro", "gemini-3.1-flash-lite", "gemini-3.5-flash",
         "gemini-3.5-flash-lite")},

@@ -205,7 +205,7 @@ def build_plan(
     if why:
         notes.append(why)
     notes.extend(f"model: {reason}; the body names it as {'given' if model is not None else 'recorded'} "
-                 "(pass model= to choose another)" for reason in unsendable(target, wire.name))
+                 "(model= or --model chooses another)" for reason in unsendable(target, wire.name))
     fold = _Fold(wire, mode, _unseen(vision, target), images, target, names, notes)
     fold.run(path, config.system if config is not None else None)
     plan = Plan(
@@ -272,7 +272,7 @@ def _target_model(
         return name, ""
     default = wire.default_model
     said = f"the recording's model {recorded!r} is not a {wire.family} model" if recorded else "no model was recorded"
-    return default, f"model: {said}; the body names {default!r} (pass model= to choose)"
+    return default, f"model: {said}; the body names {default!r} (model= or --model chooses one)"
 
 
 @dataclass
@@ -373,7 +373,7 @@ class _Fold:
             sight = blind(self.model)
             assert sight is not None
             self.notes.append(f"images: {self.counts['blind']} image(s) cross as markers saying they were not seen, "
-                              f"because {self.model} takes no images ({sight.source}); pass model= to choose one "
+                              f"because {self.model} takes no images ({sight.source}); model= or --model chooses one "
                               "that does")
         if self.counts.get("no_bytes"):
             self.notes.append(f"images: {self.counts['no_bytes']} image(s) whose bytes are not in the image store given "

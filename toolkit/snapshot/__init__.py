@@ -12,11 +12,11 @@ shows what re-rendering from pixels loses instead.
 from toolkit.snapshot.compact import Compacted, Generation, Snapshot, compact, message_text, resnap, turns
 from toolkit.snapshot.font import Font, cells
 from toolkit.snapshot.font import load as font
-from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, Preset, presets, seen
+from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, Preset, seen
 from toolkit.snapshot.legibility import LEGIBLE_CER, Assessment, Legibility, assess, legibility
 from toolkit.snapshot.readers import Reading, readers
 from toolkit.snapshot.render import Decoded, Page, Passage, decode, read, render
-from toolkit.snapshot.tradeoff import CellReading, choose, geometry_for, preset, search, tradeoff
+from toolkit.snapshot.tradeoff import CellReading, choose, geometry_for, preset, presets, search, tradeoff
 
 __all__ = [
     "LEGIBLE_CER",

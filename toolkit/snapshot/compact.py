@@ -188,7 +188,9 @@ def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 
     """Keep the first ``head`` and last ``tail`` messages as they are and render the middle to
     pages carried as image blocks of one user message, with a caption. Boundaries move so no tool
     call is parted from its result. A ``Compacted`` history is first expanded back to its source
-    messages, so its snapshots are rendered again from their text, never from their pixels."""
+    messages, so its snapshots are rendered again from their text, never from their pixels.
+    Pass the page for the model that will read it (``toolkit.snapshot.geometry_for(model)``); the
+    default ``Geometry()`` is a 1092x1092 page of 4x6 cells, dense but poorly read (see ``tradeoff``)."""
     geometry = geometry or Geometry()
     source = messages.expanded() if isinstance(messages, Compacted) else expand(messages, {})
     head_end, tail_start = _pairs_safe(source, head, tail)
@@ -247,7 +249,7 @@ def resnap(page: Page, model: str | None = None, *, scale: float | None = None, 
     resized: tuple[int, int] | None = None
     if model is not None:
         view = seen(geometry.width, geometry.height, model)
-        if view.size is not None and view.size != geometry.size:
+        if view.size != geometry.size:
             resized = view.size
     ink = page.ink
     out = [_generation(0, page, ink, resample)]

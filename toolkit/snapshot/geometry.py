@@ -331,9 +331,4 @@ PRESET_MODELS: tuple[str, ...] = (
     "claude-sonnet-4.5", "claude-opus-4.7", "gpt-4o", "gpt-5.4", "gemini-2.5-flash", "gemini-3-pro",
 )
 """One model per image rule: Claude standard and high-resolution tiers, OpenAI tiles and patches,
-Gemini 2.x tiles and Gemini 3 flat pricing."""
-
-
-def presets(cell: str = "4x6") -> dict[str, Preset]:
-    """The preset of every model in ``PRESET_MODELS`` for one glyph cell."""
-    return {model: preset(model, cell) for model in PRESET_MODELS}
+Gemini 2.x (a flat 258 on the Developer API) and Gemini 3 flat pricing."""

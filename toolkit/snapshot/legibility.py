@@ -28,7 +28,7 @@ from toolkit.snapshot.render import CONTINUATION, END, HEADER, UNUSED, Page, Pas
 LEGIBLE_CER = 0.02
 """No page is called legible when its best independent reader's character error rate exceeds 2%
 (issue 12: "no preset is called legible where reader_cer is above 2%")."""
-READER_ROWS = 200
+READER_ROWS = 120
 """Rows read per reader by default, spread evenly over all pages (reading is about a thousand
 characters a second per engine here); ``reader_rows=None`` reads every row."""
 
@@ -76,8 +76,7 @@ class Legibility:
     lookalikes: int
     """Characters drawn with a look-alike's bitmap: the glyph survives, the character cannot be told."""
     groups: tuple[tuple[str, int], ...]
-    """Look-alike groups the text uses (every member of a group, then how many of the text's
-    characters fall in it), most used first."""
+    """Look-alike groups the text falls into (``lookalike_groups``), most used first."""
     lost: tuple[tuple[str, str, int], ...]
     structure_accuracy: float
     seen_size: tuple[int, int]
@@ -101,7 +100,9 @@ class Legibility:
 
     @property
     def best(self) -> Reading | None:
-        return min(self.readings, key=lambda r: r.cer) if self.readings else None
+        """The reader with the lowest error among those that had characters to read."""
+        read = [r for r in self.readings if r.chars]
+        return min(read, key=lambda r: r.cer) if read else None
 
     @property
     def reader_cer(self) -> float | None:
@@ -184,16 +185,21 @@ def legibility(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometr
 
 
 def lookalike_groups(pages: Sequence[Page]) -> tuple[tuple[str, int], ...]:
-    """Which look-alike groups the pages' text cells use, and how often (any member, the
-    representative included: a reader cannot tell which member was meant)."""
+    """The look-alike groups the pages' text actually falls into: groups holding a character of the
+    text that is not the one decoding returns (Cyrillic ``р`` in the ``pр`` group), with how many
+    such cells; each group's members are written out, invisible ones as ``\\uXXXX``."""
     if not pages:
         return ()
     font = load(pages[0].geometry.cell)
     used: Counter[int] = Counter()
     for page in pages:
-        used.update(page.grid[page.text_cells].tolist())
-    groups = [(font.members[glyph], count) for glyph, count in used.items() if len(font.members[glyph]) > 1]
+        used.update(page.grid[page.lookalikes].tolist())
+    groups = [(_visible(font.members[glyph]), count) for glyph, count in used.items()]
     return tuple(sorted(groups, key=lambda item: -item[1]))
+
+
+def _visible(members: str) -> str:
+    return "".join(c if c.isprintable() and not c.isspace() else f"\\u{ord(c):04x}" for c in members)
 
 
 def _pages(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometry) -> list[Page]:
@@ -221,6 +227,8 @@ class Assessment:
     """How the image token count is known (documented, measured from reported usage, or assumed)."""
     tokens_source: str
     """The document or report behind it, with its date."""
+    platform: str | None
+    """Where a Gemini model is priced (the Developer API, ``gemini-api``); ``None`` for the others."""
     text_tokens: int
     """The same content sent as text (its words only, without the page's header bars)."""
     text_tokens_exact: bool
@@ -249,7 +257,7 @@ class Assessment:
             "model": self.model, "cell": self.geometry.cell, "page": f"{self.geometry.width}x{self.geometry.height}",
             "pages": self.pages, "chars": self.chars, "uncovered_chars": self.uncovered_chars,
             "image_tokens": self.image_tokens, "tokens_per_page": self.tokens_per_page,
-            "tokens_evidence": self.tokens_evidence, "tokens_source": self.tokens_source,
+            "tokens_evidence": self.tokens_evidence, "tokens_source": self.tokens_source, "platform": self.platform,
             "text_tokens": self.text_tokens, "text_tokens_exact": self.text_tokens_exact,
             "compression": round(self.compression, 3), "compression_full": round(self.compression_full, 3),
             "resized": self.resized,
@@ -279,7 +287,7 @@ def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
     return Assessment(
         model=model, geometry=geometry, pages=len(pages), chars=sum(p.chars for p in pages),
         uncovered_chars=sum(p.uncovered for p in pages), image_tokens=cost.tokens * len(pages),
-        tokens_per_page=cost.tokens, tokens_evidence=cost.evidence, tokens_source=str(cost.source),
+        tokens_per_page=cost.tokens, tokens_evidence=cost.evidence, tokens_source=str(cost.source), platform=cost.platform,
         text_tokens=words.tokens, text_tokens_exact=words.exact,
         resized=result.seen_size != geometry.size, seen_size=result.seen_size, seen_evidence=result.seen_evidence,
         legibility=result, rows_used=sum(int((p.kinds != UNUSED).sum() - (p.kinds == END).sum()) for p in pages),

@@ -13,22 +13,24 @@ offline on this machine kind and read code and log text (``../shared/reference/e
   time (over a whole multi-column page it interleaves the columns), ``--psm 6``.
 
 Each reader gets the page as the provider's encoder receives it (resized to the size
-``toolkit.costs`` says the model sees), then enlarged with Lanczos so a row is ``ROW_HEIGHT`` pixels
-high: both engines were trained on text about that size, and Lanczos read better than
-nearest-neighbour enlargement in every trial (environment notes). The enlargement adds no detail the
-model did not get; it only brings the rows to the size the engines read.
+``toolkit.costs`` says the model sees), with the snapshot's own marks and header bars blanked
+(``unread``: they are layout, not text), then enlarged (``RESAMPLE``) so a row is ``ROW_HEIGHT``
+pixels high with a border of half a row: both engines were trained on text about that size. The
+enlargement adds no detail the model did not get; it only brings the rows to the size the engines read.
 
 The character error rate is the edit distance between what a page shows and what the reader read,
 per row (RapidOCR) or per column (tesseract), over the characters shown, with whitespace left
 out on both sides and the reader's output NFKC-normalised (RapidOCR's Chinese-trained
 recogniser returns full-width punctuation such as ``，`` for ``,``). The readers' own floor is not
 zero: ``control`` draws the same rows in DejaVu Sans Mono 16 px, which both engines read at about
-1.8-1.9% CER on agent text, so an excess over the control is the fair figure.
+1.5-2.7% CER on the shared corpora's agent text (code-heavy, with Greek and Cyrillic the engines do not
+know), so an excess over the control is the fair figure.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import shutil
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -38,10 +40,11 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from toolkit.snapshot.font import FONTS, MARKS, load
-from toolkit.snapshot.render import CONTINUATION, HEADER, TEXT, Page
+from toolkit.snapshot.render import CONTINUATION, TEXT, Page
 
 ROW_HEIGHT = 24
 """Pixels per text row handed to a reader (after the provider's resize, enlarged bicubically).
@@ -76,7 +79,8 @@ class Strip:
         """One row, cut one cell past its text (an engine's time grows with the width it reads, and
         half of all transcript lines are short)."""
         right = min(self.image.width, round((len(self.lines[index]) + 1) * self.advance))
-        return self.image.crop((0, round(index * self.pitch), right, round((index + 1) * self.pitch)))
+        bottom = min(self.image.height, round((index + 1) * self.pitch))
+        return self.image.crop((0, min(bottom - 1, round(index * self.pitch)), right, bottom))
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +96,9 @@ class Reading:
 
     @property
     def cer(self) -> float:
-        """Character error rate, 0-1 (it can exceed 1 when a reader invents text)."""
-        return self.errors / self.chars if self.chars else 0.0
+        """Character error rate, 0-1 (it can exceed 1 when a reader invents text); NaN when nothing
+        was shown to read (a page of characters the font cannot draw)."""
+        return self.errors / self.chars if self.chars else math.nan
 
 
 class Reader(Protocol):
@@ -236,21 +241,60 @@ def readers(names: Iterable[str] = ("rapidocr", "tesseract")) -> list[Reader]:
     return found
 
 
-def page_lines(page: Page) -> list[str]:
-    """Every row of a page in reading order, the snapshot's marks as spaces, unused rows empty."""
-    font = load(page.geometry.cell)
+@functools.cache
+def shown_chars(cell: str) -> npt.NDArray[np.object_]:
+    """Glyph id → the character a cell shows, the snapshot's marks as spaces."""
+    font = load(cell)
     chars = list(font.chars)
     for mark in MARKS:
         chars[getattr(font, mark)] = " "
-    table = np.array(chars, dtype=object)
-    return ["".join(table[row]).rstrip() if kind in (TEXT, CONTINUATION, HEADER) else ""
+    return np.array(chars, dtype=object)
+
+
+def page_lines(page: Page) -> list[str]:
+    """Every row of a page in reading order, the snapshot's marks as spaces; header, end and unused
+    rows empty (``unread`` blanks them before a reader sees the page)."""
+    table = shown_chars(page.geometry.cell)
+    return ["".join(table[row]).rstrip() if kind in (TEXT, CONTINUATION) else ""
             for row, kind in zip(page.grid, page.kinds, strict=True)]
 
 
+def unread(page: Page) -> npt.NDArray[np.bool_]:
+    """Pixels a reader is not shown: the snapshot's own marks (continuation, tab, trailing, uncovered,
+    end) and the header bars. They are layout, not text: a reader would read a tab's mark as ``→``
+    and a wrapped row's mark as ``L`` or ``4``, and tesseract skips inverted bars, so counting them
+    would charge the control-free layout to the font."""
+    geometry = page.geometry
+    font = load(geometry.cell)
+    marks = np.isin(page.grid, [getattr(font, mark) for mark in MARKS])
+    cells = marks | ~np.isin(page.kinds, (TEXT, CONTINUATION))[:, None]
+    mask = np.zeros((geometry.height, geometry.width), dtype=bool)
+    span = geometry.rows * geometry.pitch
+    for column in range(geometry.columns):
+        block = cells[column * geometry.rows:(column + 1) * geometry.rows]
+        pixels = np.repeat(np.repeat(block, geometry.pitch, axis=0), geometry.cell_width, axis=1)
+        x = geometry.column_x(column)
+        mask[geometry.margin:geometry.margin + span, x:x + pixels.shape[1]] = pixels
+    return mask
+
+
+def _blanked(page: Page, image: Image.Image) -> Image.Image:
+    """``image`` (the page at any size) in greyscale with ``unread`` pixels white; a pixel the resize
+    blended with a mark is whitened too."""
+    clean = image.convert("L")
+    mask = unread(page)
+    if mask.any():
+        scaled = Image.fromarray(mask.astype(np.uint8) * 255).resize(clean.size, Image.Resampling.BILINEAR)
+        clean.paste(255, mask=scaled.point(lambda v: 255 if v else 0))
+    return clean
+
+
 def strips(page: Page, image: Image.Image) -> list[Strip]:
-    """The text columns of ``page``, cut from ``image`` (the page as the model receives it, at any size)."""
+    """The text columns of ``page``, cut from ``image`` (the page as the model receives it, at any
+    size), with the snapshot's marks and header bars blanked (``unread``)."""
     geometry = page.geometry
     sx, sy = image.width / geometry.width, image.height / geometry.height
+    image = _blanked(page, image)
     lines = page_lines(page)
     width = geometry.cols * geometry.cell_width
     out = []
@@ -259,7 +303,7 @@ def strips(page: Page, image: Image.Image) -> list[Strip]:
         box = (round(x * sx), round(geometry.margin * sy), round((x + width) * sx),
                round((geometry.margin + geometry.rows * geometry.pitch) * sy))
         shown = tuple(lines[column * geometry.rows:(column + 1) * geometry.rows])
-        out.append(Strip(image.crop(box).convert("L"), shown, geometry.pitch * sy, geometry.cell_width * sx))
+        out.append(Strip(image.crop(box), shown, geometry.pitch * sy, geometry.cell_width * sx))
     return out
 
 

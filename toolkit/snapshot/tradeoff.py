@@ -9,8 +9,8 @@ The error rates are measured, not computed each call (reading is slow): ``measur
 reference sample in every cell at the size it is sent (the presets are pages the model sees
 unshrunk), reads it with both readers of ``toolkit.snapshot.readers`` and draws the same rows in the
 control font; ``MEASURED`` holds the result with its date and sample, and
-``python -m toolkit.snapshot.tradeoff CORPORA`` measures again. Published anchors for the same axes
-are in ``ANCHORS``.
+``python -m benchmarks.measure_readers CORPORA --chars 8000`` measures again. Published results on
+the same axes are in ``toolkit.snapshot.charts.PUBLISHED``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.snapshot.font import cells, face, load, parse_cell
-from toolkit.snapshot.geometry import MAX_PAGE_SIDE, Geometry, Preset
+from toolkit.snapshot.geometry import MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset
 from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import LEGIBLE_CER
 from toolkit.snapshot.readers import Reader, control, read, readers, strips
@@ -278,6 +278,11 @@ def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing
     in the cell ``choose`` takes from the measured readers' tradeoff."""
     return cell_preset(model, cell or choose(model), margin=margin, line_spacing=line_spacing,
                        max_side=max_side, sample=sample)
+
+
+def presets(cell: str | None = None) -> dict[str, Preset]:
+    """The preset of every model in ``PRESET_MODELS``, in ``cell`` or in each one's chosen cell."""
+    return {model: preset(model, cell) for model in PRESET_MODELS}
 
 
 def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
