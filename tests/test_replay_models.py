@@ -87,11 +87,13 @@ def test_a_retired_model_is_sent_as_recorded_with_its_date_and_successor(
 
 
 def test_gpt_5_codex_is_both_responses_only_and_shut_down() -> None:
-    reasons = unsendable("openrouter/openai/gpt-5-codex", "openai-chat")
+    reasons = unsendable("openai/gpt-5-codex", "openai-chat")
     assert [r.split(" (https://")[0] for r in reasons] == [
-        "'openrouter/openai/gpt-5-codex' is served only by openai-responses, not openai-chat (GPT-5-Codex \"is "
+        "'openai/gpt-5-codex' is served only by openai-responses, not openai-chat (GPT-5-Codex \"is "
         "available in the Responses API only\"",
-        "'openrouter/openai/gpt-5-codex' was retired (no date given)"]
+        "'openai/gpt-5-codex' was retired (no date given)"]
+    routed = unsendable("openrouter/openai/gpt-5-codex", "openai-chat")
+    assert [r.split(" (https://")[0] for r in routed] == ["'openrouter/openai/gpt-5-codex' was retired (no date given)"]
 
 
 def test_every_row_is_dated_and_cites_its_page() -> None:
@@ -238,3 +240,16 @@ def test_a_run_config_model_is_checked_like_a_message_model() -> None:
                 run_configs=(RunConfig(model="claude-sonnet-4-20250514", provider="anthropic"),))
     assert json.loads(request(s, wire="anthropic", mode="text").bytes)["model"] == "claude-sonnet-4-20250514"
     assert any("retired on 2026-06-15" in n for n in request(s, wire="anthropic", mode="text").notes)
+
+
+def test_a_gateway_serves_codex_models_over_chat_completions() -> None:
+    """OpenRouter answers every model it lists on its Chat Completions-shaped API: no wire warning
+    for a routed codex model, while the same model sent to OpenAI directly gets one."""
+    assert unsendable("openrouter/openai/gpt-5.1-codex", "openai-chat") == ()
+    assert unsendable("openai/gpt-5.1-codex", "openai-chat")
+    assert unsendable("gpt-5.1-codex", "openai-chat")
+
+
+def test_gemini_2_0_flash_is_retired_with_its_date() -> None:
+    reason, = unsendable("gemini-2.0-flash", "gemini")
+    assert reason.startswith("'gemini-2.0-flash' was retired on 2026-06-01")

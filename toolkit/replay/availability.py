@@ -79,6 +79,11 @@ RETIRED: tuple[Retired, ...] = (
         "2026-06-01 per https://firebase.google.com/docs/ai-logic/prompt-design, updated 2026-06-18)",
     ),
     Retired(
+        "gemini-2.0-flash", "2026-06-01", None,
+        "https://firebase.google.com/docs/ai-logic/prompt-design (updated 2026-06-18: gemini-2.0-flash shut down "
+        "on 2026-06-01; it names no replacement)",
+    ),
+    Retired(
         "gpt-5-codex", None, None,
         "https://developers.openai.com/api/docs/models/gpt-5-codex (marks GPT-5-Codex \"Shut down\", stored copy, "
         "undated; names no replacement)",
@@ -104,14 +109,21 @@ def _bare(model: str) -> str:
     return split_route(model)[1].partition(":")[0].lower()
 
 
+GATEWAYS: tuple[str, ...] = ("openrouter",)
+"""Routes that serve every model they list over their own Chat Completions-shaped API, whatever wire
+the model's provider limits it to ("OpenRouter provides an OpenAI-compatible completion API to 400+
+models", https://openrouter.ai/docs/quickstart, read 2026-12-01): ``WIRE_ONLY`` does not apply to them."""
+
+
 @lru_cache(maxsize=256)
 def unsendable(model: str, wire: str) -> tuple[str, ...]:
     """Why a body naming ``model`` would fail on ``wire`` (empty: no row says it would), each
     reason naming its source and the successor the provider names."""
     name = _bare(model)
+    gateway = split_route(model)[0].partition("/")[0].lower() in GATEWAYS
     reasons: list[str] = []
     for row in WIRE_ONLY:
-        if re.fullmatch(row.pattern, name) and wire not in row.wires:
+        if not gateway and re.fullmatch(row.pattern, name) and wire not in row.wires:
             reasons.append(f"{model!r} is served only by {', '.join(row.wires)}, not {wire} ({row.source})")
     for retired in RETIRED:
         if retired.model == name:
@@ -128,4 +140,4 @@ def blind(model: str) -> Sight | None:
     return next((row for row in SIGHT if row.model == name and not row.vision), None)
 
 
-__all__ = ["RETIRED", "SIGHT", "WIRE_ONLY", "Retired", "Sight", "WireOnly", "blind", "unsendable"]
+__all__ = ["GATEWAYS", "RETIRED", "SIGHT", "WIRE_ONLY", "Retired", "Sight", "WireOnly", "blind", "unsendable"]
