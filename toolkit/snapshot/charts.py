@@ -315,8 +315,8 @@ def describe(result: Assessment) -> str:
 
 
 EXPLORER_READERS = ("rapidocr",)
-EXPLORER_ROWS = 40
-"""The explorer reads 40 rows with RapidOCR on every change: about a second, quick enough to follow
+EXPLORER_ROWS = 30
+"""The explorer reads 30 rows with RapidOCR on every change: about a second, quick enough to follow
 the controls (``assess`` with more rows and tesseract gives the fuller figure)."""
 
 
