@@ -17,7 +17,7 @@ from toolkit.snapshot.compact import resnap, turns
 from toolkit.snapshot.geometry import Geometry, geometry_for, seen
 from toolkit.snapshot.legibility import Assessment, assess, legibility
 from toolkit.snapshot.render import END, UNUSED, Page, render
-from toolkit.snapshot.tradeoff import reading
+from toolkit.snapshot.tradeoff import choose, reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,7 +326,9 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
     import ipywidgets as widgets
 
     model = widgets.Dropdown(options=list(models), description="model")
-    cell = widgets.Dropdown(options=list(cells), description="cell")
+    chosen = choose(models[0]) if models else None
+    cell = widgets.Dropdown(options=list(cells), value=chosen if chosen in cells else next(iter(cells), None),
+                            description="cell")
     follow = widgets.Checkbox(value=True, description="model's preset page")
     width = widgets.BoundedIntText(value=1024, min=64, max=4000, step=8, description="width")
     height = widgets.BoundedIntText(value=1024, min=64, max=4000, step=8, description="height")
