@@ -9,8 +9,8 @@ from collections import Counter
 from typing import Any
 
 from toolkit.cli.commands import help_for
+from toolkit.content import block_images
 from toolkit.corpus import Corpus, load
-from toolkit.costs.content import block_images
 from toolkit.record import BLOCK_KINDS, IMAGE_ORIGINS, ToolResult, ToolUse
 
 

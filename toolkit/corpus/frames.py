@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
 
-from toolkit.costs.content import block_images
+from toolkit.content import block_images
 from toolkit.jsontext import json_text
 from toolkit.record import Block, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, bare_tool_name
 

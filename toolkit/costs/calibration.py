@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, assert_never
 
 import numpy as np
 
-from toolkit.costs.content import block_images, block_text
+from toolkit.content import block_images, block_text
 from toolkit.costs.images import image_tokens
 from toolkit.costs.models import Family, UnknownModelError, resolve
 from toolkit.costs.text import ESTIMATORS, FEATURES, FRAMING, count_exact, features

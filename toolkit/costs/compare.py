@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from toolkit.costs.content import session_text
+from toolkit.content import session_text
 from toolkit.costs.images import image_tokens, rule_for
 from toolkit.costs.models import resolve
 from toolkit.costs.text import text_tokens

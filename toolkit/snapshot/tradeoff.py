@@ -68,9 +68,9 @@ def reference_sample(root: Path, chars: int = 12_000, chunk: int = 400, seed: in
     chunks every misc-fixed cell draws: a character those faces cannot draw (CJK, emoji) is counted as
     uncovered elsewhere and would only measure the uncovered mark here. Faces that draw less (Spleen:
     ASCII only at 5x8) show their uncovered mark for the rest, and pay for it in reader error."""
+    from toolkit.content import session_text
     from toolkit.corpus import detect
     from toolkit.corpus import load as load_corpus
-    from toolkit.costs.content import session_text
 
     texts: list[str] = []
     for path in sorted(p for p in root.rglob("*") if p.is_file()):

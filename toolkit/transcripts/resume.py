@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from toolkit.content import block_text, message_images
 from toolkit.costs import UnknownModelError, image_tokens, resolve, rule_for, text_tokens
-from toolkit.costs.content import block_text, message_images
 from toolkit.record import Image, Message
 from toolkit.transcripts.turns import call_positions, is_turn_start
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolkit.costs.content import block_images, block_text, history_text, message_images, session_text
+from toolkit.content import block_images, block_text, history_text, message_images, session_text
 from toolkit.record import Image, Message, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
 PNG = Image("image/png", "b" * 64, 10, 30, 20)

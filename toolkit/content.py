@@ -1,8 +1,9 @@
 """What a message puts in front of a model: the text of each block and the images it carries.
 
 One switch over the record's block kinds, shared by everything that counts or shows a history's
-content (the calibration, the text-against-pages comparison, the transcript store's resume
-budget), so a new kind is handled in one place and every count agrees on what a block sends.
+content (the corpus frames and ``toolkit info``, the calibration, the text-against-pages
+comparison, the transcript store's resume budget), so a new kind is handled in one place and every
+count agrees on what a block sends. It sits beside the record, below the importers and costs alike.
 """
 
 from __future__ import annotations
