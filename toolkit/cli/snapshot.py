@@ -101,8 +101,7 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
         print(f"{key:16s}{data[key]}")
     for reading in result.legibility.readings:
         print(f"{'':16s}{reading.reader}: {reading.cer:.2%} of {reading.chars:,} characters")
-    if result.legibility.reader_cer is not None and result.legibility.control_cer is not None:
-        excess = result.legibility.reader_cer - result.legibility.control_cer
+    if (excess := result.legibility.excess) is not None:
         print(f"{'':16s}(best reader {excess:+.2%} over its control; legible means a reader error of at most 2%)")
     if not result.text_tokens_exact:
         print(f"{'':16s}(text tokens are an estimate for {result.model})")

@@ -16,7 +16,7 @@ from toolkit.costs import image_tokens, text_tokens
 from toolkit.snapshot.compact import resnap, turns
 from toolkit.snapshot.geometry import Geometry, geometry_for, seen
 from toolkit.snapshot.legibility import Assessment, assess, legibility
-from toolkit.snapshot.render import END, UNUSED, Page, render
+from toolkit.snapshot.render import Page, filled_rows, render
 from toolkit.snapshot.tradeoff import choose, reading
 
 
@@ -79,7 +79,7 @@ def sweep(text: str, models: Sequence[str], cells: Sequence[str], scales: Sequen
             for scale in scales:
                 geometry = base if scale == 1.0 else base.with_page(round(base.width * scale), round(base.height * scale))
                 pages = render(text, geometry)
-                used = sum(int((p.kinds != UNUSED).sum() - (p.kinds == END).sum()) for p in pages)
+                used = filled_rows(pages)
                 cost = image_tokens(geometry.width, geometry.height, model)
                 read = legibility(pages[:legibility_pages], geometry, model)
                 spent = cost.tokens * len(pages)

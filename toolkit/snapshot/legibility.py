@@ -23,7 +23,7 @@ from toolkit.snapshot.font import MARKS, Font, Ids, load
 from toolkit.snapshot.geometry import Geometry, seen
 from toolkit.snapshot.readers import Reading, control, readers, sample_rows, strips
 from toolkit.snapshot.readers import read as read_with
-from toolkit.snapshot.render import CONTINUATION, END, HEADER, UNUSED, Page, Passage, read, render
+from toolkit.snapshot.render import CONTINUATION, END, HEADER, Page, Passage, filled_rows, read, render
 
 LEGIBLE_CER = 0.02
 """No page is called legible when its best independent reader's character error rate exceeds 2%
@@ -114,6 +114,13 @@ class Legibility:
         """The same reader's error on the control rows."""
         best = self.best
         return None if best is None else next(c.cer for c in self.controls if c.reader == best.reader)
+
+    @property
+    def excess(self) -> float | None:
+        """The best reader's error above its own error on the control (``None``: not read)."""
+        if self.reader_cer is None or self.control_cer is None:
+            return None
+        return self.reader_cer - self.control_cer
 
     @property
     def legible(self) -> bool | None:
@@ -290,7 +297,7 @@ def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
         tokens_per_page=cost.tokens, tokens_evidence=cost.evidence, tokens_source=str(cost.source), platform=cost.platform,
         text_tokens=words.tokens, text_tokens_exact=words.exact,
         resized=result.seen_size != geometry.size, seen_size=result.seen_size, seen_evidence=result.seen_evidence,
-        legibility=result, rows_used=sum(int((p.kinds != UNUSED).sum() - (p.kinds == END).sum()) for p in pages),
+        legibility=result, rows_used=filled_rows(pages),
     )
 
 

@@ -294,6 +294,12 @@ def _header(label: str, font: Font, cols: int) -> Ids:
     return row
 
 
+def filled_rows(pages: Sequence[Page]) -> int:
+    """Rows the text fills over all pages (unused rows and the end mark's row not counted): what a
+    long history, which fills its pages, pays for."""
+    return sum(int((page.kinds != UNUSED).sum() - (page.kinds == END).sum()) for page in pages)
+
+
 def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> list[Page]:
     """Pages of ``text`` (a plain string, or messages each under a header row naming its speaker;
     no messages, no pages)."""

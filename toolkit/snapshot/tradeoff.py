@@ -178,10 +178,9 @@ def candidates() -> tuple[str, ...]:
     Laying a page out for a cell takes a quarter of a second; the rest need not be laid out."""
     measured = [item for item in MEASURED if item.cell in cells()]
     area = {item.cell: parse_cell(item.cell)[0] * parse_cell(item.cell)[1] for item in measured}
-    kept = [item.cell for item in measured
-            if not any((area[o.cell] <= area[item.cell] and o.excess < item.excess)
-                       or (area[o.cell] < area[item.cell] and o.excess <= item.excess) for o in measured)]
-    return tuple(sorted(kept, key=lambda cell: area[cell]))
+    # a smaller cell is a larger "compression" to the frontier: less area, more characters per token
+    kept = frontier([-area[item.cell] for item in measured], [item.excess for item in measured])
+    return tuple(sorted((item.cell for item, on in zip(measured, kept, strict=True) if on), key=area.__getitem__))
 
 
 def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | None = None) -> pl.DataFrame:
@@ -198,7 +197,9 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
     chosen = choose(model)
     rows = []
     names = list(cell_names or candidates())
-    for cell in names if chosen in names or cell_names else [*names, chosen]:
+    if cell_names is None and chosen not in names:
+        names.append(chosen)
+    for cell in names:
         found = reading(cell)
         if found is None:
             continue
@@ -256,9 +257,7 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
             "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
             "compression": found.compression, "compression_full": found.compression_full,
             "reader": None if read_.best is None else read_.best.reader, "reader_cer": read_.reader_cer,
-            "control_cer": read_.control_cer,
-            "excess": None if read_.reader_cer is None or read_.control_cer is None
-            else read_.reader_cer - read_.control_cer,
+            "control_cer": read_.control_cer, "excess": read_.excess,
         })
     frame = pl.DataFrame(rows, schema_overrides={"reader_cer": pl.Float64, "control_cer": pl.Float64,
                                                  "excess": pl.Float64})
