@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("bench_cli", "bench_import", "bench_replay", "bench_costs", "bench_snapshot", "bench_widgets")
+BENCHMARKS = ("bench_cli", "bench_import", "bench_replay", "bench_costs", "bench_snapshot", "bench_widgets",
+              "bench_simulate")
 
 
 def main() -> int:

@@ -180,6 +180,7 @@ def test_golfgod_forks_tip_and_compaction(corpora: Path) -> None:
     (event,) = [e for e in session.events if e.kind == "compaction"]
     assert isinstance(event.raw, dict)
     assert event.raw["compactMetadata"] == boundary["compactMetadata"]
+    assert (event.tokens_before, event.trigger) == (boundary["compactMetadata"]["preTokens"], "auto")
     path = session.path()
     (summary,) = [m for m in path if "compact_summary" in m.tags]
     assert summary.parent_id == event.message_id
@@ -645,3 +646,19 @@ def test_a_cycle_of_non_message_records_is_reported_once(tmp_path: Path) -> None
     corpus = load(transcript.write(tmp_path / "loop.jsonl"))
     assert [(p.line, "parent cycle" in p.reason) for p in corpus.problems] == [(3, True)]
     assert message(only_session(corpus), "a1").parent_id is None
+
+
+def test_compaction_facts_are_event_fields_and_bad_ones_are_none(tmp_path: Path) -> None:
+    transcript = Transcript().base()
+    transcript.add(transcript.record("system", "b1", None, logicalParentUuid="a2", subtype="compact_boundary",
+                                     content="Conversation compacted",
+                                     compactMetadata={"trigger": "manual", "preTokens": 1234}))
+    transcript.user("s1", "b1", "This session is being continued...", isCompactSummary=True)
+    transcript.add(transcript.record("system", "b2", "s1", subtype="microcompact_boundary",
+                                     microcompactMetadata={"trigger": 7, "preTokens": "many"}))
+    transcript.add(transcript.record("system", "b3", "b2", subtype="compact_boundary"))
+    session = only_session(load(transcript.write(tmp_path / "c.jsonl")))
+    facts = [(e.type, e.tokens_before, e.trigger) for e in session.events if e.kind == "compaction"]
+    assert facts == [("compact_boundary", 1234, "manual"), ("microcompact_boundary", None, None),
+                     ("compact_boundary", None, None)]
+    assert all(e.tokens_before is None and e.trigger is None for e in session.events if e.kind != "compaction")

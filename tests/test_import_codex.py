@@ -215,6 +215,8 @@ def test_the_compaction_request_usage_is_on_its_summary(corpora: Path) -> None:
     attached = [e.source.line for e in session.events
                 if e.kind == "token_count" and e.message_id == summary.id and e.source is not None]
     assert attached == [1601, 1607]  # the request's count and the copy Codex re-sent after it
+    [event] = [e for e in session.events if e.kind == "compaction"]
+    assert (event.tokens_before, event.trigger) == (179_549, None)
 
 
 @pytest.mark.parametrize("replacement", [False, True])
@@ -243,6 +245,15 @@ def test_a_compaction_summary_carries_the_request_that_wrote_it(tmp_path: Path, 
     assert summary.tags == ("compact_summary",) and summary.role == "user"
     spent = sum((m.usage.context or 0) + (m.usage.output or 0) for m in session.messages if m.usage)
     assert spent == 500  # the rollout's final cumulative total_tokens
+    [event] = [e for e in session.events if e.kind == "compaction"]
+    assert event.tokens_before == 300  # the summary request's input, as its token_count said
+
+
+def test_a_compaction_without_a_waiting_token_count_has_no_tokens_before(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.jsonl", [META, user("go"), env("compacted", {"message": "SUMMARY"})])
+    session, _ = one(path)
+    [event] = [e for e in session.events if e.kind == "compaction"]
+    assert event.tokens_before is None and event.trigger is None
 
 
 def test_user_image_is_stored_once_by_hash(corpora: Path) -> None:

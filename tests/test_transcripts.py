@@ -117,7 +117,8 @@ def rich_session() -> tuple[Session, dict[str, bytes]]:
             RunConfig(system="You are терпеливий."),
         ),
         events=(
-            Event("compaction", "compact_boundary", T0, "a1", "compacted", {"pre": 1000}, SourceRef("f.jsonl", 9)),
+            Event("compaction", "compact_boundary", T0, "a1", "compacted", {"pre": 1000}, SourceRef("f.jsonl", 9),
+                  tokens_before=1000, trigger="auto"),
             Event("other", "file-history-snapshot"),
         ),
         parent_session_id="parent", spawn_call_id="toolu_1", title="A title",
@@ -459,7 +460,7 @@ def test_resume_keeps_root_system_messages() -> None:
 def test_schema_version_and_identity(tmp_path: Path) -> None:
     with TranscriptStore(tmp_path / "v.db") as store:
         db = store.connection
-        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) == 2
         assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
@@ -469,6 +470,21 @@ def test_schema_version_and_identity(tmp_path: Path) -> None:
     raw.close()
     with pytest.raises(SchemaError, match="version 99 is newer than this toolkit knows"):
         TranscriptStore(tmp_path / "v.db")
+
+
+def test_a_version_1_store_gains_the_compaction_columns(tmp_path: Path) -> None:
+    event = Event("compaction", "compact_boundary", T0)
+    with TranscriptStore(tmp_path / "old.db") as store:
+        store.add([Session("s", "hand", (Message("m", None, "user", (Text("hi"),)),), "m", events=(event,))])
+    raw = sqlite3.connect(tmp_path / "old.db")
+    raw.execute("ALTER TABLE events DROP COLUMN tokens_before")
+    raw.execute("ALTER TABLE events DROP COLUMN trigger")
+    raw.execute("PRAGMA user_version = 1")
+    raw.commit()
+    raw.close()
+    with TranscriptStore(tmp_path / "old.db") as store:
+        assert store.connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert store.session("s").events == (event,)
 
 
 def test_other_files_are_refused(tmp_path: Path) -> None:

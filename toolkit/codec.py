@@ -132,13 +132,14 @@ def decode_message(d: dict[str, Any]) -> Message:
 def encode_event(event: Event) -> dict[str, JsonValue]:
     return {"kind": event.kind, "type": event.type, "time": encode_time(event.time),
             "message_id": event.message_id, "text": event.text, "raw": event.raw,
-            "source": _source(event.source)}
+            "source": _source(event.source), "tokens_before": event.tokens_before, "trigger": event.trigger}
 
 
 def decode_event(d: dict[str, Any]) -> Event:
     return Event(kind=cast(EventKind, d["kind"]), type=d["type"], time=decode_time(d.get("time")),
                  message_id=d.get("message_id"), text=d.get("text", ""), raw=d.get("raw"),
-                 source=_parse_source(d.get("source")))
+                 source=_parse_source(d.get("source")), tokens_before=d.get("tokens_before"),
+                 trigger=d.get("trigger"))
 
 
 def encode_run_config(config: RunConfig) -> dict[str, JsonValue]:

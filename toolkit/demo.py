@@ -217,6 +217,89 @@ def claude_session_killed(seed: str) -> ClaudeCodeWriter:
     return w
 
 
+def _code(module: str, functions: int, seed: str) -> str:
+    """A generated Python module: numbered functions that read order fields."""
+    lines = [f'"""{module}: order handling."""', "", "from decimal import Decimal", ""]
+    for i in range(functions):
+        digest = hashlib.sha256(f"{seed}:{module}:{i}".encode()).hexdigest()[:6]
+        lines += [f"def step_{i:02d}_{digest}(order: dict) -> Decimal:",
+                  f"    amount = Decimal(order['lines'][{i % 3}]['amount'])",
+                  f"    return amount * Decimal('1.{i % 10}')  # rule {digest}", ""]
+    return "\n".join(f"{n + 1:>4}\t{line}" for n, line in enumerate(lines))
+
+
+def claude_session_long(seed: str, days: int = 18) -> ClaudeCodeWriter:
+    """A long investigation (about 20,000 tokens): a traceback, files read, a grep and a git log
+    whose paths and hashes later calls quote, a screenshot in a tool result, one export run per
+    day of routine output, a fix and a green run. Long enough that compaction has something to do."""
+    sid = str(uuid.uuid5(NAMESPACE, f"session:{seed}"))
+    w = ClaudeCodeWriter(session_id=sid, seed=seed)
+    w.user("The nightly export job scripts/export_orders.py crashes with a KeyError on some days. Find out "
+           "why and fix it. CI run: https://ci.example.org/jobs/nightly-export/481", parent=None)
+    call, cid = w.tool_use("Bash", {"command": "python scripts/export_orders.py --date 2026-10-17"})
+    w.assistant([thinking("Reproduce first, on the day CI failed.", seed + "l0"), call])
+    w.result(cid, "Traceback (most recent call last):\n  File \"/home/demo/project/scripts/export_orders.py\", "
+                  "line 142, in build_rows\n    row['currency'] = order['currency']\nKeyError: 'currency'",
+             is_error=True)
+    call, cid = w.tool_use("Read", {"file_path": "/home/demo/project/scripts/export_orders.py"})
+    w.assistant([text("KeyError on 'currency' at line 142. Reading the script."), call])
+    w.result(cid, _code("scripts/export_orders.py", 36, seed))
+    call, cid = w.tool_use("Grep", {"pattern": "currency", "path": "src/"})
+    w.assistant([text("Where else is currency set?"), call])
+    w.result(cid, "\n".join(["src/orders/models.py:33:    currency: str | None = None",
+                             "src/orders/normalise.py:71:    if order.get('currency') is None:",
+                             "src/orders/normalise.py:72:        return order  # legacy orders keep no currency",
+                             "src/billing/rates.py:18:CURRENCY_FALLBACK = 'EUR'",
+                             "tests/test_export.py:12:def test_currency_column():"]))
+    call, cid = w.tool_use("Read", {"file_path": "src/orders/normalise.py"})
+    w.assistant([text("normalise.py returns legacy orders untouched. Reading it."), call])
+    w.result(cid, _code("src/orders/normalise.py", 24, seed))
+    log = [f"{hashlib.sha256(f'{seed}:c{i}'.encode()).hexdigest()[:8]} orders: change {i} to the export rules"
+           for i in range(30)]
+    call, cid = w.tool_use("Bash", {"command": "git log --oneline -n 30 -- src/orders"})
+    w.assistant([text("When did this change?"), call])
+    w.result(cid, "\n".join(log))
+    suspect = log[7].split()[0]
+    call, cid = w.tool_use("Bash", {"command": f"git show {suspect} -- src/orders/normalise.py"})
+    w.assistant([text(f"Commit {suspect} touched normalise.py. Showing it."), call])
+    w.result(cid, f"commit {suspect}\n\n-        order['currency'] = CURRENCY_FALLBACK\n+        return order"
+                  "  # legacy orders keep no currency")
+    png = screenshot("nightly-export #481", ["2026-10-17 02:00 export_orders", "KeyError: 'currency'",
+                                             "rows written: 0"], size=(800, 500))
+    call, cid = w.tool_use("mcp__browser__screenshot", {"url": "https://ci.example.org/jobs/nightly-export/481"})
+    w.assistant([text("Checking the CI page."), call])
+    w.user([{"tool_use_id": cid, "type": "tool_result", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                     "data": base64.b64encode(png).decode()}},
+        {"type": "text", "text": "Screenshot of https://ci.example.org/jobs/nightly-export/481"}]}],
+        tool_use_result="screenshot")
+    for day in range(1, days + 1):
+        date = f"2026-10-{day:02d}"
+        call, cid = w.tool_use("Bash", {"command": f"python scripts/export_orders.py --date {date} --dry-run"})
+        w.assistant([text(f"Dry run for {date}."), call])
+        failed = day % 6 == 0
+        rows = [f"{date} order {hashlib.sha256(f'{seed}:{day}:{k}'.encode()).hexdigest()[:10]} "
+                f"{'EUR' if k % 4 else 'legacy (no currency)'} {17 * k % 997}.{k % 100:02d}" for k in range(40)]
+        tail = "KeyError: 'currency'" if failed else f"{len(rows)} rows, 0 errors"
+        w.result(cid, "\n".join([*rows, tail]), is_error=failed)
+    call, cid = w.tool_use("Edit", {"file_path": "src/orders/normalise.py",
+                                    "old_string": "        return order  # legacy orders keep no currency",
+                                    "new_string": "        order['currency'] = CURRENCY_FALLBACK"})
+    w.assistant([thinking(f"Days divisible by 6 fail: they hold legacy orders. Revert the part of {suspect} "
+                          "that stopped filling the fallback.", seed + "l1"), call])
+    w.result(cid, "The file src/orders/normalise.py has been updated.")
+    call, cid = w.tool_use("Bash", {"command": "python -m pytest tests/test_export.py -q"})
+    w.assistant([text("Running the export tests."), call])
+    w.result(cid, long_log(60, seed + "green").replace("FAILED", "PASSED").replace("1 failed, 59", "60"))
+    call, cid = w.tool_use("Bash", {"command": "curl -s -X POST https://ci.example.org/jobs/nightly-export/481/rerun"})
+    w.assistant([text("Tests pass. Re-running the CI job."), call])
+    w.result(cid, '{"job": "nightly-export", "run": 482, "status": "queued"}')
+    w.assistant([text(f"Fixed: {suspect} stopped setting CURRENCY_FALLBACK for legacy orders in "
+                      "src/orders/normalise.py, so days with legacy orders raised KeyError: 'currency'. "
+                      "Restored the fallback; tests pass; CI run 482 is queued.")])
+    return w
+
+
 def chat_tools(version: int) -> list[dict[str, Any]]:
     """Tool specs as sent, changing between sessions: v2 re-describes ``search``, v3 adds ``fetch``."""
     search_description = ("Search the knowledge base." if version == 1
@@ -297,6 +380,7 @@ def write(out: Path, scale: int = 0, log_lines: int = 120) -> list[Path]:
         return written
     put("claude_code/fix-tests.jsonl", claude_session_fix_test("demo-fix").lines())
     put("claude_code/refactor-killed.jsonl", claude_session_killed("demo-refactor").lines())
+    put("claude_code/export-investigation.jsonl", claude_session_long("demo-export").lines())
     for version in (1, 2, 3):
         path = out / "openai_chat" / f"support-run-{version}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

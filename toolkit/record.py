@@ -202,6 +202,11 @@ class Event:
     """A short human-readable description (a summary's text, an error message)."""
     raw: JsonValue = None
     source: SourceRef | None = None
+    tokens_before: int | None = None
+    """Context size the client measured when it compacted, where the source says (Claude Code
+    ``preTokens``; Codex: the input of the request the rollout counted last before it)."""
+    trigger: str | None = None
+    """What the source says started a compaction: ``auto``, ``manual``..."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("costs", "costs", "token costs of images and text per provider and model"),
     Command("replay", "replay", "print the request body a wire would be sent for a session (or --all --check a corpus)"),
     Command("snapshot", "snapshot", "render text or a session's middle as glyph pages for a model"),
+    Command("compactions", "compactions", "the compactions real clients made: context before and after, summary size"),
+    Command("simulate", "simulate", "replay a corpus under compaction policies: cost, cache, what survives"),
     Command("report", "report", "execute the notebooks over a corpus into a self-contained HTML report"),
 )
 """Subcommands in the order ``--help`` lists them."""

@@ -14,7 +14,8 @@ How records become the record, and why:
   parent session decides between candidates).
 * The tree. ``system``, ``attachment``, ``progress`` and unknown records with a uuid are events,
   not messages: a message whose parent is one of them hangs from the nearest message above it, and
-  a compact boundary's ``logicalParentUuid`` carries the tree across the compaction.
+  a compact boundary's ``logicalParentUuid`` carries the tree across the compaction, and its
+  ``compactMetadata`` (``microcompactMetadata``) gives the event its ``tokens_before`` and ``trigger``.
 * One API reply that Claude Code wrote as several records (same ``message.id``, each the child of
   the previous) is one message whose id is the first record's uuid; parallel tool results written as
   separate records (siblings under the reply in 2.x, a chain in 1.x) are one user message, as the
@@ -371,7 +372,7 @@ class _Draft:
 
 
 class _EventDraft:
-    __slots__ = ("anchor", "kind", "line", "raw", "text", "time", "type")
+    __slots__ = ("anchor", "kind", "line", "raw", "text", "time", "tokens_before", "trigger", "type")
 
     def __init__(self, kind: EventKind, etype: str, rec: dict[str, Any], anchor: object, text: object,
                  line: int) -> None:
@@ -382,6 +383,8 @@ class _EventDraft:
         self.text = text if isinstance(text, str) else ""
         self.raw: JsonValue = rec
         self.line = line
+        self.tokens_before: int | None = None
+        self.trigger: str | None = None
 
 
 class _SessionDraft:
@@ -568,11 +571,14 @@ class _FileReader:
             etype = subtype if isinstance(subtype, str) else "system"
             event_kind = SYSTEM_KINDS.get(etype) or ("error" if rec.get("level") == "error" else "meta")
             facts = rec.get("compactMetadata") or rec.get("microcompactMetadata")
+            event = _EventDraft(event_kind, etype, rec, anchor, text, line)
             if event_kind == "compaction" and isinstance(facts, dict):
-                said = text if isinstance(text, str) and text else "Conversation compacted"
-                text = (f"{said} (trigger: {stringify(facts.get('trigger'))}, "
-                        f"tokens before: {stringify(facts.get('preTokens'))})")
-            return _EventDraft(event_kind, etype, rec, anchor, text, line)
+                pre, trigger = facts.get("preTokens"), facts.get("trigger")
+                event.text = (f"{event.text or 'Conversation compacted'} (trigger: {stringify(trigger)}, "
+                              f"tokens before: {stringify(pre)})")
+                event.tokens_before = pre if type(pre) is int else None
+                event.trigger = trigger if isinstance(trigger, str) and trigger else None
+            return event
         if name in NODE_EVENT_TYPES:
             inner = rec.get("attachment" if name == "attachment" else "data")
             inner_type = inner.get("type") if isinstance(inner, dict) else None
@@ -869,7 +875,8 @@ class _FileReader:
         for event in sorted(session.events, key=_event_line):
             anchor = self.resolve(event.anchor)
             events.append(Event(event.kind, event.type, event.time, anchor if anchor in by_id else None,
-                                event.text, event.raw, SourceRef(name, event.line)))
+                                event.text, event.raw, SourceRef(name, event.line), event.tokens_before,
+                                event.trigger))
             if event.type in TITLE_TYPES and event.text:
                 loose = event.type == "summary" and anchor not in by_id
                 title["loose summary" if loose else event.type] = event.text

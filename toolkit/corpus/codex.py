@@ -170,6 +170,7 @@ class _EventDraft:
     line: int
     slot: _Slot | None = None
     draft: _Draft | None = None
+    tokens_before: int | None = None
 
 
 class _Rollout:
@@ -287,7 +288,8 @@ class _Rollout:
         """A new branch from here on: what the model saw after the compaction. The token count
         still waiting for a reply is the request that wrote the summary (rps3, Codex 0.47: 179,549
         input tokens): its usage goes on the summary message, so usage summed over messages equals
-        the rollout's own cumulative ``total_token_usage``."""
+        the rollout's own cumulative ``total_token_usage``, and its context is the event's
+        ``tokens_before``, the size the rollout itself counted when it compacted."""
         self.close()
         produced, self.pending = self.pending, None
         summary = payload.get("message")
@@ -314,6 +316,8 @@ class _Rollout:
         made = self.drafts[first:]
         if made:
             event.draft = made[0]
+        if produced is not None and produced.usage is not None:
+            event.tokens_before = produced.usage.context
         if produced is not None and made:
             target = next((d for d in made if "compact_summary" in d.tags), made[-1])
             target.usage = produced.usage
@@ -646,7 +650,7 @@ class _Rollout:
             for d in self.drafts
         )
         events = [
-            Event(e.kind, e.type, e.time, _owner(e), e.text, e.raw, SourceRef(source, e.line))
+            Event(e.kind, e.type, e.time, _owner(e), e.text, e.raw, SourceRef(source, e.line), e.tokens_before)
             for e in self.events
         ]
         events.extend(self.copy_events())

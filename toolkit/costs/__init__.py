@@ -1,4 +1,5 @@
-"""Token costs: text tokens per provider, image tokens with each provider's resize, dated prices.
+"""Token costs: text tokens per provider, image tokens with each provider's resize, dated prices,
+the cache-aware split of each request's input, and context windows.
 
 Every formula, threshold and price carries the document and date it comes from (``Source``);
 estimates say they are estimates and state their error against the counts providers reported in
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from toolkit.lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from toolkit.costs.caching import CacheMode, CacheRule, InputSplit, cache_rule, input_cost, split_input
     from toolkit.costs.calibration import context_tokens
     from toolkit.costs.images import (
         PLATFORMS,
@@ -28,8 +30,15 @@ if TYPE_CHECKING:
     from toolkit.costs.models import FAMILIES, Family, Model, Source, UnknownModelError, family, resolve
     from toolkit.costs.prices import Cost, Price, Rates, price_for, request_cost
     from toolkit.costs.text import TextTokens, count_exact, encoding, text_tokens
+    from toolkit.costs.windows import WINDOWS, Window, window_for
 
 _LAZY = {
+    "CacheMode": "toolkit.costs.caching",
+    "CacheRule": "toolkit.costs.caching",
+    "InputSplit": "toolkit.costs.caching",
+    "cache_rule": "toolkit.costs.caching",
+    "input_cost": "toolkit.costs.caching",
+    "split_input": "toolkit.costs.caching",
     "context_tokens": "toolkit.costs.calibration",
     "Evidence": "toolkit.costs.images",
     "ImageCost": "toolkit.costs.images",
@@ -56,15 +65,22 @@ _LAZY = {
     "count_exact": "toolkit.costs.text",
     "encoding": "toolkit.costs.text",
     "text_tokens": "toolkit.costs.text",
+    "WINDOWS": "toolkit.costs.windows",
+    "Window": "toolkit.costs.windows",
+    "window_for": "toolkit.costs.windows",
 }
 
 __all__ = [
     "FAMILIES",
     "PLATFORMS",
+    "WINDOWS",
+    "CacheMode",
+    "CacheRule",
     "Cost",
     "Evidence",
     "Family",
     "ImageCost",
+    "InputSplit",
     "Model",
     "Platform",
     "Price",
@@ -73,18 +89,23 @@ __all__ = [
     "TextTokens",
     "Tiling",
     "UnknownModelError",
+    "Window",
+    "cache_rule",
     "context_tokens",
     "count_exact",
     "downscaled",
     "encoding",
     "family",
     "image_tokens",
+    "input_cost",
     "price_for",
     "request_cost",
     "resize_for",
     "resolve",
     "rule_for",
+    "split_input",
     "text_tokens",
+    "window_for",
 ]
 
 

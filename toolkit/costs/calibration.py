@@ -490,14 +490,66 @@ def table(sessions: Iterable[Session]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+class ContextCounter:
+    """``context_tokens`` message by message, for many requests over one history.
+
+    A simulator prices every turn of a session, and consecutive requests share all but their last
+    messages: each message is measured once (kept by identity, so a rewritten message is measured
+    again) and a request's count is the sum of what its messages carry under the same rules."""
+
+    def __init__(self, model: str, system: str | None = None, tools: Sequence[JsonValue] | None = None) -> None:
+        self.model = model
+        self.family = resolve(model).family
+        self._weights = method_for(self.family).weights
+        self.config = float(self._weights @ _config_vector(system, tools))
+        """Tokens of the system prompt and tool specs, which every request carries first."""
+        self._keep_all = _keeps_thinking(self.family)
+        self._parts: dict[int, tuple[Message, float, float, int]] = {}
+
+    def _measured(self, message: Message) -> tuple[float, float, int]:
+        known = self._parts.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1], known[2], known[3]
+        parts = _parts(message, self.model)
+        content = float(self._weights @ parts.content)
+        reasoning = float(self._weights @ parts.reasoning)
+        self._parts[id(message)] = (message, content, reasoning, parts.images)
+        return content, reasoning, parts.images
+
+    def tokens(self, path: Sequence[Message]) -> list[float]:
+        """What each message of ``path`` adds to a request that carries it (0 for what is not
+        sent: records the client kept for itself, everything before a compaction summary)."""
+        out = [0.0] * len(path)
+        turn_start = max((i for i, m in enumerate(path) if _starts_turn(m)), default=0)
+        start = 0
+        for i, message in enumerate(path):
+            if "compact_summary" in message.tags and (i == 0 or "compact_summary" not in path[i - 1].tags):
+                start = i
+        for i in range(start, len(path)):
+            message = path[i]
+            if NOT_SENT & set(message.tags):
+                continue
+            content, reasoning, images = self._measured(message)
+            sent = (self.family.provider == "anthropic" and self._keep_all) or (
+                self.family.provider != "google" and i >= turn_start)
+            out[i] = content + (reasoning if sent else 0.0) + images
+        return out
+
+    def images(self, path: Sequence[Message]) -> int:
+        """Tokens of the images among ``path``'s messages."""
+        return sum(self._measured(m)[2] for m in path if not NOT_SENT & set(m.tags))
+
+    def request(self, path: Sequence[Message]) -> int:
+        """Estimated input tokens of a request carrying ``path`` (as ``context_tokens``)."""
+        return round(self.config + math.fsum(self.tokens(path)))
+
+
 def context_tokens(path: Sequence[Message], model: str, system: str | None = None,
                    tools: Sequence[JsonValue] | None = None) -> int:
     """Estimated input tokens of a request of ``model`` that carries ``path`` (root first), with
     the system prompt and tool specs when given: text by the family's counter, images by its image
     rule (unknown sizes counted as nothing), framing as calibrated, thinking as the provider keeps it."""
-    family = resolve(model).family
-    carried = _path_vector(path, family, model, _config_vector(system, tools), {}, {})
-    return round(float(method_for(family).weights @ carried.vector) + carried.images)
+    return ContextCounter(model, system, tools).request(path)
 
 
 def stored() -> pl.DataFrame:

@@ -138,7 +138,7 @@ def expand(messages: Sequence[Message], snapshots: Mapping[str, Snapshot]) -> li
     return out
 
 
-def _pairs_safe(messages: Sequence[Message], head: int, tail: int) -> tuple[int, int]:
+def pair_safe_bounds(messages: Sequence[Message], head: int, tail: int) -> tuple[int, int]:
     """Head end and tail start moved so no tool call is split from its result across a boundary."""
     n = len(messages)
     head, tail_start = min(head, n), max(min(head, n), n - tail)
@@ -193,7 +193,7 @@ def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 
     default ``Geometry()`` is a 1092x1092 page of 4x6 cells, dense but poorly read (see ``tradeoff``)."""
     geometry = geometry or Geometry()
     source = messages.expanded() if isinstance(messages, Compacted) else expand(messages, {})
-    head_end, tail_start = _pairs_safe(source, head, tail)
+    head_end, tail_start = pair_safe_bounds(source, head, tail)
     middle = source[head_end:tail_start]
     if not middle:
         return Compacted(tuple(source), {}, (), {}, head_end, len(source) - tail_start)

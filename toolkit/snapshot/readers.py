@@ -162,20 +162,24 @@ class RapidOcr:
         return f"rapidocr-onnxruntime {version('rapidocr-onnxruntime')}"
 
     def errors(self, strip: Strip) -> tuple[int, int]:
-        rows = [(i, line) for i, line in enumerate(strip.lines) if normalise(line)]
-        if not rows:
-            return 0, 0
-        crops = []
-        for i, _line in rows:
-            crop = enlarge(strip.row(i), strip.pitch, self.row_height)
-            crops.append(np.asarray(crop.convert("RGB"))[:, :, ::-1])
-        texts = _recognise(crops)
         chars = errors = 0
-        for (_i, line), got in zip(rows, texts, strict=True):
+        for line, got in zip(strip.lines, self.rows(strip), strict=True):
             shown = normalise(line)
-            chars += len(shown)
-            errors += edit_distance(shown, normalise(got))
+            if shown:
+                chars += len(shown)
+                errors += edit_distance(shown, normalise(got))
         return chars, errors
+
+    def rows(self, strip: Strip) -> list[str]:
+        """What the recogniser reads in each row of a strip (``""`` for a row that shows nothing):
+        the text itself, for callers that look for something on a page rather than count errors."""
+        shown = [i for i, line in enumerate(strip.lines) if normalise(line)]
+        if not shown:
+            return [""] * len(strip.lines)
+        crops = [np.asarray(enlarge(strip.row(i), strip.pitch, self.row_height).convert("RGB"))[:, :, ::-1]
+                 for i in shown]
+        read_as = dict(zip(shown, _recognise(crops), strict=True))
+        return [read_as.get(i, "") for i in range(len(strip.lines))]
 
 
 @functools.cache

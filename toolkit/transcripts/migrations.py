@@ -173,3 +173,13 @@ def m001_initial(db: sqlite3.Connection) -> None:
         reason TEXT NOT NULL
     )
     """)
+
+
+@migration
+def m002_event_compaction_facts(db: sqlite3.Connection) -> None:
+    """Events keep what the client said about a compaction: the context size it measured and what
+    started it (``Event.tokens_before``, ``Event.trigger``); older rows read as unknown."""
+    _run(db, """
+    ALTER TABLE events ADD COLUMN tokens_before INTEGER;
+    ALTER TABLE events ADD COLUMN trigger TEXT
+    """)

@@ -93,6 +93,7 @@ MESSAGE_COLUMNS = (
 BLOCK_COLUMNS = ("session_id", "message_seq", "position", "kind", "call_id", "tool_name", "body")
 EVENT_COLUMNS = (
     "session_id", "seq", "kind", "type", "time", "message_id", "text", "raw", "source_file", "source_line",
+    "tokens_before", "trigger",
 )
 RUN_CONFIG_COLUMNS = (
     "session_id", "seq", "message_id", "model", "provider", "system_hash", "tool_names", "surface_hash",
@@ -150,16 +151,18 @@ def block_from_row(kind: str, body: str) -> Block:
 def event_row(session_id: str, seq: int, event: Event) -> tuple[object, ...]:
     source = event.source
     return (session_id, seq, event.kind, event.type, codec.encode_time(event.time), event.message_id, event.text,
-            dumps(event.raw), None if source is None else source.file, None if source is None else source.line)
+            dumps(event.raw), None if source is None else source.file, None if source is None else source.line,
+            event.tokens_before, event.trigger)
 
 
 def event_from_row(row: Sequence[Any]) -> Event:
     """``row`` holds the columns of ``EVENT_COLUMNS`` from ``kind`` on."""
-    kind, type_, time, message_id, text, raw, source_file, source_line = row
+    kind, type_, time, message_id, text, raw, source_file, source_line, tokens_before, trigger = row
     if kind not in EVENT_KINDS:
         raise ValueError(f"stored event has unknown kind {kind!r}")
     return Event(kind=cast(EventKind, kind), type=type_, time=codec.decode_time(time), message_id=message_id,
-                 text=text, raw=loads(raw), source=_source(source_file, source_line))
+                 text=text, raw=loads(raw), source=_source(source_file, source_line), tokens_before=tokens_before,
+                 trigger=trigger)
 
 
 class RunConfigRows(NamedTuple):

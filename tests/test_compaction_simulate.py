@@ -1,0 +1,166 @@
+"""The simulator: prices as ``toolkit.costs`` prices, compactions where the policy says, cache breaks
+after a rewrite, retention that falls only when something was removed, and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.helpers import chain, session
+from toolkit.cli import main
+from toolkit.compaction import POLICIES, Policy, simulate, simulate_corpus, summary
+from toolkit.compaction.simulate import replayed, turns
+from toolkit.compaction.summarize import Summary
+from toolkit.corpus import load
+from toolkit.costs import context_tokens
+from toolkit.costs.caching import input_cost
+from toolkit.costs.calibration import ContextCounter
+from toolkit.record import Message, Session, Text, ToolResult, ToolUse
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "data"
+
+
+class Counting:
+    name = "counting"
+    calls_model = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
+        self.calls += 1
+        return Summary("a short summary", "counting test summariser", "test-model", 10, 5, 0.001)
+
+
+@pytest.fixture(scope="module")
+def demo() -> list[Session]:
+    return load(DATA, progress=False).sessions
+
+
+def _by_file(sessions: list[Session], name: str) -> Session:
+    return next(s for s in sessions if name in s.file)
+
+
+@pytest.mark.parametrize(("name", "model"), [("support-run-3", "claude-sonnet-4-5"), ("fix-tests", "gemini-2.5-flash"),
+                                            ("support-run-2", "gpt-5")])
+def test_none_on_a_session_that_fits_costs_what_costs_prices(demo: list[Session], name: str, model: str) -> None:
+    """Each request: the path before the reply counted by ``context_tokens``, its whole previous
+    request reusable (nothing was rewritten), priced by ``input_cost``; the reply's own size (an
+    estimate: the recorded reply counted as text) is its output."""
+    chosen = _by_file(demo, name)
+    frame = simulate(chosen, model, "none")
+    config = chosen.run_config()
+    system, tools = (config.system, config.tools) if config else (None, None)
+    path = replayed(chosen)
+    expected_prompts: list[int] = []
+    total = 0.0
+    previous = 0
+    last_time = None
+    for start, end in turns(path):
+        prompt = context_tokens(path[:start], model, system, tools)
+        output = round(math.fsum(ContextCounter(model).tokens(path[start:end])))
+        elapsed = None
+        if path[start].time is not None and last_time is not None:
+            elapsed = (path[start].time - last_time).total_seconds()
+        _, cost = input_cost(model, prompt, previous, output, elapsed=elapsed)
+        total += cost.total
+        expected_prompts.append(prompt)
+        previous, last_time = prompt, path[start].time or last_time
+    assert frame["context_tokens"].to_list() == expected_prompts
+    assert frame["cost_usd"].sum() == pytest.approx(total, rel=1e-12)
+    assert not frame["rejected"].any() and frame["compactions"].sum() == 0
+    assert frame["retention"].to_list() == [1.0] * frame.height
+
+
+def _flood(rounds: int, size: int, sizes: Sequence[int] = ()) -> Session:
+    """Rounds of one call and a result of ``size`` short words each (``sizes``: one per round).
+    Single-letter words cost a token each, four times the client's four-characters rule."""
+    sizes = list(sizes) or [size] * rounds
+    parts = [("u0", "user", (Text("Investigate src/app/main.py and the failing job 4f9c2ab1"),))]
+    for i, size in enumerate(sizes):
+        parts.append((f"a{i}", "assistant", (ToolUse(f"c{i}", "Bash", {"command": f"cat log{i}.txt"}),)))
+        parts.append((f"t{i}", "user", (ToolResult(f"c{i}", f"log {i}: path src/app/mod{i}.py\n" + "x y " * size),)))
+    parts.append(("q", "assistant", (ToolUse("cq", "Read", {"file_path": "src/app/mod1.py"}),)))
+    parts.append(("r", "user", (ToolResult("cq", "print('mod1')"),)))
+    parts.append(("end", "assistant", (Text("Done."),)))
+    return session(chain(*parts), model="claude-sonnet-4-5")  # type: ignore[arg-type]
+
+
+def test_a_jump_past_the_window_is_reactive_and_never_summarised() -> None:
+    writer = Counting()
+    flood = _flood(0, 0, [100, 100, 1300, 100])
+    frame = simulate(flood, "claude-sonnet-4-5", POLICIES["claude-code"], window=3_000, writer=writer)
+    reactive = frame.filter(pl.col("trigger") == "reactive")
+    assert reactive.height >= 1 and reactive["rungs"].str.contains("snapshot").all()
+    assert not reactive["rungs"].str.contains("summarize").any()
+    proactive = frame.filter(pl.col("trigger") == "proactive")
+    assert writer.calls == proactive.height
+    assert reactive["client_estimate"][0] < 0.79 * 3_000 < 3_000 < reactive["tokens_before"][0]
+    assert frame.filter(~pl.col("rejected"))["context_tokens"].max() <= 3_000  # type: ignore[operator]
+
+
+def test_a_rewrite_breaks_the_cache_and_the_next_request_reads_it_again() -> None:
+    frame = simulate(_flood(8, 400), "claude-sonnet-4-5", POLICIES["elide-only"], window=4_000)
+    events = frame.filter(pl.col("compactions") > 0)
+    assert events.height >= 1 and events["cache_break"].all()
+    rows = frame.rows(named=True)
+    pairs = [(rows[i - 1], rows[i], rows[i + 1]) for i in range(1, len(rows) - 1)
+             if rows[i]["compactions"] and not rows[i + 1]["compactions"]]
+    assert pairs
+    for before, at, after in pairs:
+        assert at["cache_read_tokens"] < before["context_tokens"] and at["cache_write_tokens"] > 0
+        assert after["cache_read_tokens"] == at["context_tokens"] and not after["cache_break"]
+
+
+def test_none_past_the_window_is_rejected_and_keeps_nothing() -> None:
+    frame = simulate(_flood(6, 800), "claude-sonnet-4-5", "none", window=3_000)
+    rejected = frame.filter(pl.col("rejected"))
+    assert rejected.height >= 1 and (rejected["retention"] == 0.0).all() and (rejected["cost_usd"] == 0.0).all()
+
+
+def test_quoted_facts_survive_a_snapshot_but_not_an_elision() -> None:
+    """Pages carry every character of the text they replace (``read_pages=False`` takes the rendered
+    source as read); an elided result is gone."""
+    flood = _flood(8, 300)
+    elided = simulate(flood, "claude-sonnet-4-5", POLICIES["elide-only"], window=3_000)
+    paged = simulate(flood, "claude-sonnet-4-5", Policy("pages", ("snapshot",), head=1, tail=2), window=3_000)
+    assert elided["needed"].sum() == paged["needed"].sum() > 0
+    assert paged["pages"].sum() > 0 and paged["retention"].min() == 1.0 and paged["needed_lost"].sum() == 0
+    assert elided["retention"].min() < 1.0  # type: ignore[operator]
+    assert elided["needed_lost"].sum() > 0
+
+
+def test_simulate_corpus_covers_sessions_policies_models(demo: list[Session]) -> None:
+    frame = simulate_corpus(demo, ["claude-sonnet-4-5", "gpt-5"], ["none", "ladder"], window=12_000, progress=False)
+    playable = [s for s in demo if turns(replayed(s))]
+    per_run = frame.group_by("session", "policy", "model").len()
+    assert per_run.height == len(playable) * 4
+    table = summary(frame)
+    assert table.height == 4 and set(table["policy"]) == {"none", "ladder"}
+    ladder = table.filter((pl.col("policy") == "ladder") & (pl.col("model") == "claude-sonnet-4-5")).row(0, named=True)
+    assert ladder["compactions"] > 0 and ladder["rejected"] == 0 and 0 < ladder["retention"] < 1
+
+
+def test_command_line_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["simulate", str(DATA), "--model", "claude-sonnet-4-5", "--policy", "none", "--policy", "ladder",
+                 "--window", "12000", "--json"])
+    assert code == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["policy"] for r in rows] == ["none", "ladder"]
+    for row in rows:
+        assert {"policy", "sessions", "turns", "compactions", "input_tokens", "cost_usd", "cache_read_tokens",
+                "kept_verbatim_chars", "retention"} <= set(row)
+        assert 0 <= row["retention"] <= 1 and row["sessions"] >= 4
+
+
+def test_command_line_names_a_bad_policy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "p.toml"
+    bad.write_text('name = "p"\nrungs = ["shred"]\n')
+    assert main(["simulate", str(DATA), "--model", "gpt-5", "--policy", str(bad)]) == 2
+    assert "p.toml" in capsys.readouterr().err

@@ -1,0 +1,75 @@
+"""``toolkit compactions PATH [--json]``: the compactions real clients made in a corpus, with the
+context before and after each and the summary that replaced it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from toolkit.cli.commands import help_for
+from toolkit.compaction.observed import observed
+from toolkit.corpus import load
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("client", "client"), ("session", "session"), ("time", "time (UTC)"), ("trigger", "trigger"),
+    ("tokens_before", "before"), ("source", "from"), ("tokens_after", "after"),
+    ("summary_chars", "summary chars"), ("summary_tokens", "summary tokens"), ("model", "model"),
+)
+"""The text table's columns (key, header); ``--json`` gives every column."""
+
+NUMERIC = frozenset({"tokens_before", "tokens_after", "summary_chars", "summary_tokens"})
+
+
+def rows(path: str, progress: bool | None) -> tuple[list[dict[str, Any]], int, int]:
+    """The compactions of ``path`` as JSON-ready objects, with the sessions and problems met."""
+    corpus = load(path, progress=progress)
+    found = observed(corpus).to_dicts()
+    for row in found:
+        row["time"] = row["time"].isoformat() if row["time"] is not None else None
+    return found, len(corpus.sessions), len(corpus.problems)
+
+
+def table(found: list[dict[str, Any]]) -> str:
+    """Aligned text: numbers right-aligned with thousands separators, nulls as ``-``."""
+    def cell(key: str, value: Any) -> str:
+        if value is None:
+            return "-"
+        if key in NUMERIC:
+            return f"{value:,}"
+        if key == "time":
+            return str(value)[:19].replace("T", " ")
+        if key == "session":
+            return str(value)[:13]
+        return str(value)
+
+    grid = [[header for _, header in COLUMNS]] + [[cell(k, row[k]) for k, _ in COLUMNS] for row in found]
+    widths = [max(len(line[i]) for line in grid) for i in range(len(COLUMNS))]
+    return "\n".join(
+        "  ".join(text.rjust(w) if key in NUMERIC else text.ljust(w)
+                  for (key, _), text, w in zip(COLUMNS, line, widths, strict=True)).rstrip()
+        for line in grid)
+
+
+def run(args: argparse.Namespace) -> int:
+    found, sessions, problems = rows(args.path, progress=not args.json and None)
+    if args.json:
+        sys.stdout.write(json.dumps(found, ensure_ascii=False) + "\n")
+    else:
+        print(table(found) if found else f"no compaction in {sessions} session{'' if sessions == 1 else 's'}")
+        if problems:
+            print(f"problems  {problems} (toolkit info lists them)")
+    return 0 if sessions else 1
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "compactions", help=help_for("compactions"),
+        description="One line per compaction a client (Claude Code, Codex) made: what started it, the "
+        "context before (the client's own figure, else the last request's usage) and after (the next "
+        "request), and the size of the summary that replaced the history.",
+    )
+    parser.add_argument("path", metavar="PATH", help="a transcript file or a directory")
+    parser.add_argument("--json", action="store_true", help="print one JSON list of objects, one per compaction")
+    parser.set_defaults(func=run)

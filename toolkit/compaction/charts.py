@@ -1,0 +1,109 @@
+"""Charts of simulator frames (``toolkit.compaction.simulate``), for the compaction notebook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from toolkit.axes import count_axis
+from toolkit.compaction.policy import POLICIES
+from toolkit.costs.models import resolve
+
+ORDER = list(POLICIES)
+
+
+def per_session(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per session x policy x model: what it cost, what it kept at its last turn."""
+    return (
+        frame.sort("turn")
+        .group_by("file", "session", "policy", "model", maintain_order=True)
+        .agg(
+            pl.col("cost_usd").sum(), pl.col("compactions").sum(), pl.col("rejected").sum(),
+            pl.col("cache_break").sum().alias("cache_breaks"), pl.col("context_tokens").max().alias("peak_tokens"),
+            pl.col("retention").last(), pl.col("facts").last(), pl.col("needed").sum(),
+            pl.col("needed_lost").sum(),
+        )
+        .with_columns(provider=pl.col("model").map_elements(lambda m: resolve(m).family.provider,
+                                                             return_dtype=pl.String))
+    )
+
+
+def frontier(frame: pl.DataFrame) -> Any:
+    """Cost per session against retention, per policy, one panel per model: the tradeoff a policy
+    makes. The best policies sit top left (cheap, nothing lost)."""
+    sessions = per_session(frame)
+    means = sessions.group_by("policy", "model", "provider").agg(
+        pl.col("cost_usd").mean(), pl.col("retention").mean(), pl.len().alias("sessions"),
+        pl.col("rejected").sum())
+    panels = []
+    for model in sessions["model"].unique(maintain_order=True).to_list():
+        points = alt.Chart(sessions.filter(pl.col("model") == model)).mark_circle(size=40, opacity=0.35).encode(
+            x=alt.X("cost_usd:Q", title="cost per session (USD, list prices)", scale=alt.Scale(zero=False)),
+            y=alt.Y("retention:Q", title="facts kept at the last turn", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("policy:N", sort=ORDER),
+            tooltip=["session", "policy", "model", alt.Tooltip("cost_usd:Q", format=".4f"),
+                     alt.Tooltip("retention:Q", format=".3f"), "compactions", "rejected"],
+        )
+        centre = alt.Chart(means.filter(pl.col("model") == model)).mark_point(
+            size=220, filled=True, shape="diamond").encode(
+            x="cost_usd:Q", y="retention:Q", color=alt.Color("policy:N", sort=ORDER),
+            tooltip=["policy", "model", "sessions", alt.Tooltip("cost_usd:Q", format=".4f"),
+                     alt.Tooltip("retention:Q", format=".3f"), "rejected"],
+        )
+        panels.append((points + centre).properties(width=240, height=220, title=model))
+    return alt.hconcat(*panels)
+
+
+def context_over_turns(frame: pl.DataFrame, session: str, model: str) -> Any:
+    """One session's request size over its turns under each policy, the window as a rule and each
+    compaction as a marked point (hollow: proactive; filled: reactive)."""
+    one = frame.filter((pl.col("session") == session) & (pl.col("model") == model))
+    largest = one["window"].max()
+    window = largest if isinstance(largest, int) else 0
+    lines = alt.Chart(one).mark_line(interpolate="step-after", strokeWidth=1.5).encode(
+        x=alt.X("turn:Q", title="turn (request)", axis=count_axis()),
+        y=alt.Y("context_tokens:Q", title="tokens sent", axis=count_axis()),
+        color=alt.Color("policy:N", sort=ORDER), strokeDash=alt.StrokeDash("policy:N", sort=ORDER, legend=None),
+        tooltip=["policy", "turn", "context_tokens", "rungs"],
+    )
+    events = alt.Chart(one.filter(pl.col("compactions") > 0)).mark_point(size=90).encode(
+        x="turn:Q", y="tokens_after:Q", color=alt.Color("policy:N", sort=ORDER),
+        shape=alt.Shape("trigger:N", title="compaction", scale=alt.Scale(domain=["proactive", "reactive"])),
+        fill=alt.condition(alt.datum.trigger == "reactive", alt.Color("policy:N", sort=ORDER), alt.value("white")),
+        tooltip=["policy", "turn", "trigger", "rungs", "tokens_before", "tokens_after", "removed_chars", "pages"],
+    )
+    rule = alt.Chart(pl.DataFrame({"window": [window], "label": [f"window {window:,}"]})).mark_rule(
+        strokeDash=[4, 3], color="gray").encode(y="window:Q", tooltip=["label"])
+    return (lines + events + rule).properties(width=620, height=260, title=f"{session} on {model}")
+
+
+def cache_breaks(frame: pl.DataFrame) -> Any:
+    """Per policy and model: requests that lost the cached prefix to a compaction, and the share of
+    input read from the cache."""
+    totals = frame.filter(~pl.col("rejected")).group_by("policy", "model").agg(
+        pl.col("cache_break").sum().alias("cache_breaks"),
+        (pl.col("cache_read_tokens").sum() / pl.col("context_tokens").sum()).alias("cache_read_share"),
+    )
+    base = alt.Chart(totals).encode(
+        y=alt.Y("policy:N", sort=ORDER, title=None), color=alt.Color("policy:N", sort=ORDER, legend=None),
+        row=alt.Row("model:N", title=None), tooltip=["policy", "model", "cache_breaks",
+                                                     alt.Tooltip("cache_read_share:Q", format=".1%")])
+    breaks = base.mark_bar().encode(x=alt.X("cache_breaks:Q", title="cache breaks", axis=count_axis()))
+    share = base.mark_bar().encode(x=alt.X("cache_read_share:Q", title="input read from cache",
+                                           axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])))
+    return alt.hconcat(breaks.properties(width=220, height=90), share.properties(width=220, height=90))
+
+
+def removed_by_rung(frame: pl.DataFrame) -> pl.DataFrame:
+    """What the compactions of each policy removed, summed over the corpus."""
+    return (
+        frame.filter(pl.col("compactions") > 0)
+        .group_by("policy", "model")
+        .agg(pl.col("compactions").sum(), (pl.col("trigger") == "reactive").sum().alias("reactive"),
+             pl.col("removed_chars").sum(), pl.col("removed_blocks").sum(), pl.col("removed_images").sum(),
+             pl.col("pages").sum(), pl.col("summary_chars").sum(),
+             pl.col("rungs").drop_nulls().unique().sort().str.join(" | ").alias("rung_sequences"))
+        .sort(pl.col("policy").cast(pl.Enum(ORDER)), "model")
+    )

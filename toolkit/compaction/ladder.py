@@ -1,0 +1,143 @@
+"""The ladder: rungs cheapest first until the request fits.
+
+Proactive compaction runs past ``policy.threshold`` of the budget and brings the request under
+``policy.target``. Reactive compaction runs after the provider rejected a request as ``overflow``
+tokens too large: the estimate that let it through undercounted, so the target shrinks by the same
+proportion; and the summary rung is never used, because its model call would carry the very
+request that overflowed (brief section 6, seed 004). Glyph pages take its place: they need no model
+call, key or network.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import assert_never
+
+from toolkit.compaction.markers import Removal, RungName, Trigger
+from toolkit.compaction.policy import Policy
+from toolkit.compaction.rungs import History, Step, drop_images, elide, snapshot, summarize
+from toolkit.compaction.summarize import Summariser, Summary, summariser
+from toolkit.costs.calibration import ContextCounter
+from toolkit.costs.windows import window_for
+from toolkit.record import Message
+from toolkit.snapshot.geometry import Geometry
+from toolkit.snapshot.tradeoff import geometry_for
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """A ladder run: the history to send, the tokens before and after, and each rung's removal."""
+
+    history: History
+    trigger: Trigger | None
+    """``None``: the request was under the threshold and nothing ran."""
+    before: int
+    after: int
+    budget: int
+    target: int
+    steps: tuple[Removal, ...] = ()
+    summaries: tuple[Summary, ...] = field(default=())
+    rungs_tried: tuple[RungName, ...] = ()
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return self.history.messages
+
+    @property
+    def fits(self) -> bool:
+        return self.after <= self.budget
+
+    @property
+    def first_changed(self) -> int | None:
+        """The first message the compaction rewrote: the provider's cache breaks there."""
+        changed = [s.first_changed for s in self.steps if s.first_changed is not None]
+        return min(changed) if changed else None
+
+
+@functools.cache
+def _geometry(model: str, cell: str | None) -> Geometry:
+    return geometry_for(model, cell)
+
+
+def _rung(name: RungName, history: History, policy: Policy, model: str, counter: ContextCounter,
+          writer: Summariser) -> Step:
+    match name:
+        case "elide":
+            return elide(history, keep=policy.keep_results, keep_errors=policy.keep_errors,
+                         exclude_tools=policy.exclude_tools)
+        case "drop_images":
+            return drop_images(history, keep=policy.keep_images)
+        case "snapshot":
+            return snapshot(history, geometry=_geometry(model, policy.geometry), head=policy.head, tail=policy.tail)
+        case "summarize":
+            return summarize(history, writer, head=policy.head, tail=policy.tail, budget_chars=policy.summary_chars,
+                             keep_user_tokens=policy.keep_user_tokens,
+                             measure=lambda m: counter.tokens([m])[0])
+        case _:
+            assert_never(name)
+
+
+def _plan(policy: Policy, reactive: bool) -> list[RungName]:
+    """The rungs to try: the policy's, and on the reactive path snapshots instead of a summary."""
+    rungs = list(policy.rungs)
+    if reactive and "summarize" in rungs:
+        rungs = [r for r in rungs if r != "summarize"]
+        if "snapshot" not in rungs:
+            rungs.append("snapshot")
+    return rungs
+
+
+def compact(messages: Sequence[Message] | History, model: str, budget: int | None = None,
+            policy: Policy | None = None, *, overflow: int | None = None,
+            writer: Summariser | None = None, counter: ContextCounter | None = None,
+            estimate: int | None = None) -> Compaction:
+    """Compact ``messages`` for a request of ``model`` that may carry ``budget`` tokens (default: the
+    model's input window, ``toolkit.costs.windows``). Without ``overflow`` this is the proactive
+    check: nothing happens under ``policy.threshold`` of the budget. With ``overflow`` (the provider
+    said the request was that many tokens too large) the reactive path runs whatever the size.
+    ``estimate`` is the size the client believes the request has, which the threshold is checked
+    against (default: the toolkit's count, which is also what the rungs are measured with)."""
+    from toolkit.compaction.policy import POLICIES
+
+    policy = policy or POLICIES["ladder"]
+    budget = budget if budget is not None else window_for(model).input
+    counter = counter or ContextCounter(model)
+    history = messages if isinstance(messages, History) else History(tuple(messages))
+    before = counter.request(history.messages)
+    target = int(policy.target * budget)
+    if overflow is None:
+        if not policy.compacts or (before if estimate is None else estimate) <= policy.threshold * budget:
+            return Compaction(history, None, before, before, budget, target)
+        trigger: Trigger = "proactive"
+    else:
+        if overflow <= 0:
+            raise ValueError(f"overflow must be a positive number of tokens, got {overflow}")
+        trigger = "reactive"
+        target = int(target * before / (budget + overflow))
+    if not policy.compacts:
+        return Compaction(history, trigger, before, before, budget, target)
+    writer = writer or summariser(policy.summariser)
+    steps: list[Removal] = []
+    summaries: list[Summary] = []
+    tried: list[RungName] = []
+    after = before
+    passes = (policy, replace(policy, keep_results=min(1, policy.keep_results), tail=min(2, policy.tail)))
+    for settings in passes:
+        if after <= budget and (after <= target or settings is not policy):
+            break
+        for name in _plan(settings, reactive=overflow is not None):
+            if after <= target:
+                break
+            tried.append(name)
+            step = _rung(name, history, settings, model, counter, writer)
+            if step.removal is None:
+                continue
+            history = step.history
+            steps.append(step.removal)
+            if step.summary is not None:
+                summaries.append(step.summary)
+            after = counter.request(history.messages)
+    return Compaction(history, trigger, before, after, budget, target, tuple(steps), tuple(summaries), tuple(tried))
+

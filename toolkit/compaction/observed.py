@@ -1,0 +1,136 @@
+"""The compactions real clients made, read from the record: one row each, with the context the
+client had before, the summary it wrote and the context the next request carried, so the
+simulator's ladder can be set beside what Claude Code and Codex actually did at the same point.
+
+Everything here comes from the record (``Event(kind="compaction")`` with its ``tokens_before`` and
+``trigger``, messages tagged ``compact_summary``, usage), never from an importer's raw JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from toolkit.corpus.frames import _utc
+from toolkit.record import Event, Message, Session
+
+if TYPE_CHECKING:
+    from toolkit.corpus import Corpus
+
+CLIENT_SUMMARY_TAG = "compact_summary"
+"""Tag importers give the message holding a client's own compaction summary (the simulator's
+summaries are ``markers.SUMMARY_TAG``)."""
+
+SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "file": pl.String, "session": pl.String, "client": pl.String, "model": pl.String,
+    "message_id": pl.String, "index": pl.Int64, "time": pl.Datetime("us", "UTC"), "trigger": pl.String,
+    "tokens_before": pl.Int64, "tokens_after": pl.Int64, "summary_chars": pl.Int64,
+    "summary_tokens": pl.Int64, "source": pl.String,
+}
+"""The columns of ``observed``; ``source`` is ``reported`` when ``tokens_before`` is the client's
+own figure (the event's), ``usage`` when it is the context of the last request before it."""
+
+
+def observed(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
+    """One row per compaction a client made (a corpus, or any sessions), in session and source
+    order. What the record lacks (no summary, no usage, a model no tokenizer knows) is null, never
+    an error."""
+    rows: list[dict[str, Any]] = []
+    for session in corpus:
+        compactions = [e for e in session.events if e.kind == "compaction"]
+        if not compactions:
+            continue
+        on_path = {m.id: i for i, m in enumerate(session.path())}
+        for number, event in enumerate(compactions):
+            following = compactions[number + 1] if number + 1 < len(compactions) else None
+            rows.append(_row(session, event, following, on_path))
+    return pl.DataFrame(rows, schema=SCHEMA)
+
+
+def history_before(session: Session, message_id: str | None, time: datetime | None = None) -> list[Message]:
+    """The path the model saw just before a compaction, so the simulator can run its ladder at the
+    same point: root to the last message written before ``message_id`` (the summary the compaction
+    wrote, an ``observed`` row's ``message_id``) and not by the same source record (a Codex
+    ``replacement_history`` is written with its summary). Without that message, the last message
+    timed before ``time``; with neither, nothing."""
+    at = _position(session, message_id)
+    if at is not None:
+        summary = session.messages[at]
+        written = [m for m in session.messages[:at] if m.source is None or m.source != summary.source]
+    elif time is not None:
+        written = [m for m in session.messages if _earlier(m.time, time)]
+    else:
+        written = []
+    return session.path(written[-1].id) if written else []
+
+
+def _row(session: Session, event: Event, following: Event | None, on_path: dict[str, int]) -> dict[str, Any]:
+    after = _written_from(session, event)
+    summary = _summary(after, following)
+    before = history_before(session, summary.id if summary is not None else None, event.time)
+    requests = [m for m in before if m.role == "assistant" and "synthetic" not in m.tags]
+    model = next((m.model for m in reversed(requests) if m.model), None)
+    used = next((m.usage.context for m in reversed(requests) if m.usage and m.usage.context is not None), None)
+    reply = next((m for m in after if m.role == "assistant"), None)
+    text = summary.text if summary is not None else ""
+    tokens_before = event.tokens_before if event.tokens_before is not None else used
+    return {
+        "file": event.source.file if event.source else session.file, "session": session.id,
+        "client": session.format, "model": model, "message_id": summary.id if summary else None,
+        "index": on_path.get(summary.id) if summary else None, "time": _utc(event.time),
+        "trigger": event.trigger, "tokens_before": tokens_before,
+        "tokens_after": reply.usage.context if reply is not None and reply.usage else None,
+        "summary_chars": len(text) if text else None, "summary_tokens": _tokens(text, model),
+        "source": None if tokens_before is None else "reported" if event.tokens_before is not None else "usage",
+    }
+
+
+def _written_from(session: Session, event: Event) -> list[Message]:
+    """Messages written by the event's record or after it, in source order: by line where the
+    event has one, else from the message it is attached to (a summary it names is included)."""
+    where = event.source
+    if where is not None and where.line is not None:
+        return [m for m in session.messages if m.source is not None and m.source.file == where.file
+                and m.source.line is not None and m.source.line >= where.line]
+    at = _position(session, event.message_id)
+    if at is None:
+        return []
+    start = at if CLIENT_SUMMARY_TAG in session.messages[at].tags else at + 1
+    return list(session.messages[start:])
+
+
+def _summary(after: list[Message], following: Event | None) -> Message | None:
+    """The summary a compaction wrote: the first tagged message after it, before the model's next
+    reply and before the next compaction (a microcompaction writes none)."""
+    stop = following.source.line if following is not None and following.source is not None else None
+    for message in after:
+        line = message.source.line if message.source is not None else None
+        if message.role == "assistant" or (stop is not None and line is not None and line >= stop):
+            return None
+        if CLIENT_SUMMARY_TAG in message.tags:
+            return message
+    return None
+
+
+def _tokens(text: str, model: str | None) -> int | None:
+    if not text or model is None:
+        return None
+    from toolkit.costs import UnknownModelError, text_tokens
+
+    try:
+        return text_tokens(text, model).tokens
+    except UnknownModelError:
+        return None
+
+
+def _position(session: Session, message_id: str | None) -> int | None:
+    if message_id is None or message_id not in session:
+        return None
+    return next(i for i, m in enumerate(session.messages) if m.id == message_id)
+
+
+def _earlier(time: datetime | None, than: datetime) -> bool:
+    return time is not None and _utc(time) < _utc(than)

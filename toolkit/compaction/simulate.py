@@ -1,0 +1,341 @@
+"""Replay a recorded session turn by turn against a model's window, compacting as a policy says,
+and price every request as the provider bills it.
+
+A turn is one request: the history up to a run of assistant messages (clients split one reply into
+several records). Before each request the client checks its own estimate of the size against the
+policy's threshold: the provider's count of the previous request plus four characters per token for
+what was added since (the rule of thumb clients use between reported counts). The provider counts
+with ``toolkit.costs`` (the toolkit's calibrated estimate, standing in for the provider's tokenizer);
+when that count is over the window the request is rejected with the overflow, and the policy's
+reactive path runs; a request still over the window is recorded as rejected and costs nothing.
+
+Each request's input is split into cache reads, cache writes and fresh tokens by the provider's
+caching rule (``toolkit.costs.caching``): the prefix it shares with the previous request, message
+for message, is reusable within the cache's lifetime; a compaction rewrites the history from its
+first changed message and breaks the cache there. Output is the recorded reply's size counted the
+same way (an estimate). Retention is checked after every compaction over the facts introduced so
+far (``retention``); facts that arrive after it are verbatim until the next one.
+
+The client's own compactions recorded in the session (Claude Code's and Codex's summaries) are
+left out of the replayed history: the policy being simulated stands in for them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from toolkit.compaction.ladder import Compaction, compact
+from toolkit.compaction.policy import Policy, load
+from toolkit.compaction.retention import Fact, facts, pages_by_sha256, retention, source_text
+from toolkit.compaction.rungs import History, same
+from toolkit.compaction.summarize import Summariser, summariser
+from toolkit.content import block_text
+from toolkit.costs.caching import cache_rule, input_cost
+from toolkit.costs.calibration import ContextCounter
+from toolkit.costs.windows import window_for
+from toolkit.record import Message, Session
+from toolkit.snapshot.compact import tool_names
+from toolkit.snapshot.compact import turns as turns_of
+from toolkit.snapshot.render import Page, render
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from toolkit.corpus.corpus import Corpus
+
+CHARS_PER_TOKEN = 4.0
+"""The client's estimate between reported counts: "a token is about 4 characters"
+(https://ai.google.dev/gemini-api/docs/tokens, read 2026-11-29); an estimate by design."""
+
+
+def turns(path: Sequence[Message]) -> list[tuple[int, int]]:
+    """Each request as the ``(start, end)`` indices of the run of assistant messages it produced."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(path):
+        if path[i].role != "assistant":
+            i += 1
+            continue
+        j = i
+        while j < len(path) and path[j].role == "assistant":
+            j += 1
+        out.append((i, j))
+        i = j
+    return out
+
+
+def replayed(session: Session) -> list[Message]:
+    """The main path without the client's own compaction summaries."""
+    return [m for m in session.path() if "compact_summary" not in m.tags]
+
+
+def _seconds(later: datetime | None, earlier: datetime | None) -> float | None:
+    if later is None or earlier is None:
+        return None
+    try:
+        return max(0.0, (later - earlier).total_seconds())
+    except TypeError:
+        return None
+
+
+def _client_estimate(new: Sequence[Message], counter: ContextCounter) -> float:
+    chars = sum(len(block_text(b)) for m in new for b in m.blocks)
+    return chars / CHARS_PER_TOKEN + counter.images(new)
+
+
+def _pages(history: History) -> dict[str, Page]:
+    """The layout of every page the history shows, rendered again from the snapshots' sources (the
+    same bytes: rendering is deterministic), for a reader that needs to know where the rows are."""
+    names = tool_names(history.source())
+    return pages_by_sha256(page for s in history.snapshots.values()
+                           for page in render(turns_of(s.sources, names), s.geometry))
+
+
+@dataclass
+class _State:
+    """What the replay carries from one request to the next."""
+
+    history: History = field(default_factory=lambda: History(()))
+    sent: tuple[Message, ...] = ()
+    sent_tokens: list[float] = field(default_factory=list)
+    reported: int | None = None
+    time: datetime | None = None
+    lost: dict[tuple[str, str], str] = field(default_factory=dict)
+    checked: int = 0
+    """How many of the session's facts (in order of appearance) the last check covered."""
+
+
+def _shared_prefix(state: _State, sent: Sequence[Message], tokens: Sequence[float]) -> int:
+    k = 0
+    for a, b, ta, tb in zip(state.sent, sent, state.sent_tokens, tokens, strict=False):
+        if ta != tb or not same(a, b):
+            break
+        k += 1
+    return k
+
+
+def simulate(session: Session, model: str, policy: Policy | str, *, window: int | None = None,
+             writer: Summariser | None = None, read_pages: bool = False,
+             counter: ContextCounter | None = None, known: Sequence[Fact] | None = None) -> pl.DataFrame:
+    """One row per request of ``session`` replayed for ``model`` under ``policy`` (module docstring).
+    ``window`` overrides the model's input window (to study small windows on short sessions);
+    ``read_pages`` reads snapshot pages back with OCR for retention (slow) instead of taking the
+    rendered source text as read (an upper bound). ``counter`` (per model) and ``known`` (the
+    session's ``facts``) may be shared by runs of one session: both cost more than the replay.
+
+    A rejected request carries nothing to the model, so its row counts every fact as lost: a
+    policy that lets a session hit the wall does not score as keeping everything."""
+    import polars as pl
+
+    policy = load(policy) if isinstance(policy, str) else policy
+    limit = window if window is not None else window_for(model).input
+    counter = counter or _counter(session, model)
+    writer = writer or summariser(policy.summariser)
+    rule = cache_rule(model)
+    path = replayed(session)
+    known = facts(path) if known is None else known
+    state = _State()
+    rows: list[dict[str, Any]] = []
+    cursor = 0
+    for number, (start, end) in enumerate(turns(path)):
+        new = path[cursor:start]
+        cursor = end
+        state.history = History((*state.history.messages, *new), state.history.images, state.history.snapshots)
+        estimate = (counter.request(state.history.messages) if state.reported is None
+                    else round(state.reported + _client_estimate(new, counter)))
+        events: list[Compaction] = []
+        done = compact(state.history, model, limit, policy, writer=writer, counter=counter, estimate=estimate)
+        if done.steps:
+            events.append(done)
+            state.history = done.history
+        prompt = counter.request(state.history.messages)
+        if prompt > limit and policy.compacts:
+            done = compact(state.history, model, limit, policy, overflow=prompt - limit, writer=writer,
+                           counter=counter)
+            events.append(done)
+            state.history = done.history
+            prompt = counter.request(state.history.messages)
+        reply = path[start:end]
+        output = round(math.fsum(counter.tokens(reply)))
+        when = reply[0].time
+        row = _row(session, model, policy, number, reply[0], limit, estimate, events)
+        if events:
+            _check_retention(state, known, start, model, read_pages)
+        row.update(_retained(state, known, start, end))
+        if prompt > limit:
+            row.update(facts_lost=row["facts"], retention=0.0 if row["facts"] else 1.0, needed_lost=row["needed"])
+            row.update(rejected=True, context_tokens=prompt, image_tokens=counter.images(state.history.messages),
+                       fresh_tokens=0, cache_read_tokens=0, cache_write_tokens=0, output_tokens=0,
+                       input_cost_usd=0.0, output_cost_usd=0.0, cache_break=False, cache_expired=False,
+                       compaction_cost_usd=_summary_cost(events), verbatim_chars=_verbatim(state.history))
+            row["cost_usd"] = row["compaction_cost_usd"]
+            rows.append(row)
+            state.history = History((*state.history.messages, *reply), state.history.images,
+                                    state.history.snapshots)
+            continue
+        sent = state.history.messages
+        tokens = counter.tokens(sent)
+        shared = _shared_prefix(state, sent, tokens)
+        reusable = round(counter.config + math.fsum(tokens[:shared])) if shared else 0
+        elapsed = _seconds(when, state.time)
+        split, cost = input_cost(model, prompt, reusable, output, elapsed=elapsed)
+        previous = round(counter.config + math.fsum(state.sent_tokens)) if state.sent else 0
+        expired = elapsed is not None and rule.ttl_seconds is not None and elapsed > rule.ttl_seconds
+        row.update(
+            rejected=False, context_tokens=prompt, image_tokens=counter.images(sent),
+            fresh_tokens=split.fresh, cache_read_tokens=split.cache_read, cache_write_tokens=split.cache_write,
+            output_tokens=output, input_cost_usd=cost.input + cost.cached_input + cost.cache_write,
+            output_cost_usd=cost.output, cache_break=bool(events) and shared < len(state.sent) and previous > 0,
+            cache_expired=expired, compaction_cost_usd=_summary_cost(events), verbatim_chars=_verbatim(state.history),
+        )
+        row["cost_usd"] = row["input_cost_usd"] + row["output_cost_usd"] + row["compaction_cost_usd"]
+        rows.append(row)
+        state.sent, state.sent_tokens, state.reported, state.time = sent, tokens, prompt, when or state.time
+        state.history = History((*sent, *reply), state.history.images, state.history.snapshots)
+    return pl.DataFrame(rows, schema=_schema())
+
+
+def _summary_cost(events: Sequence[Compaction]) -> float:
+    return sum(s.cost_usd or 0.0 for e in events for s in e.summaries)
+
+
+def _verbatim(history: History) -> int:
+    """Characters the model still reads as text from the original history (markers, summaries and
+    snapshot captions excluded)."""
+    from toolkit.compaction.markers import MARKER_TAG, SUMMARY_TAG
+    from toolkit.snapshot.compact import SNAPSHOT_TAG
+
+    skip = {MARKER_TAG, SUMMARY_TAG, SNAPSHOT_TAG}
+    total = 0
+    for message in history.messages:
+        if skip & set(message.tags):
+            continue
+        total += sum(len(t) for b in message.blocks if not (t := block_text(b)).startswith("[elided by compaction"))
+    return total
+
+
+def _row(session: Session, model: str, policy: Policy, number: int, first: Message, limit: int, estimate: int,
+         events: Sequence[Compaction]) -> dict[str, Any]:
+    steps = [s for e in events for s in e.steps]
+    return {
+        "file": session.file, "session": session.id, "model": model, "policy": policy.name, "turn": number,
+        "message_id": first.id, "time": first.time, "window": limit, "client_estimate": estimate,
+        "compactions": len(events), "trigger": events[0].trigger if events else None,
+        "rungs": "+".join(s.rung for s in steps) or None,
+        "tokens_before": events[0].before if events else None, "tokens_after": events[-1].after if events else None,
+        "removed_chars": sum(s.chars for s in steps), "removed_blocks": sum(s.blocks for s in steps),
+        "removed_images": sum(s.images for s in steps), "pages": sum(s.pages for s in steps),
+        "summary_chars": sum(s.summary_chars for s in steps),
+    }
+
+
+def _key(fact: Fact) -> tuple[str, str]:
+    return fact.kind, fact.text
+
+
+def _check_retention(state: _State, known: Sequence[Fact], start: int, model: str, read_pages: bool) -> None:
+    """Where each fact introduced before ``start`` is now; a fact lost stays lost."""
+    due = [f for f in known if f.message_index < start and _key(f) not in state.lost]
+    if not due:
+        return
+    found = retention(due, state.history.messages, state.history.images, model=model, read_pages=read_pages,
+                      page_text=source_text(state.history.snapshots),
+                      pages=_pages(state.history) if read_pages else None)
+    for survival in found.survivals:
+        if survival.where == "lost":
+            state.lost[_key(survival.fact)] = "lost"
+
+
+def _retained(state: _State, known: Sequence[Fact], start: int, end: int) -> dict[str, Any]:
+    so_far = [f for f in known if f.message_index < start]
+    lost = sum(1 for f in so_far if _key(f) in state.lost)
+    needed = [f for f in known if f.needed_at is not None and start <= f.needed_at < end]
+    return {
+        "facts": len(so_far), "facts_lost": lost,
+        "retention": 1.0 - lost / len(so_far) if so_far else 1.0,
+        "needed": len(needed), "needed_lost": sum(1 for f in needed if _key(f) in state.lost),
+    }
+
+
+def _schema() -> dict[str, Any]:
+    import polars as pl
+
+    return {
+        "file": pl.String, "session": pl.String, "model": pl.String, "policy": pl.String, "turn": pl.Int64,
+        "message_id": pl.String, "time": pl.Datetime("us", "UTC"), "window": pl.Int64,
+        "client_estimate": pl.Int64, "compactions": pl.Int64, "trigger": pl.String, "rungs": pl.String,
+        "tokens_before": pl.Int64, "tokens_after": pl.Int64, "removed_chars": pl.Int64,
+        "removed_blocks": pl.Int64, "removed_images": pl.Int64, "pages": pl.Int64, "summary_chars": pl.Int64,
+        "facts": pl.Int64, "facts_lost": pl.Int64, "retention": pl.Float64, "needed": pl.Int64,
+        "needed_lost": pl.Int64, "rejected": pl.Boolean, "context_tokens": pl.Int64, "image_tokens": pl.Int64,
+        "fresh_tokens": pl.Int64, "cache_read_tokens": pl.Int64, "cache_write_tokens": pl.Int64,
+        "output_tokens": pl.Int64, "input_cost_usd": pl.Float64, "output_cost_usd": pl.Float64,
+        "cache_break": pl.Boolean, "cache_expired": pl.Boolean, "compaction_cost_usd": pl.Float64,
+        "verbatim_chars": pl.Int64, "cost_usd": pl.Float64,
+    }
+
+
+def _counter(session: Session, model: str) -> ContextCounter:
+    config = session.run_config()
+    return ContextCounter(model, config.system if config else None, config.tools if config else None)
+
+
+def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], policies: Sequence[Policy | str], *,
+                    window: int | None = None, writer: Summariser | None = None, read_pages: bool = False,
+                    progress: bool = True) -> pl.DataFrame:
+    """``simulate`` over every session with a reply x ``policies`` x ``models``, one frame."""
+    import polars as pl
+    from tqdm.auto import tqdm
+
+    from toolkit.corpus.corpus import Corpus
+
+    sessions = corpus.sessions if isinstance(corpus, Corpus) else list(corpus)
+    chosen = [load(p) if isinstance(p, str) else p for p in policies]
+    playable = [s for s in sessions if turns(replayed(s))]
+    frames: list[pl.DataFrame] = []
+    with tqdm(total=len(playable) * len(chosen) * len(models), desc="simulating", unit="run",
+              disable=not progress) as bar:
+        for session in playable:
+            known = facts(replayed(session))
+            for model in models:
+                counter = _counter(session, model)
+                for policy in chosen:
+                    frames.append(simulate(session, model, policy, window=window, writer=writer,
+                                           read_pages=read_pages, counter=counter, known=known))
+                    bar.update()
+    return pl.concat(frames) if frames else pl.DataFrame(schema=_schema())
+
+
+def summary(frame: pl.DataFrame) -> pl.DataFrame:
+    """Per policy and model: what the runs cost and what they kept. ``retention`` weighs every
+    session by its facts, at its last turn; ``kept_verbatim_chars`` sums each session's last turn;
+    ``needed_retention`` is the strict test: of the facts later tool calls quoted, the share still
+    in the context when the call was made."""
+    import polars as pl
+
+    last = frame.sort("turn").group_by(["policy", "model", "file", "session"], maintain_order=True).last()
+    totals = frame.group_by(["policy", "model"], maintain_order=True).agg(
+        turns=pl.len(), compactions=pl.col("compactions").sum(),
+        reactive=(pl.col("trigger") == "reactive").sum(), rejected=pl.col("rejected").sum(),
+        input_tokens=pl.col("context_tokens").filter(~pl.col("rejected")).sum(),
+        cache_read_tokens=pl.col("cache_read_tokens").sum(), cache_write_tokens=pl.col("cache_write_tokens").sum(),
+        cache_breaks=pl.col("cache_break").sum(), cost_usd=pl.col("cost_usd").sum(),
+    )
+    kept = last.group_by(["policy", "model"], maintain_order=True).agg(
+        sessions=pl.len(), kept_verbatim_chars=pl.col("verbatim_chars").sum(),
+        facts=pl.col("facts").sum(), facts_lost=pl.col("facts_lost").sum(),
+    ).with_columns(retention=pl.when(pl.col("facts") > 0)
+                   .then(1 - pl.col("facts_lost") / pl.col("facts")).otherwise(1.0))
+    needed = frame.group_by(["policy", "model"], maintain_order=True).agg(
+        needed=pl.col("needed").sum(), needed_lost=pl.col("needed_lost").sum(),
+    ).with_columns(needed_retention=pl.when(pl.col("needed") > 0)
+                   .then(1 - pl.col("needed_lost") / pl.col("needed")).otherwise(1.0))
+    return kept.join(totals, on=["policy", "model"], how="left").join(needed, on=["policy", "model"], how="left").select(
+        "policy", "model", "sessions", "turns", "compactions", "reactive", "rejected", "input_tokens", "cost_usd",
+        "cache_read_tokens", "cache_write_tokens", "cache_breaks", "kept_verbatim_chars", "facts", "facts_lost",
+        "retention", "needed", "needed_lost", "needed_retention",
+    )
