@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 
 import polars as pl
@@ -20,7 +21,7 @@ from toolkit.corpus import load
 from toolkit.costs import context_tokens
 from toolkit.costs.caching import input_cost
 from toolkit.costs.calibration import ContextCounter
-from toolkit.record import Message, Session, Text, ToolResult, ToolUse
+from toolkit.record import Block, Message, Role, Session, Text, ToolResult, ToolUse
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
@@ -61,17 +62,16 @@ def test_none_on_a_session_that_fits_costs_what_costs_prices(demo: list[Session]
     expected_prompts: list[int] = []
     total = 0.0
     previous = 0
-    last_time = None
+    last_time: datetime | None = None
     for start, end in turns(path):
         prompt = context_tokens(path[:start], model, system, tools)
         output = round(math.fsum(ContextCounter(model).tokens(path[start:end])))
-        elapsed = None
-        if path[start].time is not None and last_time is not None:
-            elapsed = (path[start].time - last_time).total_seconds()
+        when = path[start].time
+        elapsed = (when - last_time).total_seconds() if when is not None and last_time is not None else None
         _, cost = input_cost(model, prompt, previous, output, elapsed=elapsed)
         total += cost.total
         expected_prompts.append(prompt)
-        previous, last_time = prompt, path[start].time or last_time
+        previous, last_time = prompt, when or last_time
     assert frame["context_tokens"].to_list() == expected_prompts
     assert frame["cost_usd"].sum() == pytest.approx(total, rel=1e-12)
     assert not frame["rejected"].any() and frame["compactions"].sum() == 0
@@ -82,14 +82,15 @@ def _flood(rounds: int, size: int, sizes: Sequence[int] = ()) -> Session:
     """Rounds of one call and a result of ``size`` short words each (``sizes``: one per round).
     Single-letter words cost a token each, four times the client's four-characters rule."""
     sizes = list(sizes) or [size] * rounds
-    parts = [("u0", "user", (Text("Investigate src/app/main.py and the failing job 4f9c2ab1"),))]
+    parts: list[tuple[str, Role, tuple[Block, ...]]] = [
+        ("u0", "user", (Text("Investigate src/app/main.py and the failing job 4f9c2ab1"),))]
     for i, size in enumerate(sizes):
         parts.append((f"a{i}", "assistant", (ToolUse(f"c{i}", "Bash", {"command": f"cat log{i}.txt"}),)))
         parts.append((f"t{i}", "user", (ToolResult(f"c{i}", f"log {i}: path src/app/mod{i}.py\n" + "x y " * size),)))
     parts.append(("q", "assistant", (ToolUse("cq", "Read", {"file_path": "src/app/mod1.py"}),)))
     parts.append(("r", "user", (ToolResult("cq", "print('mod1')"),)))
     parts.append(("end", "assistant", (Text("Done."),)))
-    return session(chain(*parts), model="claude-sonnet-4-5")  # type: ignore[arg-type]
+    return session(chain(*parts), model="claude-sonnet-4-5")
 
 
 def test_a_jump_past_the_window_is_reactive_and_never_summarised() -> None:
