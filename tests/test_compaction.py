@@ -15,7 +15,7 @@ from toolkit.compaction.ladder import compact
 from toolkit.compaction.markers import SUMMARY_TAG
 from toolkit.compaction.policy import POLICIES, Policy, load
 from toolkit.compaction.rungs import History, drop_images, elide, snapshot, summarize, unpaired
-from toolkit.compaction.summarize import Summary
+from toolkit.compaction.summaries import Summary
 from toolkit.costs.calibration import ContextCounter
 from toolkit.record import Block, Image, Message, Role, Text, ToolResult, ToolUse
 from toolkit.replay import WIRES, request, validate

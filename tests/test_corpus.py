@@ -123,7 +123,7 @@ def test_info_json_is_one_object_with_the_documented_keys(capsys: pytest.Capture
     for key in ("files", "sessions", "messages", "blocks", "tool_calls", "events", "problems"):
         assert key in data
     assert set(data["blocks"]) == {"text", "tool_use", "tool_result", "reasoning", "image", "opaque"}
-    assert data["files"] == 5 and data["sessions"] == 5
+    assert data["files"] == 6 and data["sessions"] == 6
     assert data["tool_calls"] == sum(1 for s in load(DATA).sessions for _, b in s.blocks()
                                      if isinstance(b, ToolUse))
 

@@ -121,7 +121,8 @@ _CHECKS = """() => {
   }
   out.widgets = document.querySelectorAll('.toolkit-static-widget').length;
   out.blank_widgets = document.querySelectorAll('.toolkit-widget-empty, .toolkit-widget-missing, .toolkit-widget-unknown').length;
-  out.tracebacks = (document.body.innerText.match(/Traceback \\(most recent call last\\)/g) || []).length
+  const streams = [...document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]')];
+  out.tracebacks = streams.filter(e => /Traceback \\(most recent call last\\)/.test(e.innerText)).length
     + document.querySelectorAll('[data-mime-type="application/vnd.jupyter.error"]').length;
   return out;
 }"""

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from toolkit.cli.commands import help_for
-from toolkit.compaction.observed import observed
+from toolkit.compaction.recorded import observed
 from toolkit.corpus import load
 
 COLUMNS: tuple[tuple[str, str], ...] = (

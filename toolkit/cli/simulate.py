@@ -13,7 +13,7 @@ from toolkit.corpus import load
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.compaction.policy import load as policy
-    from toolkit.compaction.simulate import simulate_corpus, summary
+    from toolkit.compaction.simulator import simulate_corpus, summary
 
     try:
         policies = [policy(spec) for spec in args.policy or ["none", "elide-only", "ladder"]]

@@ -21,39 +21,39 @@ from toolkit.lazy import lazy_attributes
 if TYPE_CHECKING:
     from toolkit.compaction.ladder import Compaction, compact
     from toolkit.compaction.markers import RUNGS, Removal
-    from toolkit.compaction.observed import history_before, observed
     from toolkit.compaction.policy import POLICIES, Policy
-    from toolkit.compaction.retention import Fact, Retention, facts, retention
+    from toolkit.compaction.recorded import history_before, observed
     from toolkit.compaction.rungs import History, drop_images, elide, snapshot, summarize
-    from toolkit.compaction.simulate import simulate, simulate_corpus, summary
-    from toolkit.compaction.summarize import Extractive, ModelSummariser, Summariser, Summary, summariser
+    from toolkit.compaction.simulator import simulate, simulate_corpus, summary
+    from toolkit.compaction.summaries import Extractive, ModelSummariser, Summariser, Summary, summariser
+    from toolkit.compaction.survival import Fact, Retention, facts, retention
 
 _LAZY = {
     "Compaction": "toolkit.compaction.ladder",
     "compact": "toolkit.compaction.ladder",
     "RUNGS": "toolkit.compaction.markers",
     "Removal": "toolkit.compaction.markers",
-    "history_before": "toolkit.compaction.observed",
-    "observed": "toolkit.compaction.observed",
+    "history_before": "toolkit.compaction.recorded",
+    "observed": "toolkit.compaction.recorded",
     "POLICIES": "toolkit.compaction.policy",
     "Policy": "toolkit.compaction.policy",
-    "Fact": "toolkit.compaction.retention",
-    "Retention": "toolkit.compaction.retention",
-    "facts": "toolkit.compaction.retention",
-    "retention": "toolkit.compaction.retention",
+    "Fact": "toolkit.compaction.survival",
+    "Retention": "toolkit.compaction.survival",
+    "facts": "toolkit.compaction.survival",
+    "retention": "toolkit.compaction.survival",
     "History": "toolkit.compaction.rungs",
     "drop_images": "toolkit.compaction.rungs",
     "elide": "toolkit.compaction.rungs",
     "snapshot": "toolkit.compaction.rungs",
     "summarize": "toolkit.compaction.rungs",
-    "simulate": "toolkit.compaction.simulate",
-    "simulate_corpus": "toolkit.compaction.simulate",
-    "summary": "toolkit.compaction.simulate",
-    "Extractive": "toolkit.compaction.summarize",
-    "ModelSummariser": "toolkit.compaction.summarize",
-    "Summariser": "toolkit.compaction.summarize",
-    "Summary": "toolkit.compaction.summarize",
-    "summariser": "toolkit.compaction.summarize",
+    "simulate": "toolkit.compaction.simulator",
+    "simulate_corpus": "toolkit.compaction.simulator",
+    "summary": "toolkit.compaction.simulator",
+    "Extractive": "toolkit.compaction.summaries",
+    "ModelSummariser": "toolkit.compaction.summaries",
+    "Summariser": "toolkit.compaction.summaries",
+    "Summary": "toolkit.compaction.summaries",
+    "summariser": "toolkit.compaction.summaries",
 }
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Charts of simulator frames (``toolkit.compaction.simulate``), for the compaction notebook."""
+"""Charts of simulator frames (``toolkit.compaction.simulator``), for the compaction notebook."""
 
 from __future__ import annotations
 

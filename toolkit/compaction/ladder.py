@@ -18,7 +18,7 @@ from typing import assert_never
 from toolkit.compaction.markers import Removal, RungName, Trigger
 from toolkit.compaction.policy import Policy
 from toolkit.compaction.rungs import History, Step, drop_images, elide, snapshot, summarize
-from toolkit.compaction.summarize import Summariser, Summary, summariser
+from toolkit.compaction.summaries import Summariser, Summary, summariser
 from toolkit.costs.calibration import ContextCounter
 from toolkit.costs.windows import window_for
 from toolkit.record import Message

@@ -39,7 +39,7 @@ class Policy:
     keep_user_tokens: int | None = None
     """``summarize`` in Codex's shape: keep only recent plain user messages, up to this many tokens."""
     summariser: str = "extractive"
-    """``toolkit.compaction.summarize.summariser`` spec: ``extractive`` or ``model:<id>``."""
+    """``toolkit.compaction.summaries.summariser`` spec: ``extractive`` or ``model:<id>``."""
     geometry: str | None = None
     """A snapshot cell name (``toolkit.snapshot.font.cells()``); ``None``: ``geometry_for(model)``."""
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from toolkit.compaction.markers import MARKER_TAG, SUMMARY_TAG, Removal, dropped, elided, summarised
-from toolkit.compaction.summarize import Summariser, Summary
+from toolkit.compaction.summaries import Summariser, Summary
 from toolkit.content import block_text, history_text
 from toolkit.record import Image, Message, Text, ToolResult, ToolUse, bare_tool_name
 from toolkit.snapshot.compact import (

@@ -141,7 +141,8 @@ def block_row(session_id: str, message_id: str, index: int, block: Block) -> dic
     return row
 
 
-def _utc(value: Any) -> Any:
+def utc(value: Any) -> Any:
+    """A naive datetime taken as UTC, others as they are, so a frame's time column has one time zone."""
     if value is not None and value.tzinfo is None:
         from datetime import UTC
 
@@ -195,7 +196,7 @@ def session_rows(
         messages.append({
             "session_id": sid, "message_id": message.id, "parent_id": message.parent_id,
             "role": message.role, "index": index, "on_path": message.id in path_index,
-            "path_index": path_index.get(message.id), "time": _utc(message.time),
+            "path_index": path_index.get(message.id), "time": utc(message.time),
             "model": message.model, "provider": message.provider,
             "input_tokens": usage.input if usage else None,
             "output_tokens": usage.output if usage else None,
@@ -207,7 +208,7 @@ def session_rows(
             "line": message.source.line if message.source else None, "images": message_images,
         })
     events = [{
-        "session_id": sid, "kind": e.kind, "type": e.type, "time": _utc(e.time),
+        "session_id": sid, "kind": e.kind, "type": e.type, "time": utc(e.time),
         "message_id": e.message_id, "text": e.text,
         "file": e.source.file if e.source else session.file,
         "line": e.source.line if e.source else None,
@@ -219,7 +220,7 @@ def session_rows(
         "parent_session_id": session.parent_session_id, "spawn_call_id": session.spawn_call_id,
         "tip_id": session.tip, "messages": len(session.messages), "path_messages": len(path_index),
         "leaves": len(session.leaves()),
-        "started": _utc(min(times)) if times else None, "ended": _utc(max(times)) if times else None,
+        "started": utc(min(times)) if times else None, "ended": utc(max(times)) if times else None,
         "model": max(dict.fromkeys(models), key=models.count) if models else None,
         "events": len(session.events), "run_configs": len(session.run_configs),
         "surface_recorded": any(c.surface_hash for c in session.run_configs),

@@ -32,8 +32,9 @@ import polars as pl
 from PIL import Image as PILImage
 
 from toolkit.compaction.markers import SUMMARY_TAG
+from toolkit.compaction.mentions import error_lines, has_extension, paths, strings, urls, without_urls
 from toolkit.content import block_text
-from toolkit.record import Block, Image, JsonValue, Message, Opaque, Reasoning, Text, ToolResult, ToolUse
+from toolkit.record import Block, Image, Message, Opaque, Reasoning, Text, ToolResult, ToolUse
 from toolkit.snapshot.compact import SNAPSHOT_TAG, Snapshot, turns
 from toolkit.snapshot.geometry import seen
 from toolkit.snapshot.legibility import DEFAULT_RESAMPLE
@@ -57,27 +58,6 @@ text of the history: the prefix identifies them, and matching a whole file's wor
 on a page would measure the page's error rate rather than whether the fact is there."""
 CACHE_PAGES = 256
 """Pages whose OCR reading is kept (by PNG sha256 and size seen): reading one takes seconds."""
-
-URL = re.compile(r"\b(?:https?|ftp|file)://[^\s<>\"'`{}|\\^\[\]]+")
-"""Web addresses; trailing sentence punctuation and an unbalanced ``)`` (a Markdown link) are cut."""
-
-_SEG = r"[\w.@+-]+"
-PATH = re.compile(
-    r"(?<![\w.@+~/\\:<-])(?:"
-    rf"[A-Za-z]:(?:\\{_SEG})+|[A-Za-z]:(?:/{_SEG})+"  # e:\AI\data\leads.csv, E:/AI/data
-    rf"|(?:~|\.{{1,2}})?/{_SEG}(?:/{_SEG})*"  # /usr/lib/x.so, ~/x, ./x, ../x
-    rf"|[\w@+-][\w.@+-]*(?:/{_SEG})+"  # logs/chat.json, app/admin/page.tsx (kept: see _is_path)
-    r"|[\w-][\w.-]*\.(?:py|pyi|ipynb|js|jsx|mjs|cjs|ts|tsx|json|jsonl|md|mdc|rst|txt|csv|tsv|yaml|yml"
-    r"|toml|ini|cfg|conf|lock|sh|bash|ps1|bat|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|html|css"
-    r"|scss|sql|xml|log|gz|zip|png|jpg|jpeg|gif|svg|pdf|parquet|sqlite)(?![\w.-])"  # README.md
-    r")"
-)
-"""File paths: Windows (either slash), absolute or home- or dot-relative POSIX, relative paths with a
-slash, bare file names with a common extension. A relative path without ``./`` is kept only with two
-slashes or a file extension, so prose like ``and/or`` or a branch ``origin/main`` is not a path, and a
-product name like ``Next.js`` is not a file; nor is a closing tag's ``</command-name>``."""
-_PRODUCT = re.compile(r"[A-Z][a-z]+\.js")
-_EXTENSION = re.compile(r"\.[A-Za-z]\w{0,9}$")
 
 NUMBER = re.compile(
     r"(?<![\w.])(?:localhost|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}\b"  # localhost:8080, 127.0.0.1:5432
@@ -104,11 +84,6 @@ CODE_SPAN = re.compile(r"`([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(\))?)`")
 """A Markdown code span holding one name; kept when it reads as code (an ``_``, a dot, ``()`` or a
 camelCase hump), so a word set in code like `review` is not taken for a name."""
 _CODE_LIKE = re.compile(r"[_.]|\(\)|[a-z][A-Z]")
-
-ERROR = re.compile(r"\w*(?:Error|Exception)\b|\bTraceback\b|\bFAIL(?:ED|URE)?\b|\b(?:failed|fatal|panic)\b"
-                   r"|\berror(?:\[\w+\])?:|\bERROR\b")
-"""An error line: it names an exception, a failure or a fatal condition (``TypeError``, ``FAILED``,
-``fatal:``, ``error[E0308]:``). The first line of a result the tool flagged as an error counts too."""
 
 SHELL_TOOL = re.compile(r"bash|shell|exec|terminal|command", re.IGNORECASE)
 """Tools whose ``command`` or ``cmd`` argument is a shell command (Bash, shell, run_shell_command,
@@ -173,21 +148,6 @@ class Retention:
 # --- facts -------------------------------------------------------------------------------------------
 
 
-def _strings(value: JsonValue) -> Iterator[str]:
-    """Every string in a parsed value (dict values, list items), in order."""
-    match value:
-        case str():
-            yield value
-        case dict():
-            for item in value.values():
-                yield from _strings(item)
-        case list():
-            for item in value:
-                yield from _strings(item)
-        case _:
-            return
-
-
 def _block_texts(block: Block) -> list[str]:
     """The text a block puts before the model, as ``block_text`` gives it, except a call's parsed
     arguments: their string values as written, since JSON escapes the quotes and newlines of a
@@ -197,7 +157,7 @@ def _block_texts(block: Block) -> list[str]:
         case ToolUse():
             if block.raw_input is not None or (block.freeform and isinstance(block.input, str)):
                 return [block_text(block)]
-            return [block.name, *_strings(block.input)]
+            return [block.name, *strings(block.input)]
         case Reasoning():
             return []
         case Text() | ToolResult() | Image() | Opaque():
@@ -215,21 +175,6 @@ def _clip(text: str) -> str:
     return text.strip()[:MAX_CHARS]
 
 
-def _trim_url(url: str) -> str:
-    url = url.rstrip(".,;:!?*_'\"")
-    while url.endswith(")") and url.count(")") > url.count("("):
-        url = url[:-1].rstrip(".,;:!?*_")
-    return url
-
-
-def _is_path(text: str) -> bool:
-    if not any(c.isalpha() for c in text) or _PRODUCT.fullmatch(text):
-        return False
-    if text[0] in "/~." or (len(text) > 2 and text[1] == ":") or "/" not in text:
-        return True
-    return text.count("/") >= 2 or _EXTENSION.search(text) is not None
-
-
 def _tails(path: str) -> Iterator[str]:
     """A path's trailing parts that still read as paths (``src/a.py`` and ``a.py`` of ``/repo/src/a.py``;
     not a bare directory name such as ``scripts``), joined by the path's own separator."""
@@ -237,36 +182,32 @@ def _tails(path: str) -> Iterator[str]:
     parts = re.split(r"[/\\]", path)
     for k in range(1, len(parts)):
         tail = separator.join(parts[k:])
-        if k < len(parts) - 1 or _EXTENSION.search(tail):
+        if k < len(parts) - 1 or has_extension(tail):
             yield tail
 
 
 def _masked(text: str, spans: Iterable[tuple[int, int]]) -> str:
     """``text`` with the spans blanked, so a later pattern does not find a piece of an earlier match
-    (a path inside a URL, a hex run inside a UUID)."""
+    (a hex run inside a path or a UUID)."""
     chars = list(text)
     for start, end in spans:
         chars[start:end] = " " * (end - start)
     return "".join(chars)
 
 
-def _paths(text: str) -> list[re.Match[str]]:
-    return [m for m in PATH.finditer(text) if _is_path(m.group().rstrip("."))]
-
-
 def extract(text: str, *, errors: bool = True) -> Iterator[tuple[FactKind, str]]:
     """Facts in one block's text by kind (``errors=False`` for a call's arguments: a ``grep Error``
-    is a command, not an error)."""
-    urls = list(URL.finditer(text))
-    for m in urls:
-        yield "url", _trim_url(m.group())
-    plain = _masked(text, (m.span() for m in urls))
+    is a command, not an error). An error is any line that names one (``mentions.ERROR_WORD``);
+    ``facts`` adds the first line of a result the tool flagged as an error."""
+    for url in urls(text):
+        yield "url", url.text
+    plain = without_urls(text)
     for m in NUMBER.finditer(plain):
         yield "number", m.group()
-    paths = _paths(plain)
-    for m in paths:
-        yield "path", m.group().rstrip(".")
-    rest = _masked(plain, (m.span() for m in paths))
+    found_paths = paths(plain)
+    for path in found_paths:
+        yield "path", path.text
+    rest = _masked(plain, ((path.start, path.end) for path in found_paths))
     ids = list(UUID.finditer(rest))
     rest = _masked(rest, (m.span() for m in ids))
     for pattern in (HEX, ISSUE, TICKET):
@@ -279,9 +220,8 @@ def extract(text: str, *, errors: bool = True) -> Iterator[tuple[FactKind, str]]
         if _CODE_LIKE.search(m.group(1)):
             yield "identifier", m.group(1)
     if errors:
-        for line in text.splitlines():
-            if ERROR.search(line):
-                yield "error", line
+        for line in error_lines(text, any_mention=True):
+            yield "error", line
 
 
 def command(use: ToolUse) -> str | None:
@@ -326,12 +266,11 @@ def _quoted(use: ToolUse, earlier: _Earlier, at: int) -> Iterator[tuple[str, int
     ``DATABASE_MAP.md`` when ``git ls-files`` printed it and the call reads ``/repo/DATABASE_MAP.md``)
     that an earlier message shows verbatim, with where they first appear; a part is skipped when
     a longer quoted string of the same argument holds it."""
-    for value in _strings(use.input):
+    for value in strings(use.input):
         value = value.strip()
         candidates: list[str] = [value] if len(value) >= MIN_QUOTED else []
-        for m in _paths(value):
-            path = m.group().rstrip(".")
-            candidates.extend([path, *_tails(path)])
+        for path in paths(value):
+            candidates.extend([path.text, *_tails(path.text)])
         candidates.extend(text for kind, text in extract(value, errors=False) if kind == "identifier")
         taken: list[str] = []
         for candidate in sorted(dict.fromkeys(candidates), key=len, reverse=True):

@@ -11,7 +11,7 @@ import pytest
 
 import toolkit
 from toolkit.compaction.markers import SUMMARY_TAG, elided, summarised
-from toolkit.compaction.retention import (
+from toolkit.compaction.survival import (
     Fact,
     Retention,
     extract,

@@ -17,6 +17,7 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Protocol, assert_never
 from urllib.parse import urlsplit
 
+from toolkit.compaction.mentions import error_lines, mentions, strings
 from toolkit.content import block_images, block_text
 from toolkit.costs.models import PROVIDERS, Provider, UnknownModelError
 from toolkit.costs.prices import request_cost
@@ -87,45 +88,7 @@ def _first_line(text: str) -> str:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-_ERROR = re.compile(
-    r"(?i:^\W*(?:[\w./-]+:\s*)?(?:error|fatal|panic|failed|failure)(?:\[[\w-]+\])?\s*:)"  # git: fatal: ...
-    r"|\b[A-Z]\w*(?:Error|Exception)\b(?=:|\s*$)"  # ValueError: ... / a bare exception name
-    r"|Traceback \(most recent call last\)|\bFAILED\b|(?i:\b[1-9]\d* (?:failed|errors?)\b)"
-    r"|(?i:no such file or directory|command not found|permission denied|cannot access|cannot find"
-    r"|exit(?:ed)? (?:with )?(?:code|status):? ?[1-9])"
-)
-"""Lines that read as an error message rather than code that mentions errors (``catch (error)``)."""
-_URL = re.compile(r"https?://[^\s\"'`<>()\[\]{}]+")
-_PATH = re.compile(r"(?<![\w/.~\\-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]+")
-_EXTENSION = re.compile(r"\.[A-Za-z][\w]{0,7}$")
-_TRAILING = ".,;:!?'\""
 ERROR_LINES_PER_RESULT = 3
-
-
-def _mentions(text: str) -> Iterator[str]:
-    """URLs and file paths in ``text``. A path needs an anchor (``/``, ``~``, ``./``), a file
-    extension or two slashes, so prose like ``and/or`` or a date is not taken for one."""
-    for found in _URL.finditer(text):
-        yield found.group().rstrip(_TRAILING)
-    for found in _PATH.finditer(_URL.sub(" ", text)):
-        path = found.group().rstrip(_TRAILING)
-        anchored = path.startswith(("/", "~", "./", "../"))
-        if re.search(r"[A-Za-z]", path) and (anchored or _EXTENSION.search(path) or path.count("/") >= 2):
-            yield path
-
-
-def _strings(value: JsonValue) -> Iterator[str]:
-    """The strings inside a parsed JSON value in document order, read unescaped (a path inside
-    ``"a\\nsrc/x.py"`` is ``src/x.py``); a stack, not recursion, since recorded JSON can nest deep."""
-    stack: list[JsonValue] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
 
 
 def _result_strings(output: str) -> Iterator[str]:
@@ -136,7 +99,7 @@ def _result_strings(output: str) -> Iterator[str]:
             parsed: JsonValue = loads(output)
         except (ValueError, RecursionError):  # not JSON, or deeper than even the fallback parser reads
             parsed = output
-        yield from _strings(parsed)
+        yield from strings(parsed)
         return
     yield output
 
@@ -158,7 +121,7 @@ class _Extract:
 
 def _extract(messages: Sequence[Message], line_chars: int) -> _Extract:
     lines: list[_Line] = []
-    mentions: dict[str, int] = {}
+    latest: dict[str, int] = {}
     tools: dict[str, str] = {}
     task: _Line | None = None
 
@@ -166,9 +129,9 @@ def _extract(messages: Sequence[Message], line_chars: int) -> _Extract:
         line = _Line(len(lines), _clip(text, line_chars), error)
         lines.append(line)
         for source in sources:
-            for mention in _mentions(source):
-                mentions.pop(mention, None)
-                mentions[mention] = line.order
+            for mention in mentions(source):
+                latest.pop(mention, None)
+                latest[mention] = line.order
         return line
 
     for message in messages:
@@ -187,17 +150,17 @@ def _extract(messages: Sequence[Message], line_chars: int) -> _Extract:
             elif isinstance(block, ToolUse):
                 tools[block.id] = block.name
                 name, _, args = block_text(block).partition("\n")
-                sources = (block.raw_input,) if block.raw_input is not None else tuple(_strings(block.input))
+                sources = (block.raw_input,) if block.raw_input is not None else tuple(strings(block.input))
                 add(f"tool call: {name} {args}", sources=sources)
             elif isinstance(block, ToolResult):
                 output = "\n".join(_result_strings(block_text(block)))
-                errors = [line.strip() for line in output.splitlines() if _ERROR.search(line)]
+                errors = [line.strip() for line in error_lines(output)]
                 if block.is_error and not errors and _first_line(output):
                     errors = [_first_line(output)]
                 tool = block.name or tools.get(block.tool_use_id, "a tool")
                 for error in list(dict.fromkeys(errors))[:ERROR_LINES_PER_RESULT]:
                     add(f"error from {tool}: {error}", error=True, sources=(error,))
-    return _Extract(lines, task, mentions)
+    return _Extract(lines, task, latest)
 
 
 def _mention_line(paths: Sequence[str], total: int) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from toolkit.cli import main
-from toolkit.compaction.observed import SCHEMA, history_before, observed
+from toolkit.compaction.recorded import SCHEMA, history_before, observed
 from toolkit.corpus import load
 from toolkit.record import Event, Message, Session, SourceRef, Text, ToolResult, ToolUse, Usage
 

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import REPO
 from tests.helpers import chain
 from toolkit import load
-from toolkit.compaction.summarize import (
+from toolkit.compaction.summaries import (
     DEFAULT_PROMPT,
     Extractive,
     ModelSummariser,
@@ -178,7 +178,7 @@ def test_a_model_no_sdk_serves_fails_when_built() -> None:
 
 def test_the_toolkit_imports_without_the_sdks() -> None:
     code = ("import sys\nsys.modules.update(anthropic=None, openai=None)\nsys.modules['google.genai'] = None\n"
-            "import toolkit.compaction.summarize as s\nprint(s.summariser('model:gpt-4o').name)")
+            "import toolkit.compaction.summaries as s\nprint(s.summariser('model:gpt-4o').name)")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "model:gpt-4o"
 

@@ -17,7 +17,9 @@ same way (an estimate). Retention is checked after every compaction over the fac
 far (``retention``); facts that arrive after it are verbatim until the next one.
 
 The client's own compactions recorded in the session (Claude Code's and Codex's summaries) are
-left out of the replayed history: the policy being simulated stands in for them.
+left out of the replayed history: the policy being simulated stands in for them. What every request
+carried but the transcript does not show (a client's unrecorded system prompt and tool specs) is
+measured from the session's first reported usage and carried as a constant prefix (``unrecorded``).
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.compaction.ladder import Compaction, compact
 from toolkit.compaction.policy import Policy, load
-from toolkit.compaction.retention import Fact, facts, pages_by_sha256, retention, source_text
 from toolkit.compaction.rungs import History, same
-from toolkit.compaction.summarize import Summariser, summariser
+from toolkit.compaction.summaries import Summariser, summariser
+from toolkit.compaction.survival import Fact, facts, pages_by_sha256, retention, source_text
 from toolkit.content import block_text
 from toolkit.costs.caching import cache_rule, input_cost
 from toolkit.costs.calibration import ContextCounter
@@ -281,7 +283,21 @@ def _schema() -> dict[str, Any]:
 
 def _counter(session: Session, model: str) -> ContextCounter:
     config = session.run_config()
-    return ContextCounter(model, config.system if config else None, config.tools if config else None)
+    counter = ContextCounter(model, config.system if config else None, config.tools if config else None)
+    counter.config += unrecorded(session, counter)
+    return counter
+
+
+def unrecorded(session: Session, counter: ContextCounter) -> int:
+    """Tokens every request carried that the transcript does not show (Claude Code records neither
+    its system prompt nor its tool specs: about 46,000 tokens), measured as the first reported
+    request's input less the estimate of what it carried; 0 where no usage was recorded. An
+    estimate: the recorded model's count stands in for the simulated model's."""
+    path = replayed(session)
+    for i, message in enumerate(path):
+        if message.role == "assistant" and message.usage is not None and message.usage.context:
+            return max(0, message.usage.context - counter.request(path[:i]))
+    return 0
 
 
 def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], policies: Sequence[Policy | str], *,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.corpus.frames import _utc
+from toolkit.corpus.frames import utc
 from toolkit.record import Event, Message, Session
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def _row(session: Session, event: Event, following: Event | None, on_path: dict[
     return {
         "file": event.source.file if event.source else session.file, "session": session.id,
         "client": session.format, "model": model, "message_id": summary.id if summary else None,
-        "index": on_path.get(summary.id) if summary else None, "time": _utc(event.time),
+        "index": on_path.get(summary.id) if summary else None, "time": utc(event.time),
         "trigger": event.trigger, "tokens_before": tokens_before,
         "tokens_after": reply.usage.context if reply is not None and reply.usage else None,
         "summary_chars": len(text) if text else None, "summary_tokens": _tokens(text, model),
@@ -133,4 +133,4 @@ def _position(session: Session, message_id: str | None) -> int | None:
 
 
 def _earlier(time: datetime | None, than: datetime) -> bool:
-    return time is not None and _utc(time) < _utc(than)
+    return time is not None and utc(time) < utc(than)
