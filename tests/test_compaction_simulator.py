@@ -15,7 +15,7 @@ import pytest
 from tests.helpers import chain, session
 from toolkit.cli import main
 from toolkit.compaction import POLICIES, Policy, observed, simulate, simulate_corpus, summary
-from toolkit.compaction.simulator import replayed, turns, unrecorded
+from toolkit.compaction.simulator import fitting_window, replayed, turns, unrecorded
 from toolkit.compaction.summaries import Summary
 from toolkit.corpus import load
 from toolkit.costs import context_tokens
@@ -182,3 +182,12 @@ def test_the_claude_code_policy_compacts_where_claude_code_did(corpora: Path) ->
     assert abs(ours["tokens_before"] - seen["tokens_before"]) / seen["tokens_before"] < 0.03
     assert abs((ours["time"] - seen["time"]).total_seconds()) < 120
     assert 0.5 < ours["tokens_after"] / seen["tokens_after"] < 1.5
+
+
+def test_a_fitting_window_is_three_quarters_of_the_largest_request(demo: list[Session]) -> None:
+    frame = simulate_corpus(demo, ["gpt-5"], ["none"], progress=False)
+    assert frame["compactions"].sum() == 0
+    window = fitting_window(frame)
+    assert window == round(int(frame["context_tokens"].max()) * 0.75 / 1000) * 1000  # type: ignore[arg-type]
+    again = simulate_corpus(demo, ["gpt-5"], ["ladder"], window=window, progress=False)
+    assert again["compactions"].sum() > 0

@@ -205,7 +205,7 @@ def claude_session_killed(seed: str) -> ClaudeCodeWriter:
     boundary = w._uuid()
     w.raw({**w._base("system", None), "subtype": "compact_boundary", "content": "Conversation compacted",
            "isMeta": False, "level": "info", "logicalParentUuid": w.last_uuid,
-           "compactMetadata": {"trigger": "auto", "preTokens": 155000},
+           "compactMetadata": {"trigger": "manual", "preTokens": 17600},
            "uuid": boundary, "timestamp": w._tick()})
     w.last_uuid = boundary
     summary = w.user("This session is being continued from a previous conversation. Summary: the user "

@@ -71,7 +71,8 @@ def context_over_turns(frame: pl.DataFrame, session: str, model: str) -> Any:
     events = alt.Chart(one.filter(pl.col("compactions") > 0)).mark_point(size=90).encode(
         x="turn:Q", y="tokens_after:Q", color=alt.Color("policy:N", sort=ORDER),
         shape=alt.Shape("trigger:N", title="compaction", scale=alt.Scale(domain=["proactive", "reactive"])),
-        fill=alt.condition(alt.datum.trigger == "reactive", alt.Color("policy:N", sort=ORDER), alt.value("white")),
+        fill=alt.condition(alt.datum.trigger == "reactive", alt.Color("policy:N", sort=ORDER, legend=None),
+                           alt.value("white")),
         tooltip=["policy", "turn", "trigger", "rungs", "tokens_before", "tokens_after", "removed_chars", "pages"],
     )
     rule = alt.Chart(pl.DataFrame({"window": [window], "label": [f"window {window:,}"]})).mark_rule(

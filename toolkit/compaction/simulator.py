@@ -34,15 +34,12 @@ from toolkit.compaction.ladder import Compaction, compact
 from toolkit.compaction.policy import Policy, load
 from toolkit.compaction.rungs import History, same
 from toolkit.compaction.summaries import Summariser, summariser
-from toolkit.compaction.survival import Fact, facts, pages_by_sha256, retention, source_text
+from toolkit.compaction.survival import Fact, facts, layouts, retention, source_text
 from toolkit.content import block_text
 from toolkit.costs.caching import cache_rule, input_cost
 from toolkit.costs.calibration import ContextCounter
 from toolkit.costs.windows import window_for
 from toolkit.record import Message, Session
-from toolkit.snapshot.compact import tool_names
-from toolkit.snapshot.compact import turns as turns_of
-from toolkit.snapshot.render import Page, render
 
 if TYPE_CHECKING:
     import polars as pl
@@ -89,14 +86,6 @@ def _client_estimate(new: Sequence[Message], counter: ContextCounter) -> float:
     return chars / CHARS_PER_TOKEN + counter.images(new)
 
 
-def _pages(history: History) -> dict[str, Page]:
-    """The layout of every page the history shows, rendered again from the snapshots' sources (the
-    same bytes: rendering is deterministic), for a reader that needs to know where the rows are."""
-    names = tool_names(history.source())
-    return pages_by_sha256(page for s in history.snapshots.values()
-                           for page in render(turns_of(s.sources, names), s.geometry))
-
-
 @dataclass
 class _State:
     """What the replay carries from one request to the next."""
@@ -135,7 +124,7 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
 
     policy = load(policy) if isinstance(policy, str) else policy
     limit = window if window is not None else window_for(model).input
-    counter = counter or _counter(session, model)
+    counter = counter or counter_for(session, model)
     writer = writer or summariser(policy.summariser)
     rule = cache_rule(model)
     path = replayed(session)
@@ -246,7 +235,7 @@ def _check_retention(state: _State, known: Sequence[Fact], start: int, model: st
         return
     found = retention(due, state.history.messages, state.history.images, model=model, read_pages=read_pages,
                       page_text=source_text(state.history.snapshots),
-                      pages=_pages(state.history) if read_pages else None)
+                      pages=layouts(state.history) if read_pages else None)
     for survival in found.survivals:
         if survival.where == "lost":
             state.lost[_key(survival.fact)] = "lost"
@@ -281,7 +270,9 @@ def _schema() -> dict[str, Any]:
     }
 
 
-def _counter(session: Session, model: str) -> ContextCounter:
+def counter_for(session: Session, model: str) -> ContextCounter:
+    """The token counter for requests of ``model`` over ``session``, with what it does not record
+    (``unrecorded``) as a constant prefix."""
     config = session.run_config()
     counter = ContextCounter(model, config.system if config else None, config.tools if config else None)
     counter.config += unrecorded(session, counter)
@@ -318,7 +309,7 @@ def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], p
         for session in playable:
             known = facts(replayed(session))
             for model in models:
-                counter = _counter(session, model)
+                counter = counter_for(session, model)
                 for policy in chosen:
                     frames.append(simulate(session, model, policy, window=window, writer=writer,
                                            read_pages=read_pages, counter=counter, known=known))
@@ -355,3 +346,12 @@ def summary(frame: pl.DataFrame) -> pl.DataFrame:
         "cache_read_tokens", "cache_write_tokens", "cache_breaks", "kept_verbatim_chars", "facts", "facts_lost",
         "retention", "needed", "needed_lost", "needed_retention",
     )
+
+
+def fitting_window(frame: pl.DataFrame, share: float = 0.75) -> int:
+    """A window ``share`` of the largest request any run sent, rounded to a thousand tokens: for
+    seeing what policies do on sessions too short to reach a real model's window (the demo corpus)."""
+    largest = frame["context_tokens"].max()
+    if not isinstance(largest, int) or largest <= 0:
+        raise ValueError("no request in the frame to size a window from")
+    return max(1000, round(largest * share / 1000) * 1000)

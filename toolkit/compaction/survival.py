@@ -8,7 +8,7 @@ that text at that turn. ``retention`` then says where each fact is in the compac
 in its text (a marker's own words count: the model reads them), in a summary, on a snapshot page, or
 lost.
 
-"On a page" means an OCR engine no one on this project wrote (RapidOCR, ``toolkit.snapshot.readers``)
+"On a page" means an OCR engine no one on this project wrote (tesseract where installed, else RapidOCR; ``toolkit.snapshot.readers``)
 read it there, from the PNG bytes the history carries, at the size the provider's encoder sees them;
 ``read_pages=False`` asks only whether the fact was in the text the pages were rendered from, an
 upper bound for the corpus-scale simulator.
@@ -33,13 +33,15 @@ from PIL import Image as PILImage
 
 from toolkit.compaction.markers import SUMMARY_TAG
 from toolkit.compaction.mentions import error_lines, has_extension, paths, strings, urls, without_urls
-from toolkit.content import block_text
+from toolkit.compaction.rungs import History, snapshot
+from toolkit.content import block_text, history_text
 from toolkit.record import Block, Image, Message, Opaque, Reasoning, Text, ToolResult, ToolUse
-from toolkit.snapshot.compact import SNAPSHOT_TAG, Snapshot, turns
+from toolkit.snapshot.compact import SNAPSHOT_TAG, Snapshot, tool_names, turns
 from toolkit.snapshot.geometry import seen
 from toolkit.snapshot.legibility import DEFAULT_RESAMPLE
-from toolkit.snapshot.readers import RapidOcr, normalise, strips
-from toolkit.snapshot.render import Page
+from toolkit.snapshot.readers import RapidOcr, Reader, normalise, readers, strips, tesseract_available
+from toolkit.snapshot.render import Page, render
+from toolkit.snapshot.tradeoff import geometry_for
 
 FactKind = Literal["path", "identifier", "number", "error", "command", "url", "quoted"]
 FACT_KINDS: tuple[FactKind, ...] = ("path", "identifier", "number", "error", "command", "url", "quoted")
@@ -317,27 +319,35 @@ def facts(messages: Sequence[Message], *, limit: int | None = None) -> list[Fact
 # --- where facts are after compaction ------------------------------------------------------------------
 
 
-_READ: OrderedDict[tuple[str, tuple[int, int]], str] = OrderedDict()
+_READ: OrderedDict[tuple[str, str, tuple[int, int]], str] = OrderedDict()
 
 
-def read_page(data: bytes, page: Page, model: str | None = None) -> str:
-    """What RapidOCR reads on a page's PNG, normalised as the readers compare (NFKC, no whitespace),
-    in reading order. The PNG is resized as ``model``'s provider resizes it (as sent when ``None``);
-    ``page`` gives only the layout (row boxes, and the marks and header bars to blank, as
-    ``readers.strips`` cuts every page). Readings are cached by the PNG's sha256 and the size read."""
+def page_reader() -> Reader:
+    """The reader pages are read with: tesseract where its binary is installed, the engine that
+    reads the preset cell best (``toolkit.snapshot.tradeoff.MEASURED``: 2.9-3.4% against RapidOCR's
+    7-8% on anti-aliased DejaVu 5x12); RapidOCR, a dependency, elsewhere."""
+    return readers(("tesseract",))[0] if tesseract_available() else RapidOcr()
+
+
+def read_page(data: bytes, page: Page, model: str | None = None, reader: Reader | None = None) -> str:
+    """What an OCR engine (``page_reader()`` unless given) reads on a page's PNG, normalised as the
+    readers compare (NFKC, no whitespace), in reading order. The PNG is resized as ``model``'s
+    provider resizes it (as sent when ``None``); ``page`` gives only the layout (row boxes, and the
+    marks and header bars to blank, as ``readers.strips`` cuts every page). Readings are cached by
+    the reader, the PNG's sha256 and the size read."""
+    reader = reader or page_reader()
     image: PILImage.Image = PILImage.open(BytesIO(data))
     if image.size != page.geometry.size:
         raise ValueError(f"a {image.width}x{image.height} image is not this {page.geometry.width}x"
                          f"{page.geometry.height} page")
     size = image.size if model is None else seen(image.width, image.height, model).size
-    key = (hashlib.sha256(data).hexdigest(), size)
+    key = (reader.name, hashlib.sha256(data).hexdigest(), size)
     if key in _READ:
         _READ.move_to_end(key)
         return _READ[key]
     if size != image.size:
         image = image.convert("L").resize(size, DEFAULT_RESAMPLE)
-    reader = RapidOcr()
-    text = "".join(normalise(row) for strip in strips(page, image) for row in reader.rows(strip))
+    text = "".join(normalise(reader.text(strip)) for strip in strips(page, image))
     _READ[key] = text
     if len(_READ) > CACHE_PAGES:
         _READ.popitem(last=False)
@@ -353,6 +363,38 @@ def source_text(snapshots: Mapping[str, Snapshot]) -> dict[str, str]:
     """Snapshot message id → the text its pages render (``Compacted.snapshots``), header bars left
     out as the readers leave them out."""
     return {sid: "\n".join(p.text for p in turns(s.sources)) for sid, s in snapshots.items()}
+
+
+def layouts(history: History) -> dict[str, Page]:
+    """The layout of every page a history shows, by sha256, rendered again from its snapshots'
+    sources (the same bytes: rendering is deterministic) for a reader that needs the rows."""
+    names = tool_names(history.source())
+    return pages_by_sha256(page for s in history.snapshots.values()
+                           for page in render(turns(s.sources, names), s.geometry))
+
+
+def read_back(messages: Sequence[Message], model: str, *, max_chars: int = 4000) -> pl.DataFrame:
+    """Render the last messages of ``messages`` that fit in ``max_chars`` on ``model``'s snapshot
+    page and read the page back: one row per fact rendered there, ``read`` saying whether the OCR
+    engine (``page_reader``) gave it back exactly. Kept short because reading takes seconds per
+    page column; empty when not even the last message fits."""
+    start = len(messages)
+    while start > 1 and len(history_text(messages[start - 1:])) <= max_chars:
+        start -= 1
+    schema = {"kind": pl.String, "text": pl.String, "rendered": pl.String, "read": pl.String,
+              "reader": pl.String}
+    step = snapshot(History(tuple(messages)), geometry=geometry_for(model), head=start, tail=0)
+    if start == len(messages) or step.removal is None:
+        return pl.DataFrame(schema=schema)
+    paged = step.history
+    known = facts(messages)
+    read = retention(known, paged.messages, paged.images, pages=layouts(paged), model=model)
+    rendered = retention(known, paged.messages, paged.images, page_text=source_text(paged.snapshots),
+                         read_pages=False)
+    rows = [{"kind": r.fact.kind, "text": r.fact.text, "rendered": r.where, "read": o.where,
+             "reader": read.page_reader} for r, o in zip(rendered.survivals, read.survivals, strict=True)
+            if r.where == "page"]
+    return pl.DataFrame(rows, schema=schema)
 
 
 def _forms(text: str) -> tuple[str, ...]:
@@ -418,17 +460,17 @@ def retention(facts: Sequence[Fact], compacted: Sequence[Message], images: Mappi
               model: str | None = None, read_pages: bool = True, tolerance: float = 0.0) -> Retention:
     """Where each fact is in ``compacted``, first match winning: verbatim in the text of a message
     that is not a summary (markers and captions included), in a summary's text, on a snapshot page,
-    else lost. With ``read_pages`` a page is read by RapidOCR (``read_page``; ``pages``: sha256 →
+    else lost. With ``read_pages`` a page is read by OCR (``read_page``, ``page_reader``; ``pages``: sha256 →
     ``Page``, for the layout) and only when some fact is found in no text; without, a fact is on a
     page when it is in the text the page was rendered from (``page_text``: snapshot message id →
     that text, ``source_text``), an upper bound on what a reader recovers. ``tolerance`` lets a fact
     count as read on a page with up to that many misread characters per character (0.1: one in
-    ten), since RapidOCR misreads several percent of the characters of pages a model reads; the
+    ten), since the readers misread several percent of the characters of pages a model reads; the
     default asks for the fact exactly, as the brief's strictest test."""
     kept = "\x00".join(_text(m) for m in compacted if SUMMARY_TAG not in m.tags)
     summaries = "\x00".join(_text(m) for m in compacted if SUMMARY_TAG in m.tags)
     snapshots = [m for m in compacted if SNAPSHOT_TAG in m.tags]
-    reader = None if not snapshots else (RapidOcr().name if read_pages else "source")
+    reader = None if not snapshots else (page_reader().name if read_pages else "source")
     on_pages: list[str] | None = None
     survivals = []
     for fact in facts:

@@ -111,6 +111,10 @@ class Reader(Protocol):
         """(characters shown, edits) for one strip."""
         ...
 
+    def text(self, strip: Strip) -> str:
+        """What the engine reads in the strip, for callers that look for something on a page."""
+        ...
+
 
 def normalise(text: str) -> str:
     """What a comparison sees: NFKC, no whitespace. Both engines drop and insert spaces in
@@ -181,6 +185,9 @@ class RapidOcr:
         read_as = dict(zip(shown, _recognise(crops), strict=True))
         return [read_as.get(i, "") for i in range(len(strip.lines))]
 
+    def text(self, strip: Strip) -> str:
+        return "\n".join(self.rows(strip))
+
 
 @functools.cache
 def _rapid_engine() -> object:
@@ -210,16 +217,20 @@ class Tesseract:
         return f"tesseract {pytesseract.get_tesseract_version()}"
 
     def errors(self, strip: Strip) -> tuple[int, int]:
-        import pytesseract
-
         shown = normalise(" ".join(strip.lines))
         if not shown:
             return 0, 0
+        return len(shown), edit_distance(shown, normalise(self.text(strip)))
+
+    def text(self, strip: Strip) -> str:
+        import pytesseract
+
+        if not normalise(" ".join(strip.lines)):
+            return ""
         widest = max(len(line) for line in strip.lines) + 1
         block = strip.image.crop((0, 0, min(strip.image.width, round(widest * strip.advance)), strip.image.height))
-        got = pytesseract.image_to_string(enlarge(block, strip.pitch, self.row_height, self.resample),
-                                          config="--psm 6")
-        return len(shown), edit_distance(shown, normalise(got))
+        return str(pytesseract.image_to_string(enlarge(block, strip.pitch, self.row_height, self.resample),
+                                               config="--psm 6"))
 
 
 def tesseract_available() -> bool:

@@ -20,6 +20,8 @@ header rows are its negative, and the page reads back exactly by matching each c
 from __future__ import annotations
 
 import functools
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from io import BytesIO
@@ -41,6 +43,12 @@ _TAB = 0x110000
 _FILL = 0x110001
 """Internal code values past U+10FFFF for a tab's mark and the blank cells after it."""
 
+
+
+ENCODED_PAGES = 512
+"""PNG encodings kept (about 100 KB each): enough for every page of a simulated corpus sweep's
+current snapshots."""
+_ENCODED: OrderedDict[bytes, bytes] = OrderedDict()
 
 @dataclass(frozen=True, slots=True)
 class Passage:
@@ -106,10 +114,21 @@ class Page:
 
     def png(self) -> bytes:
         """The page as PNG bytes (1-bit, or 8-bit greyscale in a greyscale cell; deterministic for
-        the same page)."""
+        the same page). Encoding is most of what rendering costs, and a history compacted again
+        renders its earlier pages again pixel for pixel, so bytes are kept by the pixels' digest."""
+        pixels = self.levels if self.grey else self.ink
+        key = hashlib.sha256(pixels.tobytes()).digest() + bytes([self.grey]) + repr(pixels.shape).encode()
+        known = _ENCODED.get(key)
+        if known is not None:
+            _ENCODED.move_to_end(key)
+            return known
         out = BytesIO()
         self.image.save(out, format="PNG")
-        return out.getvalue()
+        data = out.getvalue()
+        _ENCODED[key] = data
+        if len(_ENCODED) > ENCODED_PAGES:
+            _ENCODED.popitem(last=False)
+        return data
 
 
 @functools.cache
