@@ -118,6 +118,21 @@ def test_png_is_one_bit_deterministic_and_reads_back() -> None:
         assert decode([image.copy()], g).text == "Same text, same bytes.\n\tAgain."
 
 
+def test_kept_png_bytes_are_the_bytes_a_fresh_encoding_gives() -> None:
+    """``png`` keeps encodings by what determines the pixels: the same page drawn again gets the
+    same bytes without drawing, a page differing by one character gets its own."""
+    geometry = Geometry("dejavu-aa-nohint-5x12", 400, 200)
+    first = render("def parse(text):\n    return text", geometry)[0]
+    again = render("def parse(text):\n    return text", geometry)[0]
+    other = render("def parse(text):\n    return test", geometry)[0]
+    out = BytesIO()
+    first.image.save(out, format="PNG")
+    assert first.png() == again.png() == out.getvalue()
+    assert "_pixels" not in again.__dict__  # served from the kept encoding, never drawn
+    assert other.png() != first.png()
+    assert np.array_equal(np.asarray(Image.open(BytesIO(other.png()))), ~other.levels)
+
+
 def test_read_finds_the_grid_and_row_kinds_from_pixels() -> None:
     g = tiny(cols=12, rows=5)
     page, = render([Passage("abc " * 5, "u · 1", "1")], g)

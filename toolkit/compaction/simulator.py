@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from toolkit.compaction.ladder import Compaction, compact
+from toolkit.compaction.markers import MARKER_TAG, SUMMARY_TAG
 from toolkit.compaction.policy import Policy, load
 from toolkit.compaction.rungs import History, same
 from toolkit.compaction.summaries import Summariser, summariser
@@ -40,6 +41,7 @@ from toolkit.costs.caching import cache_rule, input_cost
 from toolkit.costs.calibration import ContextCounter
 from toolkit.costs.windows import window_for
 from toolkit.record import Message, Session
+from toolkit.snapshot.compact import SNAPSHOT_TAG
 
 if TYPE_CHECKING:
     import polars as pl
@@ -95,9 +97,7 @@ class _State:
     sent_tokens: list[float] = field(default_factory=list)
     reported: int | None = None
     time: datetime | None = None
-    lost: dict[tuple[str, str], str] = field(default_factory=dict)
-    checked: int = 0
-    """How many of the session's facts (in order of appearance) the last check covered."""
+    lost: set[tuple[str, str]] = field(default_factory=set)
 
 
 def _shared_prefix(state: _State, sent: Sequence[Message], tokens: Sequence[float]) -> int:
@@ -197,9 +197,6 @@ def _summary_cost(events: Sequence[Compaction]) -> float:
 def _verbatim(history: History) -> int:
     """Characters the model still reads as text from the original history (markers, summaries and
     snapshot captions excluded)."""
-    from toolkit.compaction.markers import MARKER_TAG, SUMMARY_TAG
-    from toolkit.snapshot.compact import SNAPSHOT_TAG
-
     skip = {MARKER_TAG, SUMMARY_TAG, SNAPSHOT_TAG}
     total = 0
     for message in history.messages:
@@ -215,7 +212,8 @@ def _row(session: Session, model: str, policy: Policy, number: int, first: Messa
     return {
         "file": session.file, "session": session.id, "model": model, "policy": policy.name, "turn": number,
         "message_id": first.id, "time": first.time, "window": limit, "client_estimate": estimate,
-        "compactions": len(events), "trigger": events[0].trigger if events else None,
+        "compactions": len(events),
+        "trigger": None if not events else "reactive" if any(e.trigger == "reactive" for e in events) else "proactive",
         "rungs": "+".join(s.rung for s in steps) or None,
         "tokens_before": events[0].before if events else None, "tokens_after": events[-1].after if events else None,
         "removed_chars": sum(s.chars for s in steps), "removed_blocks": sum(s.blocks for s in steps),
@@ -238,7 +236,7 @@ def _check_retention(state: _State, known: Sequence[Fact], start: int, model: st
                       pages=layouts(state.history) if read_pages else None)
     for survival in found.survivals:
         if survival.where == "lost":
-            state.lost[_key(survival.fact)] = "lost"
+            state.lost.add(_key(survival.fact))
 
 
 def _retained(state: _State, known: Sequence[Fact], start: int, end: int) -> dict[str, Any]:

@@ -114,10 +114,11 @@ class Page:
 
     def png(self) -> bytes:
         """The page as PNG bytes (1-bit, or 8-bit greyscale in a greyscale cell; deterministic for
-        the same page). Encoding is most of what rendering costs, and a history compacted again
-        renders its earlier pages again pixel for pixel, so bytes are kept by the pixels' digest."""
-        pixels = self.levels if self.grey else self.ink
-        key = hashlib.sha256(pixels.tobytes()).digest() + bytes([self.grey]) + repr(pixels.shape).encode()
+        the same page). Drawing and encoding are most of what rendering costs, and a history
+        compacted again renders its earlier pages again cell for cell, so bytes are kept by a digest
+        of what determines the pixels: the glyph grid, the row kinds and the geometry."""
+        key = hashlib.sha256(b"".join((self.grid.tobytes(), self.kinds.tobytes(), repr(self.grid.shape).encode(),
+                                       repr(self.geometry).encode()))).digest()
         known = _ENCODED.get(key)
         if known is not None:
             _ENCODED.move_to_end(key)
