@@ -12,11 +12,13 @@ import dataclasses
 import hashlib
 import io
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import assert_never
 
 from PIL import Image as PILImage
 
+from toolkit.compaction.summaries import Summary
 from toolkit.corpus import Corpus
 from toolkit.record import (
     Block,
@@ -177,3 +179,22 @@ def png(width: int = 3, height: int = 2) -> bytes:
     out = io.BytesIO()
     PILImage.new("RGB", (width, height), (200, 10, 10)).save(out, format="PNG")
     return out.getvalue()
+
+
+# ---- compaction: a summariser that counts its calls ---------------------------------------------
+
+
+class Counting:
+    """A summariser that records every call (so a test can prove the ladder never made one) and
+    reports a small priced usage, as a model summariser would."""
+
+    name = "counting"
+    calls_model = True
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
+        self.calls += 1
+        return Summary(f"summary of {len(messages)} messages", "counting test summariser", "test-model",
+                       10, 5, 0.001)

@@ -3,19 +3,17 @@ reactive path without a summary, the first rung that fits."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import IMAGES, PICTURE, PNG, PNG_SHA, chain, session
+from tests.helpers import IMAGES, PICTURE, PNG, PNG_SHA, Counting, chain, session
 from toolkit.compaction.ladder import compact
 from toolkit.compaction.markers import SUMMARY_TAG
 from toolkit.compaction.policy import POLICIES, Policy, load
 from toolkit.compaction.rungs import History, drop_images, elide, snapshot, summarize, unpaired
-from toolkit.compaction.summaries import Summary
 from toolkit.costs.calibration import ContextCounter
 from toolkit.record import Block, Image, Message, Role, Text, ToolResult, ToolUse
 from toolkit.replay import WIRES, request, validate
@@ -24,21 +22,6 @@ from toolkit.snapshot.geometry import Geometry
 
 MODEL = "claude-sonnet-4-5"
 PAGE = Geometry("5x8", 400, 300)
-
-
-class Counting:
-    """A summariser that records every call, so a test can prove the ladder never made one."""
-
-    name = "counting"
-    calls_model = True
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
-        self.calls += 1
-        return Summary(f"summary of {len(messages)} messages", "counting test summariser", "test-model",
-                       None, None, None)
 
 
 def work(turns: int, output: str = "line of build output\n" * 40, error_at: int | None = None) -> list[Message]:
@@ -181,3 +164,16 @@ def test_policies_load_from_toml(tmp_path: Path) -> None:
         load(str(bad))
     with pytest.raises(ValueError, match="no policy named"):
         load("nonesuch")
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ('name = "x"\nrungs = ["snapshot"]\ngeometry = "nosuchcell"\n', "no glyph cell 'nosuchcell'"),
+    ('name = "x"\nrungs = ["elide"]\nthreshold = true\n', "threshold has the wrong type"),
+    ('name = "x"\nrungs = ["summarize"]\nkeep_user_tokens = -5\n', "keep_user_tokens must not be negative"),
+])
+def test_a_bad_policy_file_names_the_file_and_the_field(tmp_path: Path, body: str, says: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    with pytest.raises(ValueError, match=r"bad\.toml") as raised:
+        load(str(path))
+    assert says in str(raised.value)

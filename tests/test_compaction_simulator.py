@@ -12,31 +12,18 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.helpers import chain, session
+from tests.helpers import Counting, chain, session
 from toolkit.cli import main
 from toolkit.compaction import POLICIES, Policy, observed, simulate, simulate_corpus, summary
 from toolkit.compaction.simulator import fitting_window, replayed, turns, unrecorded
-from toolkit.compaction.summaries import Summary
 from toolkit.corpus import load
 from toolkit.costs import context_tokens
 from toolkit.costs.caching import input_cost
 from toolkit.costs.calibration import ContextCounter
-from toolkit.record import Block, Message, Role, Session, Text, ToolResult, ToolUse
+from toolkit.record import Block, Role, Session, Text, ToolResult, ToolUse
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
-
-
-class Counting:
-    name = "counting"
-    calls_model = True
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
-        self.calls += 1
-        return Summary("a short summary", "counting test summariser", "test-model", 10, 5, 0.001)
 
 
 @pytest.fixture(scope="module")
@@ -97,15 +84,15 @@ def _flood(rounds: int, size: int, sizes: Sequence[int] = ()) -> Session:
 
 def test_a_jump_past_the_window_is_reactive_and_never_summarised() -> None:
     writer = Counting()
-    flood = _flood(0, 0, [100, 100, 1300, 100])
-    frame = simulate(flood, "claude-sonnet-4-5", POLICIES["claude-code"], window=3_000, writer=writer)
+    flood = _flood(0, 0, [1000, 1000, 1000, 4000, 100])
+    frame = simulate(flood, "claude-sonnet-4-5", POLICIES["claude-code"], window=16_000, writer=writer)
     reactive = frame.filter(pl.col("trigger") == "reactive")
     assert reactive.height >= 1 and reactive["rungs"].str.contains("snapshot").all()
     assert not reactive["rungs"].str.contains("summarize").any()
     proactive = frame.filter(pl.col("trigger") == "proactive")
     assert writer.calls == proactive.height
-    assert reactive["client_estimate"][0] < 0.79 * 3_000 < 3_000 < reactive["tokens_before"][0]
-    assert frame.filter(~pl.col("rejected"))["context_tokens"].max() <= 3_000  # type: ignore[operator]
+    assert reactive["client_estimate"][0] < 0.79 * 16_000 < 16_000 < reactive["tokens_before"][0]
+    assert not frame["rejected"].any() and frame["context_tokens"].max() <= 16_000  # type: ignore[operator]
 
 
 def test_a_rewrite_breaks_the_cache_and_the_next_request_reads_it_again() -> None:
@@ -191,3 +178,20 @@ def test_a_fitting_window_is_three_quarters_of_the_largest_request(demo: list[Se
     assert window == round(int(frame["context_tokens"].max()) * 0.75 / 1000) * 1000  # type: ignore[arg-type]
     again = simulate_corpus(demo, ["gpt-5"], ["ladder"], window=window, progress=False)
     assert again["compactions"].sum() > 0
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["simulate", "no/such/dir", "--model", "gpt-5"], "no/such/dir: no such file or directory"),
+    (["simulate", str(DATA), "--model", "gpt-4"], "no context window recorded for 'gpt-4'"),
+    (["simulate", str(DATA), "--model", "gpt-5", "--window", "9000", "--json"], None),
+    (["simulate", str(DATA), "--model", "gpt-5", "--policy", "none", "--policy", "shred"], "no policy named 'shred'"),
+    (["compactions", "no/such/dir"], "no/such/dir: no such file or directory"),
+])
+def test_command_line_errors_name_the_cause(argv: list[str], says: str | None,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(argv)
+    err = capsys.readouterr().err
+    if says is None:
+        assert code == 0
+    else:
+        assert code == 2 and says in err and "Traceback" not in err

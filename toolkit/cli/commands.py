@@ -36,3 +36,16 @@ COMMANDS: tuple[Command, ...] = (
 def help_for(name: str) -> str:
     """The one-line help of command ``name``: the table above is the only place it is written."""
     return next(entry.help for entry in COMMANDS if entry.name == name)
+
+
+def missing(path: str, command: str) -> bool:
+    """Whether a corpus path a command was given does not exist (said on standard error, so the
+    command can exit 2 instead of reporting an empty corpus)."""
+    from pathlib import Path
+
+    if Path(path).exists():
+        return False
+    import sys
+
+    print(f"toolkit {command}: {path}: no such file or directory", file=sys.stderr)
+    return True

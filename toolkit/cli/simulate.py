@@ -7,16 +7,26 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for
+from toolkit.cli.commands import help_for, missing
 from toolkit.corpus import load
 
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.compaction.policy import load as policy
     from toolkit.compaction.simulator import simulate_corpus, summary
+    from toolkit.costs.caching import cache_rule
+    from toolkit.costs.prices import price_for
+    from toolkit.costs.windows import window_for
 
+    if missing(args.path, "simulate"):
+        return 2
     try:
         policies = [policy(spec) for spec in args.policy or ["none", "elide-only", "ladder"]]
+        for model in args.model:
+            if args.window is None:
+                window_for(model)
+            cache_rule(model)
+            price_for(model)
     except ValueError as error:
         print(f"toolkit simulate: {error}", file=sys.stderr)
         return 2

@@ -1,5 +1,8 @@
 """The ladder: rungs cheapest first until the request fits.
 
+A rung's result is kept only when it makes the request smaller: pages of a short passage can cost
+more image tokens than its text, and a summary can outgrow what it replaced.
+
 Proactive compaction runs past ``policy.threshold`` of the budget and brings the request under
 ``policy.target``. Reactive compaction runs after the provider rejected a request as ``overflow``
 tokens too large: the estimate that let it through undercounted, so the target shrinks by the same
@@ -134,10 +137,13 @@ def compact(messages: Sequence[Message] | History, model: str, budget: int | Non
             step = _rung(name, history, settings, model, counter, writer)
             if step.removal is None:
                 continue
+            size = counter.request(step.history.messages)
+            if size >= after:
+                continue
             history = step.history
             steps.append(step.removal)
             if step.summary is not None:
                 summaries.append(step.summary)
-            after = counter.request(history.messages)
+            after = size
     return Compaction(history, trigger, before, after, budget, target, tuple(steps), tuple(summaries), tuple(tried))
 

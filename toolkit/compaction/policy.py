@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.compaction.markers import RUNGS, RungName
+from toolkit.snapshot.font import cells
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +51,12 @@ class Policy:
         if not 0 < self.target <= self.threshold <= 1.5:
             raise ValueError(f"policy {self.name!r}: need 0 < target <= threshold <= 1.5, got "
                              f"target {self.target}, threshold {self.threshold}")
-        for name in ("keep_results", "keep_images", "head", "tail", "summary_chars"):
-            if getattr(self, name) < 0:
+        for name in ("keep_results", "keep_images", "head", "tail", "summary_chars", "keep_user_tokens"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
                 raise ValueError(f"policy {self.name!r}: {name} must not be negative")
+        if self.geometry is not None and self.geometry not in cells():
+            raise ValueError(f"policy {self.name!r}: no glyph cell {self.geometry!r}; cells: {', '.join(cells())}")
 
     @property
     def compacts(self) -> bool:
@@ -103,7 +107,7 @@ def from_mapping(data: dict[str, Any], origin: str) -> Policy:
                       ("keep_images", int), ("head", int), ("tail", int), ("summary_chars", int),
                       ("keep_user_tokens", int), ("keep_errors", bool), ("name", str), ("description", str),
                       ("summariser", str), ("geometry", str)):
-        if key in values and not isinstance(values[key], kind):
+        if key in values and (not isinstance(values[key], kind) or (kind is not bool and isinstance(values[key], bool))):
             raise ValueError(f"{origin}: {key} has the wrong type ({type(values[key]).__name__})")
     try:
         return Policy(**values)

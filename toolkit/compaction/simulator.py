@@ -37,8 +37,8 @@ from toolkit.compaction.rungs import History, same
 from toolkit.compaction.summaries import Summariser, summariser
 from toolkit.compaction.survival import Fact, facts, layouts, retention, source_text
 from toolkit.content import block_text
-from toolkit.costs.caching import cache_rule, input_cost
-from toolkit.costs.calibration import ContextCounter
+from toolkit.costs.caching import cache_rule, input_cost, reusable
+from toolkit.costs.calibration import NOT_SENT, ContextCounter
 from toolkit.costs.windows import window_for
 from toolkit.record import Message, Session
 from toolkit.snapshot.compact import SNAPSHOT_TAG
@@ -54,7 +54,9 @@ CHARS_PER_TOKEN = 4.0
 
 
 def turns(path: Sequence[Message]) -> list[tuple[int, int]]:
-    """Each request as the ``(start, end)`` indices of the run of assistant messages it produced."""
+    """Each request as the ``(start, end)`` indices of the run of assistant messages it produced; a
+    run the client wrote itself without a request (``NOT_SENT``: Claude Code's synthetic "API
+    Error" and "No response requested." records) is no request."""
     out: list[tuple[int, int]] = []
     i = 0
     while i < len(path):
@@ -64,7 +66,8 @@ def turns(path: Sequence[Message]) -> list[tuple[int, int]]:
         j = i
         while j < len(path) and path[j].role == "assistant":
             j += 1
-        out.append((i, j))
+        if not all(NOT_SENT & set(m.tags) for m in path[i:j]):
+            out.append((i, j))
         i = j
     return out
 
@@ -96,6 +99,9 @@ class _State:
     sent: tuple[Message, ...] = ()
     sent_tokens: list[float] = field(default_factory=list)
     reported: int | None = None
+    """The provider's count of the last request (an overflow error states it too)."""
+    replied: int = 0
+    """Where the last request's reply starts on the path: the client's estimate counts from there."""
     time: datetime | None = None
     lost: set[tuple[str, str]] = field(default_factory=set)
 
@@ -134,10 +140,10 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
     cursor = 0
     for number, (start, end) in enumerate(turns(path)):
         new = path[cursor:start]
-        cursor = end
         state.history = History((*state.history.messages, *new), state.history.images, state.history.snapshots)
         estimate = (counter.request(state.history.messages) if state.reported is None
-                    else round(state.reported + _client_estimate(new, counter)))
+                    else round(state.reported + _client_estimate([*path[state.replied:cursor], *new], counter)))
+        cursor = end
         events: list[Compaction] = []
         done = compact(state.history, model, limit, policy, writer=writer, counter=counter, estimate=estimate)
         if done.steps:
@@ -147,10 +153,12 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
         if prompt > limit and policy.compacts:
             done = compact(state.history, model, limit, policy, overflow=prompt - limit, writer=writer,
                            counter=counter)
-            events.append(done)
-            state.history = done.history
-            prompt = counter.request(state.history.messages)
+            if done.steps:
+                events.append(done)
+                state.history = done.history
+                prompt = counter.request(state.history.messages)
         reply = path[start:end]
+        state.replied = start
         output = round(math.fsum(counter.tokens(reply)))
         when = reply[0].time
         row = _row(session, model, policy, number, reply[0], limit, estimate, events)
@@ -165,15 +173,17 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
                        compaction_cost_usd=_summary_cost(events), verbatim_chars=_verbatim(state.history))
             row["cost_usd"] = row["compaction_cost_usd"]
             rows.append(row)
+            state.reported = prompt
             state.history = History((*state.history.messages, *reply), state.history.images,
                                     state.history.snapshots)
             continue
         sent = state.history.messages
         tokens = counter.tokens(sent)
         shared = _shared_prefix(state, sent, tokens)
-        reusable = round(counter.config + math.fsum(tokens[:shared])) if shared else 0
+        reused = reusable(model, head=round(counter.config), shared=round(math.fsum(tokens[:shared])),
+                          extends=shared == len(state.sent)) if state.sent else 0
         elapsed = _seconds(when, state.time)
-        split, cost = input_cost(model, prompt, reusable, output, elapsed=elapsed)
+        split, cost = input_cost(model, prompt, reused, output, elapsed=elapsed)
         previous = round(counter.config + math.fsum(state.sent_tokens)) if state.sent else 0
         expired = elapsed is not None and rule.ttl_seconds is not None and elapsed > rule.ttl_seconds
         row.update(
@@ -281,9 +291,12 @@ def unrecorded(session: Session, counter: ContextCounter) -> int:
     """Tokens every request carried that the transcript does not show (Claude Code records neither
     its system prompt nor its tool specs: about 46,000 tokens), measured as the first reported
     request's input less the estimate of what it carried; 0 where no usage was recorded. An
-    estimate: the recorded model's count stands in for the simulated model's."""
-    path = replayed(session)
+    estimate: the recorded model's count stands in for the simulated model's. Only requests before
+    any compaction the client made are measured: after one, the summary is part of the history."""
+    path = session.path()
     for i, message in enumerate(path):
+        if "compact_summary" in message.tags:
+            break
         if message.role == "assistant" and message.usage is not None and message.usage.context:
             return max(0, message.usage.context - counter.request(path[:i]))
     return 0

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Literal, assert_never
 
-from toolkit.costs.models import Provider, Source, resolve
+from toolkit.costs.models import Provider, Source, by_family
 from toolkit.costs.prices import Cost, request_cost
 
 CacheMode = Literal["breakpoint", "automatic", "implicit", "none"]
@@ -198,12 +198,30 @@ _BY_FAMILY: dict[str, CacheRule] = {r.family: r for r in CACHE_RULES}
 
 def cache_rule(model: str) -> CacheRule:
     """The caching rule of ``model``'s family; a family without one is an error, never a default."""
-    family = resolve(model).family.name
-    found = _BY_FAMILY.get(family)
-    if found is None:
-        known = ", ".join(sorted(_BY_FAMILY))
-        raise ValueError(f"no cache rule recorded for {model!r} (family {family}); families with one: {known}")
-    return found
+    return by_family(model, _BY_FAMILY, "cache rule")
+
+
+def reusable(model: str, *, head: int, shared: int, extends: bool) -> int:
+    """Tokens at the start of a prompt that an earlier request left in ``model``'s provider cache.
+    ``head`` is what precedes the messages (system prompt, tools), ``shared`` the tokens of the
+    leading messages identical to the previous request's, ``extends`` whether the prompt carries
+    that whole previous request unchanged.
+
+    OpenAI and Gemini cache any prefix of a prompt they saw ("exact prefix matches", providers.md
+    5.2/5.3): ``head + shared``. Anthropic writes only at breakpoints ("Cache writes happen only at
+    your breakpoint", providers.md 5.1): with one at the end of each prompt, a prompt that extends
+    the previous one reads it whole; a rewritten history reads only up to the breakpoint Claude Code
+    keeps after its system prompt and tools (measured: golfgod, Claude Code 2.0.22, the first
+    request after its compaction read 16,555 tokens and wrote 42,121), which ``head`` stands for."""
+    match cache_rule(model).mode:
+        case "none":
+            return 0
+        case "breakpoint":
+            return head + shared if extends else head
+        case "automatic" | "implicit":
+            return head + shared
+        case unknown:
+            assert_never(unknown)
 
 
 def split_input(model: str, prompt: int, reusable: int, *, elapsed: float | None = None) -> InputSplit:

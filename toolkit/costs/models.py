@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Literal, TypeVar
 
 from toolkit.errors import UnknownModel
 from toolkit.models import name_family, split_route
+
+_T = TypeVar("_T")
 
 Provider = Literal["openai", "anthropic", "google"]
 PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic", "google")
@@ -249,3 +252,15 @@ def resolve(model: str) -> Model:
 
 def family(model: str) -> Family:
     return resolve(model).family
+
+
+def by_family(model: str, table: Mapping[str, _T], what: str) -> _T:
+    """``table``'s entry for ``model``'s family: a family without one is an error naming the families
+    that have one, never a silent default (a window, a cache rule or a price taken from another
+    family would misstate every figure built on it)."""
+    name = resolve(model).family.name
+    found = table.get(name)
+    if found is None:
+        raise ValueError(f"no {what} recorded for {model!r} (family {name}); families with one: "
+                         f"{', '.join(sorted(table))}")
+    return found

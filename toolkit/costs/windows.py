@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolkit.costs.models import Source, resolve
+from toolkit.costs.models import Source, by_family
 
 READ = "2026-12-01"
 """The day every page below was read (the pages show no revision date of their own unless noted)."""
@@ -210,9 +210,4 @@ _BY_FAMILY: dict[str, Window] = {w.family: w for w in WINDOWS}
 
 def window_for(model: str) -> Window:
     """The context window of ``model``'s family; a family without one is an error, never a default."""
-    family = resolve(model).family.name
-    found = _BY_FAMILY.get(family)
-    if found is None:
-        known = ", ".join(sorted(_BY_FAMILY))
-        raise ValueError(f"no context window recorded for {model!r} (family {family}); families with one: {known}")
-    return found
+    return by_family(model, _BY_FAMILY, "context window")
