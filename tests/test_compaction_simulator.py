@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import Counting, chain, session
 from toolkit.cli import main
-from toolkit.compaction import POLICIES, Policy, observed, simulate, simulate_corpus, summary
+from toolkit.compaction import POLICIES, Policy, decisions, observed, simulate, simulate_corpus, summary
 from toolkit.compaction.simulator import fitting_window, replayed, turns, unrecorded
 from toolkit.corpus import load
 from toolkit.costs import context_tokens
@@ -195,3 +195,15 @@ def test_command_line_errors_name_the_cause(argv: list[str], says: str | None,
         assert code == 0
     else:
         assert code == 2 and says in err and "Traceback" not in err
+
+
+def test_beside_the_recorded_compaction_the_policies_decide(corpora: Path) -> None:
+    """At the history golfgod had when Claude Code compacted, by the client's own count: the
+    ``claude-code`` policy (its threshold measured between that request and the one before)
+    summarises; the ladder (0.8) is still under its threshold."""
+    corpus = load(corpora / "claude_code" / "golfgod_v2.0.22_compaction_forks_images.chat.json", progress=False)
+    table = decisions(corpus, [POLICIES["claude-code"], POLICIES["ladder"]])
+    by_policy = {r["policy"]: r for r in table.iter_rows(named=True)}
+    assert by_policy["claude-code"]["decision"] == "summarize" and by_policy["claude-code"]["after"] < 100_000
+    assert by_policy["ladder"]["decision"] == "under the threshold"
+    assert by_policy["ladder"]["client_before"] == 157_932 and by_policy["ladder"]["window"] == 200_000

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from toolkit.compaction.ladder import Compaction, compact
     from toolkit.compaction.markers import RUNGS, Removal
     from toolkit.compaction.policy import POLICIES, Policy
-    from toolkit.compaction.recorded import history_before, observed
+    from toolkit.compaction.recorded import decisions, history_before, observed
     from toolkit.compaction.rungs import History, drop_images, elide, snapshot, summarize
     from toolkit.compaction.simulator import simulate, simulate_corpus, summary
     from toolkit.compaction.summaries import Extractive, ModelSummariser, Summariser, Summary, summariser
@@ -33,6 +33,7 @@ _LAZY = {
     "compact": "toolkit.compaction.ladder",
     "RUNGS": "toolkit.compaction.markers",
     "Removal": "toolkit.compaction.markers",
+    "decisions": "toolkit.compaction.recorded",
     "history_before": "toolkit.compaction.recorded",
     "observed": "toolkit.compaction.recorded",
     "POLICIES": "toolkit.compaction.policy",
@@ -70,6 +71,7 @@ __all__ = [
     "Summariser",
     "Summary",
     "compact",
+    "decisions",
     "drop_images",
     "elide",
     "facts",

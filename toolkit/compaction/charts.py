@@ -12,6 +12,12 @@ from toolkit.compaction.policy import POLICIES
 from toolkit.costs.models import resolve
 
 ORDER = list(POLICIES)
+"""Built-in policies in the order charts list them; a policy of your own comes after them."""
+
+
+def _rank(column: str) -> pl.Expr:
+    return pl.col(column).replace_strict(ORDER, list(range(len(ORDER))), default=len(ORDER),
+                                         return_dtype=pl.Int64)
 
 
 def per_session(frame: pl.DataFrame) -> pl.DataFrame:
@@ -98,13 +104,13 @@ def cache_breaks(frame: pl.DataFrame) -> Any:
 
 
 def removed_by_rung(frame: pl.DataFrame) -> pl.DataFrame:
-    """What the compactions of each policy removed, summed over the corpus."""
+    """What each policy's compactions removed and lost, by the rungs they climbed (``elide``,
+    ``elide+snapshot``...), summed over the corpus: retention per rung as far as a corpus shows it."""
     return (
         frame.filter(pl.col("compactions") > 0)
-        .group_by("policy", "model")
+        .group_by("policy", "model", "rungs")
         .agg(pl.col("compactions").sum(), (pl.col("trigger") == "reactive").sum().alias("reactive"),
              pl.col("removed_chars").sum(), pl.col("removed_blocks").sum(), pl.col("removed_images").sum(),
-             pl.col("pages").sum(), pl.col("summary_chars").sum(),
-             pl.col("rungs").drop_nulls().unique().sort().str.join(" | ").alias("rung_sequences"))
-        .sort(pl.col("policy").cast(pl.Enum(ORDER)), "model")
+             pl.col("pages").sum(), pl.col("summary_chars").sum(), pl.col("newly_lost").sum().alias("facts_lost"))
+        .sort(_rank("policy"), "policy", "model", "rungs")
     )

@@ -70,9 +70,10 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
            "CompactionEdit default keep=3, peers.md A.3/A.9)", keep_results=3),
     Policy("claude-code", ("summarize",),
            "one summary of everything when the context nears the window, as Claude Code's auto-compact; "
-           "threshold 0.79 measured from the one auto compaction in the shared corpora (Claude Code 2.0.22 on "
-           "Sonnet 4.5: preTokens 157,932 of a 200,000 window); third-party source analyses say ~0.92 "
-           "(peers.md A.5)", threshold=0.79, target=0.5, head=0, tail=2),
+           "threshold measured on the one auto compaction in the shared corpora (Claude Code 2.0.22 on "
+           "Sonnet 4.5, 200,000 window): it did not fire at 157,134 tokens and fired at 157,932, so "
+           "between 0.786 and 0.790; third-party source analyses say ~0.92 (peers.md A.5)",
+           threshold=0.789, target=0.5, head=0, tail=2),
     Policy("codex", ("summarize",),
            "summary plus the most recent user messages up to 20,000 tokens at 0.9 of the window, as Codex's "
            "auto_compact_token_limit and COMPACT_USER_MESSAGE_MAX_TOKENS (peers.md A.6)",

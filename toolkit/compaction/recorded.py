@@ -18,6 +18,7 @@ from toolkit.corpus.frames import utc
 from toolkit.record import Event, Message, Session
 
 if TYPE_CHECKING:
+    from toolkit.compaction.policy import Policy
     from toolkit.corpus import Corpus
 
 CLIENT_SUMMARY_TAG = "compact_summary"
@@ -134,3 +135,38 @@ def _position(session: Session, message_id: str | None) -> int | None:
 
 def _earlier(time: datetime | None, than: datetime) -> bool:
     return time is not None and utc(time) < utc(than)
+
+
+def decisions(corpus: Corpus | Iterable[Session], policies: Iterable[Policy], model: str | None = None,
+              ) -> pl.DataFrame:
+    """Beside each compaction a client made, what each policy decides with the history the client
+    had at that moment: checked against the client's own count (``tokens_before``) and the model's
+    real window, the rungs it climbs (none: still under its threshold) and the size it leaves, by
+    the toolkit's count. ``model``: the one the session used, where ``None``."""
+    from toolkit.compaction.ladder import compact
+    from toolkit.compaction.simulator import counter_for
+
+    sessions = list(corpus)
+    chosen = list(policies)
+    rows: list[dict[str, Any]] = []
+    for row in observed(sessions).iter_rows(named=True):
+        session = next(s for s in sessions if s.id == row["session"] and s.file == row["file"])
+        before = history_before(session, row["message_id"], row["time"])
+        target = model or row["model"]
+        if not before or target is None:
+            continue
+        counter = counter_for(session, target)
+        for policy in chosen:
+            ours = compact(before, target, None, policy, counter=counter, estimate=row["tokens_before"])
+            rows.append({
+                "file": row["file"], "session": row["session"], "client": row["client"], "model": target,
+                "policy": policy.name, "client_before": row["tokens_before"], "client_after": row["tokens_after"],
+                "our_count": ours.before, "window": ours.budget,
+                "decision": " → ".join(s.rung for s in ours.steps) or "under the threshold",
+                "after": ours.after, "removed_chars": sum(s.chars for s in ours.steps),
+            })
+    return pl.DataFrame(rows, schema={
+        "file": pl.String, "session": pl.String, "client": pl.String, "model": pl.String, "policy": pl.String,
+        "client_before": pl.Int64, "client_after": pl.Int64, "our_count": pl.Int64, "window": pl.Int64,
+        "decision": pl.String, "after": pl.Int64, "removed_chars": pl.Int64,
+    })

@@ -162,8 +162,7 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
         output = round(math.fsum(counter.tokens(reply)))
         when = reply[0].time
         row = _row(session, model, policy, number, reply[0], limit, estimate, events)
-        if events:
-            _check_retention(state, known, start, model, read_pages)
+        row["newly_lost"] = _check_retention(state, known, start, model, read_pages) if events else 0
         row.update(_retained(state, known, start, end))
         if prompt > limit:
             row.update(facts_lost=row["facts"], retention=0.0 if row["facts"] else 1.0, needed_lost=row["needed"])
@@ -236,17 +235,20 @@ def _key(fact: Fact) -> tuple[str, str]:
     return fact.kind, fact.text
 
 
-def _check_retention(state: _State, known: Sequence[Fact], start: int, model: str, read_pages: bool) -> None:
-    """Where each fact introduced before ``start`` is now; a fact lost stays lost."""
+def _check_retention(state: _State, known: Sequence[Fact], start: int, model: str, read_pages: bool) -> int:
+    """Where each fact introduced before ``start`` is now (a fact lost stays lost); how many this
+    compaction lost."""
     due = [f for f in known if f.message_index < start and _key(f) not in state.lost]
     if not due:
-        return
+        return 0
+    before = len(state.lost)
     found = retention(due, state.history.messages, state.history.images, model=model, read_pages=read_pages,
                       page_text=source_text(state.history.snapshots),
                       pages=layouts(state.history) if read_pages else None)
     for survival in found.survivals:
         if survival.where == "lost":
             state.lost.add(_key(survival.fact))
+    return len(state.lost) - before
 
 
 def _retained(state: _State, known: Sequence[Fact], start: int, end: int) -> dict[str, Any]:
@@ -269,7 +271,7 @@ def _schema() -> dict[str, Any]:
         "client_estimate": pl.Int64, "compactions": pl.Int64, "trigger": pl.String, "rungs": pl.String,
         "tokens_before": pl.Int64, "tokens_after": pl.Int64, "removed_chars": pl.Int64,
         "removed_blocks": pl.Int64, "removed_images": pl.Int64, "pages": pl.Int64, "summary_chars": pl.Int64,
-        "facts": pl.Int64, "facts_lost": pl.Int64, "retention": pl.Float64, "needed": pl.Int64,
+        "facts": pl.Int64, "facts_lost": pl.Int64, "newly_lost": pl.Int64, "retention": pl.Float64, "needed": pl.Int64,
         "needed_lost": pl.Int64, "rejected": pl.Boolean, "context_tokens": pl.Int64, "image_tokens": pl.Int64,
         "fresh_tokens": pl.Int64, "cache_read_tokens": pl.Int64, "cache_write_tokens": pl.Int64,
         "output_tokens": pl.Int64, "input_cost_usd": pl.Float64, "output_cost_usd": pl.Float64,
