@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -207,3 +208,32 @@ def test_beside_the_recorded_compaction_the_policies_decide(corpora: Path) -> No
     assert by_policy["claude-code"]["decision"] == "summarize" and by_policy["claude-code"]["after"] < 100_000
     assert by_policy["ladder"]["decision"] == "under the threshold"
     assert by_policy["ladder"]["client_before"] == 157_932 and by_policy["ladder"]["window"] == 200_000
+
+
+def test_none_replays_what_claude_code_reported(corpora: Path) -> None:
+    """Without compaction the simulator's requests are the recorded ones: on every shared Claude
+    Code session (golfgod up to its own compaction), each request's size and cache read against the
+    usage Claude Code recorded, for Sonnet 4.5 (the model most of them ran). Text counts are the
+    calibrated estimate, so the bound is a few percent, per session's median."""
+    corpus = load(corpora / "claude_code", progress=False)
+    checked = 0
+    for recorded in corpus.sessions:
+        path = replayed(recorded)
+        cut = next((m.time for m in recorded.path() if "compact_summary" in m.tags), None)
+        reported = {m.id: m.usage for m in path if m.role == "assistant" and m.usage is not None
+                    and m.usage.context and (cut is None or (m.time is not None and m.time < cut))}
+        frame = simulate(recorded, "claude-sonnet-4-5", "none", window=10**7)
+        sizes: list[float] = []
+        reads: list[float] = []
+        for row in frame.iter_rows(named=True):
+            usage = reported.get(row["message_id"])
+            if usage is None or usage.context is None:
+                continue
+            sizes.append(abs(row["context_tokens"] - usage.context) / usage.context)
+            if usage.cache_read:
+                reads.append(abs(row["cache_read_tokens"] - usage.cache_read) / usage.context)
+        if len(sizes) >= 5:
+            checked += 1
+            assert statistics.median(sizes) < 0.06, recorded.file
+            assert statistics.median(reads) < 0.06, recorded.file
+    assert checked >= 8

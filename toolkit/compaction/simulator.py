@@ -106,10 +106,13 @@ class _State:
     lost: set[tuple[str, str]] = field(default_factory=set)
 
 
-def _shared_prefix(state: _State, sent: Sequence[Message], tokens: Sequence[float]) -> int:
+def _shared_prefix(state: _State, sent: Sequence[Message]) -> int:
+    """How many leading messages this request shares with the previous one. Message identity, not
+    their counted tokens: thinking the provider drops from earlier turns changes the count, not the
+    prompt the client sent, and the cache survives it (golfgod's reads grow by each previous write)."""
     k = 0
-    for a, b, ta, tb in zip(state.sent, sent, state.sent_tokens, tokens, strict=False):
-        if ta != tb or not same(a, b):
+    for a, b in zip(state.sent, sent, strict=False):
+        if not same(a, b):
             break
         k += 1
     return k
@@ -178,7 +181,7 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
             continue
         sent = state.history.messages
         tokens = counter.tokens(sent)
-        shared = _shared_prefix(state, sent, tokens)
+        shared = _shared_prefix(state, sent)
         reused = reusable(model, head=round(counter.config), shared=round(math.fsum(tokens[:shared])),
                           extends=shared == len(state.sent)) if state.sent else 0
         elapsed = _seconds(when, state.time)
