@@ -194,3 +194,16 @@ def test_claude_code_cache_reads_match_the_previous_request(corpora: Path) -> No
         # Claude Code's breakpoint sits a few tokens before the end; the simulated one sits at the end
         assert split.cache_write == usage["cache_creation_input_tokens"] + usage["input_tokens"]
         assert usage["input_tokens"] < 400
+
+
+def test_what_a_rewritten_history_can_still_read() -> None:
+    """A prompt that extends the previous one reads it whole everywhere; after a rewrite Anthropic
+    reads only up to the client's own breakpoint, OpenAI and Gemini every unchanged leading token."""
+    from toolkit.costs.caching import reusable
+
+    for model in ("claude-sonnet-4-5", "gpt-5", "gemini-2.5-flash"):
+        assert reusable(model, head=5000, pinned=3000, shared=20000, extends=True) == 25000
+    assert reusable("claude-sonnet-4-5", head=5000, pinned=3000, shared=20000, extends=False) == 3000
+    assert reusable("gpt-5", head=5000, pinned=3000, shared=20000, extends=False) == 25000
+    assert reusable("gemini-2.5-flash", head=5000, pinned=3000, shared=0, extends=False) == 5000
+    assert reusable("gpt-3.5-turbo", head=5000, pinned=3000, shared=20000, extends=True) == 0

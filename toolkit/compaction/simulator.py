@@ -10,9 +10,12 @@ when that count is over the window the request is rejected with the overflow, an
 reactive path runs; a request still over the window is recorded as rejected and costs nothing.
 
 Each request's input is split into cache reads, cache writes and fresh tokens by the provider's
-caching rule (``toolkit.costs.caching``): the prefix it shares with the previous request, message
-for message, is reusable within the cache's lifetime; a compaction rewrites the history from its
-first changed message and breaks the cache there. Output is the recorded reply's size counted the
+caching rule (``toolkit.costs.caching.reusable``): OpenAI and Gemini reuse the prefix it shares with
+the previous request, message for message; Anthropic, caching at a breakpoint at each prompt's end,
+reads the whole previous request when the new one extends it and, after a compaction rewrote the
+history, only what precedes the messages in the transcript (Claude Code records none of its system
+prompt: golfgod's first request after its compaction read 16,555 tokens, which the simulator bills
+as written, an overstatement of that one request). Output is the recorded reply's size counted the
 same way (an estimate). Retention is checked after every compaction over the facts introduced so
 far (``retention``); facts that arrive after it are verbatim until the next one.
 
@@ -182,11 +185,12 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
         sent = state.history.messages
         tokens = counter.tokens(sent)
         shared = _shared_prefix(state, sent)
-        reused = reusable(model, head=round(counter.config), shared=round(math.fsum(tokens[:shared])),
+        reused = reusable(model, head=round(counter.config + counter.unrecorded), pinned=round(counter.config),
+                          shared=round(math.fsum(tokens[:shared])),
                           extends=shared == len(state.sent)) if state.sent else 0
         elapsed = _seconds(when, state.time)
         split, cost = input_cost(model, prompt, reused, output, elapsed=elapsed)
-        previous = round(counter.config + math.fsum(state.sent_tokens)) if state.sent else 0
+        previous = round(counter.config + counter.unrecorded + math.fsum(state.sent_tokens)) if state.sent else 0
         expired = elapsed is not None and rule.ttl_seconds is not None and elapsed > rule.ttl_seconds
         row.update(
             rejected=False, context_tokens=prompt, image_tokens=counter.images(sent),
@@ -288,7 +292,7 @@ def counter_for(session: Session, model: str) -> ContextCounter:
     (``unrecorded``) as a constant prefix."""
     config = session.run_config()
     counter = ContextCounter(model, config.system if config else None, config.tools if config else None)
-    counter.config += unrecorded(session, counter)
+    counter.unrecorded = unrecorded(session, counter)
     return counter
 
 

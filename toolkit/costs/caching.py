@@ -201,23 +201,24 @@ def cache_rule(model: str) -> CacheRule:
     return by_family(model, _BY_FAMILY, "cache rule")
 
 
-def reusable(model: str, *, head: int, shared: int, extends: bool) -> int:
+def reusable(model: str, *, head: int, pinned: int, shared: int, extends: bool) -> int:
     """Tokens at the start of a prompt that an earlier request left in ``model``'s provider cache.
-    ``head`` is what precedes the messages (system prompt, tools), ``shared`` the tokens of the
-    leading messages identical to the previous request's, ``extends`` whether the prompt carries
-    that whole previous request unchanged.
+    ``head`` is everything before the messages, ``pinned`` the part of it a client ends with a
+    breakpoint of its own (its system prompt and tools), ``shared`` the tokens of the leading
+    messages identical to the previous request's, ``extends`` whether the prompt carries that whole
+    previous request unchanged.
 
     OpenAI and Gemini cache any prefix of a prompt they saw ("exact prefix matches", providers.md
     5.2/5.3): ``head + shared``. Anthropic writes only at breakpoints ("Cache writes happen only at
     your breakpoint", providers.md 5.1): with one at the end of each prompt, a prompt that extends
-    the previous one reads it whole; a rewritten history reads only up to the breakpoint Claude Code
-    keeps after its system prompt and tools (measured: golfgod, Claude Code 2.0.22, the first
-    request after its compaction read 16,555 tokens and wrote 42,121), which ``head`` stands for."""
+    the previous one reads it whole; a rewritten history reads only up to the client's breakpoint
+    after its system prompt and tools (measured: golfgod, Claude Code 2.0.22, the first request after
+    its compaction read 16,555 tokens and wrote 42,121), ``pinned``."""
     match cache_rule(model).mode:
         case "none":
             return 0
         case "breakpoint":
-            return head + shared if extends else head
+            return head + shared if extends else pinned
         case "automatic" | "implicit":
             return head + shared
         case unknown:

@@ -503,6 +503,10 @@ class ContextCounter:
         self._weights = method_for(self.family).weights
         self.config = float(self._weights @ _config_vector(system, tools))
         """Tokens of the system prompt and tool specs, which every request carries first."""
+        self.unrecorded = 0.0
+        """Tokens every request carried that the transcript does not show (a client's own system
+        prompt and tools it never wrote down), when a caller has measured them; carried after
+        ``config`` in every request."""
         self._keep_all = _keeps_thinking(self.family)
         self._parts: dict[int, tuple[Message, float, float, int]] = {}
 
@@ -541,7 +545,7 @@ class ContextCounter:
 
     def request(self, path: Sequence[Message]) -> int:
         """Estimated input tokens of a request carrying ``path`` (as ``context_tokens``)."""
-        return round(self.config + math.fsum(self.tokens(path)))
+        return round(self.config + self.unrecorded + math.fsum(self.tokens(path)))
 
 
 def context_tokens(path: Sequence[Message], model: str, system: str | None = None,
