@@ -12,10 +12,15 @@ import dataclasses
 import hashlib
 import io
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import assert_never
 
+import pytest
 from PIL import Image as PILImage
 
 from toolkit.compaction.summaries import Summary
@@ -198,3 +203,89 @@ class Counting:
         self.calls += 1
         return Summary(f"summary of {len(messages)} messages", "counting test summariser", "test-model",
                        10, 5, 0.001)
+
+
+# ---- a local HTTP server the official SDKs are pointed at ---------------------------------------
+
+
+SDK_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE",
+                 "ANTHROPIC_CUSTOM_HEADERS", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY",
+                 "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_API_VERSION")
+"""What could send an SDK elsewhere than the local server, or hand it a real key."""
+
+
+@dataclass(frozen=True)
+class Canned:
+    """One answer: status, JSON body, extra headers."""
+
+    body: JsonValue
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, JsonValue]
+
+
+@dataclass
+class LocalServer:
+    """Answers each POST with the next queued answer, then with ``default``; keeps what it received."""
+
+    url: str = ""
+    default: Canned = field(default_factory=lambda: Canned({}))
+    queue: list[Canned] = field(default_factory=list)
+    seen: list[Received] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answer(self, received: Received) -> Canned:
+        with self.lock:
+            self.seen.append(received)
+            return self.queue.pop(0) if self.queue else self.default
+
+
+@contextmanager
+def local_server() -> Iterator[LocalServer]:
+    """A ``LocalServer`` on 127.0.0.1 for the duration (set ``NO_PROXY`` and clear ``SDK_VARIABLES``
+    around it: the ``sdk_environment`` helper does)."""
+    state = LocalServer()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            canned = state.answer(Received(self.path, {k.lower(): v for k, v in self.headers.items()},
+                                           json.loads(raw or b"{}")))
+            data = json.dumps(canned.body).encode()
+            self.send_response(canned.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in canned.headers:
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
+
+
+def sdk_environment(monkeypatch: pytest.MonkeyPatch, config_dir: str) -> None:
+    """Point the SDKs at nothing but the local server: no proxies, base URLs, profiles or keys from
+    the environment, and an Anthropic config directory that does not exist."""
+    for name in SDK_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", config_dir)

@@ -3,19 +3,15 @@ server that answers each official SDK with a response shaped like one recorded f
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
-from tests.helpers import chain
+from tests.helpers import Canned, LocalServer, Received, chain, local_server, sdk_environment
 from toolkit import load
 from toolkit.compaction.summaries import (
     DEFAULT_PROMPT,
@@ -240,60 +236,11 @@ GEMINI_BODY: dict[str, JsonValue] = {
 }
 
 
-@dataclass
-class Seen:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: dict[str, JsonValue]
-
-
-@dataclass
-class Server:
-    """One canned answer for every request, and every request it received."""
-
-    url: str = ""
-    status: int = 200
-    reply: dict[str, JsonValue] = field(default_factory=dict)
-    seen: list[Seen] = field(default_factory=list)
-
-
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_CUSTOM_HEADERS",
-                 "OPENAI_BASE_URL", "OPENAI_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY",
-                 "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_API_VERSION"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(REPO / "no-such-anthropic-config"))
-    state = Server()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            state.seen.append(Seen("POST", self.path, {k.lower(): v for k, v in self.headers.items()},
-                                   json.loads(raw or b"{}")))
-            data = json.dumps(state.reply).encode()
-            self.send_response(state.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
+    sdk_environment(monkeypatch, str(REPO / "no-such-anthropic-config"))
+    with local_server() as state:
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
 
 
 def _carries_history_and_prompt(text: JsonValue) -> None:
@@ -304,7 +251,7 @@ def _carries_history_and_prompt(text: JsonValue) -> None:
     assert text.index("</transcript>") < text.index(DEFAULT_PROMPT)
 
 
-def _key_sent(seen: Seen) -> bool:
+def _key_sent(seen: Received) -> bool:
     """The key reached the server (Anthropic's SDK sends it as ``x-api-key`` or, from 2.x, as a bearer)."""
     return DUMMY_KEY in (seen.headers.get("x-api-key"), seen.headers.get("authorization", "").removeprefix("Bearer "))
 
@@ -313,9 +260,9 @@ def _keyless(summary: Summary) -> None:
     assert DUMMY_KEY not in repr(summary) and DUMMY_KEY not in summary.text
 
 
-def test_anthropic_messages(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_anthropic_messages(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
-    server.reply = ANTHROPIC_BODY
+    server.default = Canned(ANTHROPIC_BODY)
     summary = ModelSummariser("claude-haiku-4-5", base_url=server.url).summarise(_history(), budget_chars=3000)
     [seen] = server.seen
     assert seen.path == "/v1/messages" and _key_sent(seen)
@@ -332,9 +279,9 @@ def test_anthropic_messages(server: Server, monkeypatch: pytest.MonkeyPatch) -> 
     _keyless(summary)
 
 
-def test_openai_chat_completions_with_a_named_key_variable(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_chat_completions_with_a_named_key_variable(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SUMMARY_TEST_KEY", DUMMY_KEY)
-    server.reply = OPENAI_BODY
+    server.default = Canned(OPENAI_BODY)
     model = ModelSummariser("gpt-5-mini", base_url=f"{server.url}/v1", api_key_env="SUMMARY_TEST_KEY",
                             max_output_tokens=900)
     summary = model.summarise(_history(), budget_chars=3000)
@@ -352,8 +299,8 @@ def test_openai_chat_completions_with_a_named_key_variable(server: Server, monke
     _keyless(summary)
 
 
-def test_an_unpriced_model_on_a_compatible_server(server: Server) -> None:
-    server.reply = OPENAI_BODY
+def test_an_unpriced_model_on_a_compatible_server(server: LocalServer) -> None:
+    server.default = Canned(OPENAI_BODY)
     summary = ModelSummariser("llama3.1:8b", base_url=f"{server.url}/v1").summarise(_history(), budget_chars=3000)
     [seen] = server.seen
     assert seen.body["max_tokens"] == 2000 and "max_completion_tokens" not in seen.body
@@ -361,9 +308,9 @@ def test_an_unpriced_model_on_a_compatible_server(server: Server) -> None:
     assert (summary.input_tokens, summary.output_tokens, summary.cost_usd) == (765, 75, None)
 
 
-def test_gemini_generate_content(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gemini_generate_content(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", DUMMY_KEY)
-    server.reply = GEMINI_BODY
+    server.default = Canned(GEMINI_BODY)
     summary = ModelSummariser("gemini-2.5-flash", base_url=server.url).summarise(_history(), budget_chars=3000)
     [seen] = server.seen
     assert seen.path.endswith("/models/gemini-2.5-flash:generateContent") and seen.path.startswith("/v1")
@@ -382,20 +329,19 @@ def test_gemini_generate_content(server: Server, monkeypatch: pytest.MonkeyPatch
     _keyless(summary)
 
 
-def test_a_long_reply_is_cut_to_the_budget_at_a_line_end(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_reply_is_cut_to_the_budget_at_a_line_end(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
-    server.reply = ANTHROPIC_BODY
+    server.default = Canned(ANTHROPIC_BODY)
     summary = ModelSummariser("claude-haiku-4-5", base_url=server.url).summarise(_history(), budget_chars=100)
     assert summary.text == SUMMARY[:100].rsplit("\n", 1)[0]
 
 
-def test_a_provider_error_names_model_and_provider_and_not_the_key(server: Server,
+def test_a_provider_error_names_model_and_provider_and_not_the_key(server: LocalServer,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)
-    server.status = 401
     # Constructed: Anthropic's error shape, with a message that echoes the key to prove it is scrubbed.
-    server.reply = {"type": "error", "error": {"type": "authentication_error",
-                                               "message": f"invalid x-api-key {DUMMY_KEY}"}}
+    server.default = Canned({"type": "error", "error": {"type": "authentication_error",
+                                                        "message": f"invalid x-api-key {DUMMY_KEY}"}}, status=401)
     with pytest.raises(SummaryFailed) as caught:
         ModelSummariser("claude-haiku-4-5", base_url=server.url).summarise(_history(), budget_chars=3000)
     message = str(caught.value)
@@ -404,9 +350,9 @@ def test_a_provider_error_names_model_and_provider_and_not_the_key(server: Serve
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
-def test_an_empty_reply_is_an_error(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_empty_reply_is_an_error(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", DUMMY_KEY)
-    server.reply = {**GEMINI_BODY, "candidates": [{"content": {"parts": [], "role": "model"},
-                                                   "finishReason": "MAX_TOKENS", "index": 0}]}
+    server.default = Canned({**GEMINI_BODY, "candidates": [{"content": {"parts": [], "role": "model"},
+                                                            "finishReason": "MAX_TOKENS", "index": 0}]})
     with pytest.raises(SummaryFailed, match=r"no text.*MAX_TOKENS"):
         ModelSummariser("gemini-2.5-flash", base_url=server.url).summarise(_history(), budget_chars=3000)

@@ -28,6 +28,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("snapshot", "snapshot", "render text or a session's middle as glyph pages for a model"),
     Command("compactions", "compactions", "the compactions real clients made: context before and after, summary size"),
     Command("simulate", "simulate", "replay a corpus under compaction policies: cost, cache, what survives"),
+    Command("experiment", "experiment", "ask a model for the next turn at frozen points under each replay mode"),
+    Command("experiment-report", "experiment", "the experiment's table: call rates per mode and model"),
     Command("report", "report", "execute the notebooks over a corpus into a self-contained HTML report"),
 )
 """Subcommands in the order ``--help`` lists them."""

@@ -10,21 +10,21 @@ reactive compaction (the request that just overflowed is the one it would need t
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass
-from typing import Protocol, assert_never
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from toolkit.compaction.mentions import error_lines, mentions, strings
 from toolkit.content import block_images, block_text
 from toolkit.costs.models import PROVIDERS, Provider, UnknownModelError
-from toolkit.costs.prices import request_cost
 from toolkit.errors import ToolkitError
 from toolkit.jsontext import loads
 from toolkit.models import model_family
 from toolkit.record import JsonValue, Message, Reasoning, Text, ToolResult, ToolUse
+from toolkit.replay.lookup import read_reply, sender
+from toolkit.replay.send import Endpoint, SendError, reply_cost, scrub, secrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,13 +273,8 @@ the transcript does not say; where something is unknown, say it is unknown. Plai
 """What a handoff summary must keep (the facts Claude Code's and Codex's compaction prompts ask
 for, in the toolkit's words). The length limit is appended per call."""
 
-SDK_DEFAULT_KEYS: dict[Provider, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-    "openai": ("OPENAI_API_KEY",),
-    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
-"""The variables each SDK reads its key from when none is passed, read here only to keep a key out
-of an error message (which is also raised ``from None``: the SDK's own exception may quote it)."""
+_WIRES: dict[Provider, str] = {"anthropic": "anthropic", "openai": "openai-chat", "google": "gemini"}
+"""The wire each provider's SDK is sent a summary request on (``toolkit.replay.send``)."""
 
 _COMPATIBLE_PATHS = ("/v1", "/openai")
 """Where OpenAI-compatible servers root their API: Ollama, vLLM and LM Studio at ``/v1``,
@@ -310,18 +305,6 @@ def transcript(messages: Sequence[Message]) -> str:
                 parts.append(text)
         out.append(f"[{message.role}]\n" + "\n".join(parts))
     return "\n\n".join(out)
-
-
-@dataclass(frozen=True, slots=True)
-class _Reply:
-    """What a provider answered, usage split the way ``request_cost`` takes it."""
-
-    text: str
-    fresh_input: int
-    cached: int
-    cache_write: int
-    output: int
-    stop: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,116 +365,38 @@ class ModelSummariser:
         return (f"<transcript>\n{transcript(messages)}\n</transcript>\n\n{self.prompt}\n\n"
                 f"Length limit: at most {budget_chars} characters.")
 
+    def body(self, text: str) -> dict[str, Any]:
+        """The smallest body of the provider's wire: one user message and the output limit."""
+        match _WIRES[self.provider]:
+            case "anthropic":
+                return {"model": self.model, "max_tokens": self.max_output_tokens,
+                        "messages": [{"role": "user", "content": text}]}
+            case "gemini":
+                return {"contents": [{"role": "user", "parts": [{"text": text}]}],
+                        "generationConfig": {"maxOutputTokens": self.max_output_tokens}}
+        # OpenAI's reasoning models refuse max_tokens; compatible servers do not all know its successor.
+        limit = "max_completion_tokens" if model_family(self.model) == "openai" else "max_tokens"
+        return {"model": self.model, "messages": [{"role": "user", "content": text}], limit: self.max_output_tokens}
+
     def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
         _check(messages, budget_chars)
-        text = self.request_text(messages, budget_chars)
         provider = self.provider
-        key = self._key()
+        wire = _WIRES[provider]
+        endpoint = Endpoint(base_url=self.base_url, api_key_env=self.api_key_env)
         try:
-            match provider:
-                case "anthropic":
-                    reply = self._anthropic(text, key)
-                case "openai":
-                    reply = self._openai(text, key)
-                case "google":
-                    reply = self._google(text, key)
-                case _:
-                    assert_never(provider)
-        except ImportError as error:
-            package = {"anthropic": "anthropic", "openai": "openai", "google": "google-genai"}[provider]
-            raise SummaryFailed(f"summary by {self.model}: the {package} SDK is not installed "
-                                f"(pip install {package})") from error
+            response = sender(wire, endpoint)(self.body(self.request_text(messages, budget_chars)), self.model)
+        except SendError as error:
+            raise SummaryFailed(f"summary by {self.model}: {error}") from error
         except Exception as error:
             raise SummaryFailed(f"summary by {self.model} via {provider} failed: "
-                                f"{type(error).__name__}: {self._scrub(str(error), key)}") from None
+                                f"{type(error).__name__}: {scrub(str(error), secrets(endpoint))}") from None
+        reply = read_reply(wire, response)
         if not reply.text.strip():
             raise SummaryFailed(f"summary by {self.model} via {provider}: the reply has no text "
                                 f"(stop reason {reply.stop})")
-        try:
-            cost: float | None = request_cost(self.model, reply.fresh_input, reply.output, reply.cached,
-                                              reply.cache_write).total
-        except ValueError:
-            cost = None
         return Summary(_cut(reply.text.strip(), budget_chars), self.by, self.model,
-                       reply.fresh_input + reply.cached + reply.cache_write, reply.output, cost)
-
-    def _key(self) -> str | None:
-        if self.api_key_env is None:
-            return None
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise SummaryFailed(f"summary by {self.model}: the environment variable {self.api_key_env} "
-                                "is not set")
-        return key
-
-    def _scrub(self, message: str, key: str | None) -> str:
-        """The error text without any key this call could have used (some servers echo it)."""
-        for name in (*SDK_DEFAULT_KEYS[self.provider], *([self.api_key_env] if self.api_key_env else [])):
-            value = os.environ.get(name)
-            if value:
-                message = message.replace(value, "[key]")
-        return message.replace(key, "[key]") if key else message
-
-    def _anthropic(self, text: str, key: str | None) -> _Reply:
-        import anthropic
-
-        client = anthropic.Anthropic(api_key=key, base_url=self.base_url)
-        response = client.messages.create(
-            model=self.model, max_tokens=self.max_output_tokens,
-            messages=[{"role": "user", "content": text}],
-        )
-        usage = response.usage
-        return _Reply(
-            "".join(block.text for block in response.content if isinstance(block, anthropic.types.TextBlock)),
-            usage.input_tokens, usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0,
-            usage.output_tokens, response.stop_reason,
-        )
-
-    def _openai(self, text: str, key: str | None) -> _Reply:
-        import openai
-
-        # A local OpenAI-compatible server (Ollama, vLLM) wants no key, but the SDK refuses to start
-        # without one: a placeholder, never a secret.
-        placeholder = self.base_url is not None and key is None and not os.environ.get("OPENAI_API_KEY")
-        client = openai.OpenAI(api_key="unused" if placeholder else key, base_url=self.base_url)
-        messages: list[openai.types.chat.ChatCompletionMessageParam] = [{"role": "user", "content": text}]
-        # OpenAI's reasoning models refuse max_tokens; compatible servers do not all know its successor.
-        if model_family(self.model) == "openai":
-            response = client.chat.completions.create(
-                model=self.model, messages=messages, max_completion_tokens=self.max_output_tokens)
-        else:
-            response = client.chat.completions.create(
-                model=self.model, messages=messages, max_tokens=self.max_output_tokens)
-        choice = response.choices[0] if response.choices else None
-        usage = response.usage
-        prompt = usage.prompt_tokens if usage else 0
-        details = usage.prompt_tokens_details if usage else None
-        cached = (details.cached_tokens or 0) if details else 0
-        return _Reply(
-            (choice.message.content or "") if choice else "",
-            prompt - cached, cached, 0, usage.completion_tokens if usage else 0,
-            choice.finish_reason if choice else None,
-        )
-
-    def _google(self, text: str, key: str | None) -> _Reply:
-        from google import genai
-        from google.genai import types
-
-        options = types.HttpOptions(base_url=self.base_url) if self.base_url is not None else None
-        client = genai.Client(api_key=key, http_options=options)
-        response = client.models.generate_content(
-            model=self.model, contents=text,
-            config=types.GenerateContentConfig(max_output_tokens=self.max_output_tokens),
-        )
-        usage = response.usage_metadata
-        prompt = (usage.prompt_token_count or 0) if usage else 0
-        cached = (usage.cached_content_token_count or 0) if usage else 0
-        output = ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0
-        candidate = response.candidates[0] if response.candidates else None
-        parts = candidate.content.parts if candidate and candidate.content and candidate.content.parts else []
-        words = "".join(part.text for part in parts if part.text and not part.thought)
-        stop = candidate.finish_reason if candidate else None
-        return _Reply(words, prompt - cached, cached, 0, output, str(stop) if stop is not None else None)
+                       reply.fresh_input + reply.cached + reply.cache_write, reply.output,
+                       reply_cost(self.model, reply))
 
 
 def _cut(text: str, budget: int) -> str:

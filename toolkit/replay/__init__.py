@@ -20,7 +20,8 @@ A new wire (Bedrock Converse, Mistral...) touches:
    rules, native reasoning, whether its history must open with a user turn, and call signatures,
    its ``encode`` (plan → body: messages, tools via
    its ``declare``), its ``check`` (the documented rules) and its ``Sdk`` (the call that sends a
-   body, a check built from the SDK's types, imported lazily);
+   body, a check built from the SDK's types, imported lazily, and, where the toolkit sends the wire
+   itself, its sender and reply reader from ``send``);
 2. one registry line, its ``WIRE`` in ``toolkit/replay/wires.py``'s table (with the module named
    in that file's import).
 

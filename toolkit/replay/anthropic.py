@@ -24,6 +24,7 @@ from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.parts import ImageRules, Inline, Resolved, content, resolve, text_of
 from toolkit.replay.plan import Body, Exchange, Item, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator, typed_dict
+from toolkit.replay.send import messages_sender, read_messages
 from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 from toolkit.surface import ToolSpec
 
@@ -342,5 +343,5 @@ def _sdk_types() -> Validator:
 WIRE = WireSpec(
     name=NAME, family="anthropic", default_model="claude-sonnet-4-5", messages_key="messages", system=SYSTEM,
     images=IMAGES, reasoning="signed", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
-    sdk=Sdk("anthropic.Anthropic().messages.create(**body)", _sdk_types),
+    sdk=Sdk("anthropic.Anthropic().messages.create(**body)", _sdk_types, send=messages_sender, read=read_messages),
 )

@@ -23,6 +23,7 @@ from toolkit.replay.checks import Checker, WireProblem
 from toolkit.replay.parts import ImageRules, Inline, Resolved, resolve, text_of, tool_images
 from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator
+from toolkit.replay.send import generate_sender, read_generate
 from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 from toolkit.surface import ToolSpec
 
@@ -282,7 +283,7 @@ WIRE = WireSpec(
     images=IMAGES, reasoning="signed", opens_with_user=OPENS_WITH_USER, signs_calls=True, encode=encode, tools=declare, check=check,
     sdk=Sdk("google.genai.Client().models.generate_content(model=MODEL, contents=body['contents'], "
             "config={'system_instruction': body.get('systemInstruction'), 'tools': body.get('tools')})",
-            _sdk_types, bytes_fields=frozenset({"thoughtSignature", "data"})),
+            _sdk_types, bytes_fields=frozenset({"thoughtSignature", "data"}), send=generate_sender, read=read_generate),
 )
 """Gemini names its model in the URL, not the body (``MODEL`` in the SDK call). Its SDK types
 ``thoughtSignature`` and ``data`` as bytes: it reads base64 and writes URL-safe base64."""

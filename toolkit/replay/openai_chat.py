@@ -26,6 +26,7 @@ from toolkit.replay.parts import (
 )
 from toolkit.replay.plan import Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator, typed_dict
+from toolkit.replay.send import chat_sender, read_chat
 from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 
 NAME = "openai-chat"
@@ -213,5 +214,5 @@ def _sdk_types() -> Validator:
 WIRE = WireSpec(
     name=NAME, family="openai", default_model="gpt-5.4", messages_key="messages", system=SYSTEM, images=IMAGES,
     reasoning="none", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
-    sdk=Sdk("openai.OpenAI().chat.completions.create(**body)", _sdk_types),
+    sdk=Sdk("openai.OpenAI().chat.completions.create(**body)", _sdk_types, send=chat_sender, read=read_chat),
 )

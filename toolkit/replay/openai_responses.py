@@ -21,6 +21,7 @@ from toolkit.replay.openai_chat import MEDIA_TYPES, assistant_text, role_message
 from toolkit.replay.parts import ImageRules, Inline, Resolved, resolve, result_text
 from toolkit.replay.plan import Answer, Body, Exchange, Part, Plan, TextPart, ThoughtPart, WireMessage
 from toolkit.replay.sdktypes import Validator, typed_dict
+from toolkit.replay.send import read_responses, responses_sender
 from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wire_messages
 from toolkit.surface import ToolSpec
 
@@ -213,5 +214,5 @@ def _sdk_types() -> Validator:
 WIRE = WireSpec(
     name=NAME, family="openai", default_model="gpt-5.4", messages_key="input", system=SYSTEM, images=IMAGES,
     reasoning="none", opens_with_user=OPENS_WITH_USER, signs_calls=False, encode=encode, tools=declare, check=check,
-    sdk=Sdk("openai.OpenAI().responses.create(**body)", _sdk_types),
+    sdk=Sdk("openai.OpenAI().responses.create(**body)", _sdk_types, send=responses_sender, read=read_responses),
 )

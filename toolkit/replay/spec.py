@@ -8,7 +8,7 @@ what they export, and nothing here names a wire.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias, assert_never
 
@@ -17,6 +17,7 @@ from toolkit.replay.checks import WireProblem
 from toolkit.replay.parts import ImageRules, text_of
 from toolkit.replay.plan import Body, Exchange, Item, Plan, TextPart, WireMessage, WireName
 from toolkit.replay.sdktypes import Validator
+from toolkit.replay.send import Endpoint, Reply, Sender
 from toolkit.replay.tools import Declarer
 
 SystemPlacement: TypeAlias = Literal["slot", "instructions", "message"]
@@ -48,6 +49,11 @@ class Sdk:
     bytes_fields: frozenset[str] = frozenset()
     """Fields the SDK types as bytes: it reads base64 and may write it back in the other alphabet,
     so they are compared as bytes."""
+    send: Callable[[Endpoint], Sender] | None = None
+    """Builds the function that sends a body through the SDK (``toolkit.replay.send``); ``None``: this
+    toolkit does not send the wire itself."""
+    read: Callable[[Mapping[str, Any]], Reply] | None = None
+    """Reads what the provider's response said, called and used."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,188 @@
+"""Reading pages: glyph-snapshot pages sent to a vision model with a transcription prompt, its
+reply scored by character error rate against the source text. The offline readers only bound what
+survives the provider's resize; whether the model itself reads the page is the legibility that
+finally matters.
+
+The request is the replay's own (``toolkit.replay.request`` in ``text`` mode over a one-message
+session holding the pages and the prompt), so each wire carries the pages in its own image shape;
+it is sent and appended to the results JSONL by the same harness as the trials
+(``toolkit.experiment.run.execute``)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.experiment.run import (
+    DEFAULT_ENDPOINT,
+    Endpoint,
+    Estimate,
+    Job,
+    Outcome,
+    Plan,
+    Reply,
+    estimate,
+    execute,
+    read_ledger,
+)
+from toolkit.record import Image, Message, Session, Text
+from toolkit.replay import Request, request
+from toolkit.replay.lookup import check_sent
+from toolkit.replay.request import DEFAULT_MAX_TOKENS
+from toolkit.snapshot.readers import edit_distance, normalise
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from toolkit.snapshot.render import Page
+
+TRANSCRIBE = (
+    "The images above are pages of text drawn in a small bitmap font, in reading order. Transcribe "
+    "the text exactly as written, character for character, line by line, across all pages. Reply "
+    "with the transcription only: no commentary, no code fences. A row that starts with a mark "
+    "continues the line above it."
+)
+"""The transcription prompt, after the pages (a question reads best after the material)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """A text to render and read back, by name."""
+
+    name: str
+    text: str
+
+
+def pages_for(text: str, model: str) -> list[Page]:
+    """``text`` on the pages a snapshot for ``model`` uses (``toolkit.snapshot.geometry_for``)."""
+    from toolkit.snapshot import geometry_for, render
+
+    return render(text, geometry_for(model))
+
+
+def page_request(sample: Sample, *, wire: str, model: str, prompt: str = TRANSCRIBE,
+                 max_tokens: int = DEFAULT_MAX_TOKENS) -> tuple[Request, list[Page]]:
+    """The body ``wire`` is sent to have ``model`` transcribe ``sample``'s pages, and the pages."""
+    pages = pages_for(sample.text, model)
+    store: dict[str, bytes] = {}
+    blocks: list[Image | Text] = []
+    for page in pages:
+        data = page.png()
+        sha = hashlib.sha256(data).hexdigest()
+        store[sha] = data
+        blocks.append(Image("image/png", sha, len(data), page.geometry.width, page.geometry.height))
+    session = Session(f"pages-{sample.name}", "experiment", (Message("pages", None, "user", (*blocks, Text(prompt))),),
+                      "pages")
+    return request(session, wire=wire, mode="text", model=model, images=store, max_tokens=max_tokens), pages
+
+
+def cer(reading: str, source: str) -> float:
+    """Character error rate of ``reading`` against ``source``: edit distance over the source's
+    length, both as ``toolkit.snapshot.readers.normalise`` compares them (NFKC, no whitespace)."""
+    want = normalise(source)
+    return edit_distance(normalise(reading), want) / max(len(want), 1)
+
+
+def page_key(sample: Sample, wire: str, model: str, index: int) -> dict[str, str | int]:
+    return {"sample": sample.name, "wire": wire, "model": model, "index": index}
+
+
+def page_jobs(samples: Sequence[Sample], *, wire: str, model: str, n: int, prompt: str = TRANSCRIBE,
+              max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Job]:
+    check_sent(wire)
+    jobs: list[Job] = []
+    for sample in samples:
+        built, pages = page_request(sample, wire=wire, model=model, prompt=prompt, max_tokens=max_tokens)
+        fields = {"pages": len(pages), "source_sha256": hashlib.sha256(sample.text.encode()).hexdigest(),
+                  "source_chars": len(normalise(sample.text))}
+        jobs.extend(Job(page_key(sample, wire, model, i), wire, model, built, fields) for i in range(n))
+    return jobs
+
+
+def scorer(samples: Sequence[Sample]) -> Callable[[Job, Reply], dict[str, Any]]:
+    """Scores a page reply by its CER against its sample's source text."""
+    texts = {sample.name: sample.text for sample in samples}
+
+    def score(job: Job, reply: Reply) -> dict[str, Any]:
+        return {"cer": cer(reply.text, texts[str(job.key["sample"])])}
+
+    return score
+
+
+def run_pages(samples: Sequence[Sample], results: str | Path, *, wire: str, model: str, n: int = 1,
+              endpoint: Endpoint = DEFAULT_ENDPOINT, concurrency: int = 4, max_cost: float | None = None,
+              retries: int = 3, backoff: float = 2.0, prompt: str = TRANSCRIBE,
+              max_tokens: int = DEFAULT_MAX_TOKENS,
+              on_reply: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+    """Have ``model`` transcribe each sample's pages ``n`` times; every reply appended to
+    ``results`` with its CER (a rerun skips what is done)."""
+    return execute(page_jobs(samples, wire=wire, model=model, n=n, prompt=prompt, max_tokens=max_tokens),
+                   results, score=scorer(samples), endpoint=endpoint, concurrency=concurrency, max_cost=max_cost,
+                   retries=retries, backoff=backoff, on_reply=on_reply)
+
+
+def page_input_tokens(pages: Sequence[Page], model: str, prompt: str = TRANSCRIBE) -> int | None:
+    """Input tokens of a page request: each page by ``toolkit.costs.image_tokens`` at its size,
+    the prompt by ``toolkit.costs.text_tokens`` (``None``: a model ``toolkit.costs`` does not know)."""
+    from toolkit.costs import image_tokens, text_tokens
+
+    try:
+        return (sum(image_tokens(p.geometry.width, p.geometry.height, model).tokens for p in pages)
+                + text_tokens(prompt, model).tokens)
+    except ValueError:
+        return None
+
+
+def plan_pages(samples: Sequence[Sample], *, wire: str, model: str, n: int = 1, prompt: str = TRANSCRIBE,
+               max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
+    """The dry run: each sample's request built, nothing sent, priced with the pages' image tokens
+    and output at ``max_tokens``."""
+    check_sent(wire)
+    out: list[Estimate] = []
+    for sample in samples:
+        built, pages = page_request(sample, wire=wire, model=model, prompt=prompt, max_tokens=max_tokens)
+        key = {k: v for k, v in page_key(sample, wire, model, 0).items() if k != "index"}
+        out.append(estimate(key, model, n, built, page_input_tokens(pages, model, prompt), max_tokens))
+    return Plan(tuple(out))
+
+
+PAGE_COLUMNS = {"sample": "str", "wire": "str", "model": "str", "index": "int", "pages": "int", "cer": "float",
+                "text": "str", "cost_usd": "float", "source_chars": "int", "time": "str"}
+
+
+def load_pages(path: str | Path) -> pl.DataFrame:
+    """A page results file as one row per reply."""
+    import polars as pl
+
+    kinds: dict[str, pl.DataType] = {"str": pl.String(), "int": pl.Int64(), "float": pl.Float64()}
+    schema = {name: kinds[kind] for name, kind in PAGE_COLUMNS.items()}
+    rows = [{name: line.get(name) for name in PAGE_COLUMNS} for line in read_ledger(path)
+            if line.get("type") == "reply" and "cer" in line]
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def beside_readers(frame: pl.DataFrame, samples: Sequence[Sample],
+                   offline: Mapping[tuple[str, str], float | None] | None = None,
+                   reader_names: Sequence[str] = ("rapidocr", "tesseract")) -> pl.DataFrame:
+    """One row per sample x model: the model's replies (``n``, mean and best ``model_cer``) beside
+    the best offline reader's CER on the same pages as the provider resizes them
+    (``toolkit.snapshot.legibility(...).reader_cer``). ``offline`` gives those figures already
+    measured, by (sample, model); the others are measured with ``reader_names``."""
+    import polars as pl
+
+    from toolkit.snapshot import geometry_for, legibility
+
+    texts = {sample.name: sample.text for sample in samples}
+    summary = (frame.group_by("sample", "model", maintain_order=True)
+               .agg(pl.len().alias("n"), pl.col("cer").mean().alias("model_cer"), pl.col("cer").min().alias("best_cer")))
+    known = dict(offline or {})
+    readers: list[float | None] = []
+    for sample, model in summary.select("sample", "model").iter_rows():
+        if (sample, model) not in known:
+            text = texts[sample]
+            known[(sample, model)] = legibility(text, geometry_for(model), model, reader_names=reader_names).reader_cer
+        readers.append(known[(sample, model)])
+    return summary.with_columns(pl.Series("reader_cer", readers, dtype=pl.Float64))

@@ -1,0 +1,363 @@
+"""Running the replay experiment: each trial's request built by ``toolkit.replay.request``, sent
+``n`` times through the wire's official SDK (``toolkit.replay.send``, which says how each SDK sends
+a body unchanged), every reply appended to a JSONL ledger as it arrives.
+
+Tools are declared as recorded and never executed: a run stops at the reply. The ledger holds one
+``request`` line per distinct body (its sha256, fidelity notes and the body), one ``reply`` line per
+reply and one ``error`` line per failed send; a rerun skips every key that has a ``reply`` line, so
+a crash or Ctrl-C loses nothing but the replies in flight. Keys come only from the environment and
+every line is scrubbed of the values of the key variables before it is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from toolkit.corpus import Corpus
+from toolkit.experiment.said import classify
+from toolkit.experiment.trials import Trial
+from toolkit.replay import Request, request
+from toolkit.replay.lookup import check_sent, read_reply, sender
+from toolkit.replay.request import DEFAULT_MAX_TOKENS
+from toolkit.replay.send import (
+    DEFAULT_ENDPOINT,
+    Endpoint,
+    Reply,
+    reply_cost,
+    scrub,
+    secrets,
+    status,
+    with_backoff,
+)
+from toolkit.replay.send import SendError as ExperimentError
+from toolkit.surface import SurfaceStore
+
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "Endpoint",
+    "Estimate",
+    "ExperimentError",
+    "Job",
+    "Outcome",
+    "Plan",
+    "Reply",
+    "body_sha256",
+    "classify_reply",
+    "estimate",
+    "execute",
+    "key_id",
+    "plan",
+    "read_ledger",
+    "run",
+    "trial_input_tokens",
+    "trial_jobs",
+    "trial_key",
+    "trial_request",
+]
+"""The harness, and the sending names (``toolkit.replay.send``) its callers have always imported from here."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One reply to ask for: its key in the ledger, the request and the fields its lines carry."""
+
+    key: Mapping[str, str | int]
+    wire: str
+    model: str
+    request: Request
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    """Written on the reply line beside the key (a trial's expected tools, a page's source...)."""
+
+    @property
+    def id(self) -> str:
+        return key_id(self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a run did."""
+
+    sent: int
+    skipped: int
+    """Keys the ledger already held replies for."""
+    failed: int
+    spent_usd: float
+    """Reported spend in the ledger after the run (earlier runs included)."""
+    stopped: str | None
+    """Why replies were left unasked (``None``: every one was asked for)."""
+    unsent: int
+
+
+def body_sha256(built: Request) -> str:
+    """The sha256 of a request's canonical bytes: which body a reply answered."""
+    return hashlib.sha256(built.bytes).hexdigest()
+
+
+def key_id(key: Mapping[str, str | int]) -> str:
+    """A key as one string: what the ledger is searched by."""
+    return json.dumps(dict(key), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def trial_key(trial: Trial, index: int) -> dict[str, str | int]:
+    """A trial reply's key: the point, wire, model, mode and the reply's index."""
+    point = trial.point
+    return {"file": point.file, "session": point.session, "at": point.at, "wire": trial.wire,
+            "model": trial.model, "mode": trial.mode, "index": index}
+
+
+def trial_request(trial: Trial, corpus: Corpus, *, store: SurfaceStore | None = None,
+                  max_tokens: int = DEFAULT_MAX_TOKENS) -> Request:
+    """The body the trial's wire is sent: the session up to the point, in the trial's mode, naming
+    the trial's model, with tools as recorded (the notes say where they could not be)."""
+    session = corpus.session(trial.point.session)
+    return request(session, wire=trial.wire, mode=trial.mode, upto=trial.point.at, model=trial.model,
+                   images=corpus.images, store=store, max_tokens=max_tokens)
+
+
+def trial_jobs(trials: Iterable[Trial], corpus: Corpus, *, store: SurfaceStore | None = None,
+               max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Job]:
+    """Every reply the trials ask for, each trial's request built once."""
+    jobs: list[Job] = []
+    for trial in trials:
+        check_sent(trial.wire)
+        built = trial_request(trial, corpus, store=store, max_tokens=max_tokens)
+        fields = {"expect": list(trial.point.expect), "recorded": trial.point.recorded}
+        jobs.extend(Job(trial_key(trial, i), trial.wire, trial.model, built, fields) for i in range(trial.n))
+    return jobs
+
+
+def classify_reply(job: Job, reply: Reply) -> dict[str, Any]:
+    """A trial reply's class (``toolkit.experiment.said.classify``) against its expected tools."""
+    return {"kind": classify(reply.text, reply.calls, tuple(job.fields.get("expect", ())))}
+
+
+def run(trials: Sequence[Trial], corpus: Corpus, results: str | Path, *, endpoint: Endpoint = DEFAULT_ENDPOINT,
+        concurrency: int = 4, max_cost: float | None = None, retries: int = 3, backoff: float = 2.0,
+        store: SurfaceStore | None = None, max_tokens: int = DEFAULT_MAX_TOKENS,
+        on_reply: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+    """Ask for every reply of ``trials`` not yet in ``results`` and append each as it arrives."""
+    return execute(trial_jobs(trials, corpus, store=store, max_tokens=max_tokens), results, score=classify_reply,
+                   endpoint=endpoint, concurrency=concurrency, max_cost=max_cost, retries=retries,
+                   backoff=backoff, on_reply=on_reply)
+
+
+# ---- the ledger ---------------------------------------------------------------------------------
+
+
+def read_ledger(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Every whole line of a ledger (a line cut short by a crash is skipped)."""
+    file = Path(path)
+    if not file.exists():
+        return
+    with file.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict):
+                yield row
+
+
+@dataclass
+class _Ledger:
+    """The results file, appended under a lock, each line flushed as it is written."""
+
+    path: Path
+    secrets: tuple[str, ...]
+    done: set[str] = field(default_factory=set)
+    bodies: set[str] = field(default_factory=set)
+    spent: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def open(cls, path: Path, secrets: tuple[str, ...]) -> _Ledger:
+        ledger = cls(path, secrets)
+        for row in read_ledger(path):
+            if row.get("type") == "reply" and isinstance(row.get("key"), str):
+                ledger.done.add(row["key"])
+                cost = row.get("cost_usd")
+                ledger.spent += float(cost) if isinstance(cost, int | float) else 0.0
+            elif row.get("type") == "request" and isinstance(row.get("sha256"), str):
+                ledger.bodies.add(row["sha256"])
+        return ledger
+
+    def write(self, row: dict[str, Any]) -> None:
+        text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        text = scrub(text, self.secrets)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(text + "\n")
+            out.flush()
+
+    def request(self, job: Job, sha: str) -> None:
+        if sha in self.bodies:
+            return
+        self.bodies.add(sha)
+        self.write({"type": "request", "sha256": sha, "wire": job.wire, "model": job.model,
+                    "mode": job.request.mode, "fidelity": list(job.request.notes), "body": job.request.body})
+
+
+# ---- sending ------------------------------------------------------------------------------------
+
+
+def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, Reply], dict[str, Any]],
+            endpoint: Endpoint = DEFAULT_ENDPOINT, concurrency: int = 4, max_cost: float | None = None,
+            retries: int = 3, backoff: float = 2.0,
+            on_reply: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
+    """Send every job whose key ``results`` lacks, ``concurrency`` at a time, and append each reply
+    (scored by ``score``) as it arrives. A rate limit the SDK's own retries did not outlast is
+    retried ``retries`` more times after ``backoff``, doubling. With ``max_cost``, no reply is asked
+    for once the spend the ledger reports reaches it (replies in flight then still land, so the
+    spend can pass the cap by up to ``concurrency - 1`` replies); unpriced models count as free."""
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    ledger = _Ledger.open(Path(results), secrets(endpoint))
+    todo = [job for job in jobs if job.id not in ledger.done]
+    skipped = len(jobs) - len(todo)
+    senders = {wire: sender(wire, endpoint) for wire in dict.fromkeys(job.wire for job in todo)}
+    stopped: list[str] = []
+    counts = {"sent": 0, "failed": 0, "unsent": 0}
+
+    def one(job: Job) -> dict[str, Any] | None:
+        with ledger.lock:
+            if max_cost is not None and ledger.spent >= max_cost:
+                stopped[:] = [f"spend cap: ${ledger.spent:.4f} reported of ${max_cost:.4f}"]
+                counts["unsent"] += 1
+                return None
+            sha = body_sha256(job.request)
+            ledger.request(job, sha)
+        started = time.monotonic()
+        try:
+            response = with_backoff(senders[job.wire], job.request.body, job.model, retries, backoff)
+        except Exception as error:
+            with ledger.lock:
+                counts["failed"] += 1
+                ledger.write({"type": "error", "key": job.id, **job.key, "request_sha256": sha,
+                              "error": f"{type(error).__name__}: {error}", "status": status(error),
+                              "time": _now()})
+            return None
+        reply = read_reply(job.wire, response)
+        cost = reply_cost(job.model, reply)
+        row: dict[str, Any] = {
+            "type": "reply", "key": job.id, **job.key, **job.fields, "request_sha256": sha,
+            "fidelity": list(job.request.notes), "response": response, "text": reply.text,
+            "calls": list(reply.calls), "stop": reply.stop,
+            "usage": {"input": reply.fresh_input, "cached": reply.cached, "cache_write": reply.cache_write,
+                      "output": reply.output},
+            "cost_usd": cost, **score(job, reply), "time": _now(),
+            "seconds": round(time.monotonic() - started, 3),
+        }
+        with ledger.lock:
+            ledger.write(row)
+            ledger.done.add(job.id)
+            ledger.spent += cost or 0.0
+            counts["sent"] += 1
+        return row
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="experiment")
+    try:
+        futures: list[Future[dict[str, Any] | None]] = [pool.submit(one, job) for job in todo]
+        for future in as_completed(futures):
+            row = future.result()
+            if row is not None and on_reply is not None:
+                on_reply(row)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return Outcome(counts["sent"], skipped, counts["failed"], ledger.spent, stopped[0] if stopped else None,
+                   counts["unsent"])
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+# ---- the dry run --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """One request's planned cost: estimated input, output at ``max_tokens``, times ``n``."""
+
+    key: Mapping[str, str | int]
+    n: int
+    request_sha256: str
+    input_tokens: int | None
+    """``None``: the model is unknown to ``toolkit.costs``."""
+    output_tokens: int
+    cost_usd: float | None
+    """All ``n`` replies; ``None`` where the model has no recorded price."""
+    fidelity: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a run would ask for, and what it would cost at most."""
+
+    estimates: tuple[Estimate, ...]
+
+    @property
+    def replies(self) -> int:
+        return sum(e.n for e in self.estimates)
+
+    @property
+    def cost_usd(self) -> float:
+        """The priced requests' estimate (see ``unpriced``)."""
+        return sum(e.cost_usd or 0.0 for e in self.estimates)
+
+    @property
+    def unpriced(self) -> int:
+        return sum(e.n for e in self.estimates if e.cost_usd is None)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [{**e.key, "n": e.n, "request_sha256": e.request_sha256, "input_tokens": e.input_tokens,
+                 "output_tokens": e.output_tokens, "cost_usd": e.cost_usd, "fidelity": list(e.fidelity)}
+                for e in self.estimates]
+
+
+def estimate(key: Mapping[str, str | int], model: str, n: int, built: Request, input_tokens: int | None,
+             max_tokens: int) -> Estimate:
+    """``n`` replies of ``built`` priced by ``toolkit.costs.request_cost``, output at ``max_tokens``."""
+    cost = None
+    if input_tokens is not None:
+        cost = reply_cost(model, Reply("", (), input_tokens, 0, 0, max_tokens, None))
+    return Estimate(key, n, body_sha256(built), input_tokens, max_tokens, None if cost is None else cost * n, built.notes)
+
+
+def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
+    """Input tokens of a trial's request by ``toolkit.costs.context_tokens``: the replayed path with
+    the run's recorded system prompt and tools, counted by the model's family as calibrated against
+    providers' reported counts. It counts the path as stored, whatever the mode carries of it, so
+    ``text`` and ``prose_head`` are estimated a little high, never low. ``None``: unknown model."""
+    from toolkit.costs import context_tokens
+
+    session = corpus.session(trial.point.session)
+    config = session.run_config(trial.point.at)
+    try:
+        return context_tokens(session.path(trial.point.at), trial.model,
+                              config.system if config is not None else None,
+                              config.tools if config is not None else None)
+    except ValueError:
+        return None
+
+
+def plan(trials: Sequence[Trial], corpus: Corpus, *, store: SurfaceStore | None = None,
+         max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
+    """The dry run: each trial's request built, nothing sent, its cost estimated (input by
+    ``trial_input_tokens``, output at ``max_tokens``: the most a reply can cost)."""
+    out = []
+    for trial in trials:
+        check_sent(trial.wire)
+        built = trial_request(trial, corpus, store=store, max_tokens=max_tokens)
+        key = {k: v for k, v in trial_key(trial, 0).items() if k != "index"}
+        out.append(estimate(key, trial.model, trial.n, built, trial_input_tokens(trial, corpus), max_tokens))
+    return Plan(tuple(out))
