@@ -325,3 +325,24 @@ def test_the_harness_imports_without_the_sdks_and_names_a_missing_one(
     with pytest.raises(ExperimentError, match=r"anthropic SDK is not installed \(pip install anthropic\)"):
         run([Trial(POINT, "anthropic", "claude-haiku-4-5", "text", 1)], corpus, tmp_path / "r.jsonl")
     assert not (tmp_path / "r.jsonl").exists(), "nothing is written before a run can start"
+
+
+def test_a_recording_without_tool_definitions_gets_stubs_the_expected_call_can_use(corpora: Path) -> None:
+    """Claude Code keeps tool names, not definitions: every wire in every mode still declares the
+    expected tool (a stub with an open schema) and the notes say the schemas are stubs."""
+    from toolkit.experiment.points import find_points
+    from toolkit.experiment.run import trial_request
+
+    corpus = load(corpora / "claude_code" / "viewer_v1.0.98_orchestrator_sidechains.jsonl", progress=False)
+    points = [p for p in find_points(corpus) if p.recorded == "called"][-3:]
+    assert points
+    models = {"openai-chat": "gpt-4o-mini", "openai-responses": "gpt-5", "anthropic": "claude-sonnet-4-5",
+              "gemini": "gemini-2.5-flash"}
+    for point in points:
+        for wire, model in models.items():
+            for mode in ("text", "prose_head", "native"):
+                built = trial_request(Trial(point, wire, model, mode, 1), corpus)
+                declared = json.dumps(built.body.get("tools", []))
+                for name in point.expect:
+                    assert f'"{name}"' in declared, (wire, mode, name)
+                assert any("stub schemas" in note for note in built.notes)

@@ -132,7 +132,7 @@ def _print_plan(planned: Any) -> int:
         for note in row["fidelity"]:
             print(f"    fidelity: {note}")
     unpriced = f" ({planned.unpriced} replies of unpriced models not counted)" if planned.unpriced else ""
-    print(f"{planned.replies} replies, estimated at most ${planned.cost_usd:.4f}{unpriced}; nothing was sent")
+    print(f"{planned.replies} replies, estimated ${planned.cost_usd:.4f} (output assumed at max_tokens){unpriced}; nothing was sent")
     return 0
 
 

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 from toolkit.corpus import Corpus
 from toolkit.experiment.said import classify
 from toolkit.experiment.trials import Trial
+from toolkit.record import JsonValue, RunConfig, Session, ToolUse, bare_tool_name
 from toolkit.replay import Request, request
 from toolkit.replay.lookup import check_sent, read_reply, sender
 from toolkit.replay.request import DEFAULT_MAX_TOKENS
@@ -114,13 +115,41 @@ def trial_key(trial: Trial, index: int) -> dict[str, str | int]:
             "model": trial.model, "mode": trial.mode, "index": index}
 
 
+STUB_DESCRIPTION = "(stub: the recording kept this tool's name but not its definition)"
+
+
+def declared(session: Session, trial: Trial) -> tuple[Session, str | None]:
+    """The session with a tool declared for every name the model needs at the point: its recorded
+    definitions where the recording kept them; otherwise (Claude Code, Codex and Gemini CLI keep
+    none) every tool called on the path and every expected one, with an open object schema, so the
+    expected call is possible in every mode and on every wire. The note says which it was."""
+    config = session.run_config(trial.point.at)
+    if config is not None and config.tools:
+        return session, None
+    called = [b.name for m in session.path(trial.point.at) for b in m.blocks if isinstance(b, ToolUse)]
+    bare = {bare_tool_name(name) for name in called}
+    names = list(dict.fromkeys([*called, *(config.tool_names if config else ()),
+                                *(name for name in trial.point.expect if name not in bare)]))
+    if not names:
+        return session, None
+    stubs: tuple[JsonValue, ...] = tuple(
+        {"name": name, "description": STUB_DESCRIPTION, "input_schema": {"type": "object"}} for name in names)
+    base = config or RunConfig()
+    stubbed = replace(base, tools=stubs, tool_names=tuple(names), message_id=None)
+    note = (f"tools: {len(names)} recorded name(s) declared with stub schemas (open objects): the "
+            "recording kept no definitions")
+    return replace(session, run_configs=(stubbed,)), note
+
+
 def trial_request(trial: Trial, corpus: Corpus, *, store: SurfaceStore | None = None,
                   max_tokens: int = DEFAULT_MAX_TOKENS) -> Request:
     """The body the trial's wire is sent: the session up to the point, in the trial's mode, naming
-    the trial's model, with tools as recorded (the notes say where they could not be)."""
-    session = corpus.session(trial.point.session)
-    return request(session, wire=trial.wire, mode=trial.mode, upto=trial.point.at, model=trial.model,
-                   images=corpus.images, store=store, max_tokens=max_tokens)
+    the trial's model, with tools as recorded or, where only their names were, as stubs
+    (``declared``; the notes say which)."""
+    session, note = declared(corpus.session(trial.point.session), trial)
+    built = request(session, wire=trial.wire, mode=trial.mode, upto=trial.point.at, model=trial.model,
+                    images=corpus.images, store=store, max_tokens=max_tokens)
+    return replace(built, notes=(*built.notes, note)) if note else built
 
 
 def trial_jobs(trials: Iterable[Trial], corpus: Corpus, *, store: SurfaceStore | None = None,
@@ -301,7 +330,7 @@ class Estimate:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What a run would ask for, and what it would cost at most."""
+    """What a run would ask for, and what it would cost by estimate."""
 
     estimates: tuple[Estimate, ...]
 
@@ -337,7 +366,7 @@ def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
     """Input tokens of a trial's request by ``toolkit.costs.context_tokens``: the replayed path with
     the run's recorded system prompt and tools, counted by the model's family as calibrated against
     providers' reported counts. It counts the path as stored, whatever the mode carries of it, so
-    ``text`` and ``prose_head`` are estimated a little high, never low. ``None``: unknown model."""
+    ``text`` and ``prose_head`` are estimated a little high; tools declared as stubs are not counted. An estimate. ``None``: unknown model."""
     from toolkit.costs import context_tokens
 
     session = corpus.session(trial.point.session)
@@ -353,7 +382,7 @@ def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
 def plan(trials: Sequence[Trial], corpus: Corpus, *, store: SurfaceStore | None = None,
          max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
     """The dry run: each trial's request built, nothing sent, its cost estimated (input by
-    ``trial_input_tokens``, output at ``max_tokens``: the most a reply can cost)."""
+    ``trial_input_tokens``, output assumed at ``max_tokens``: the limit Anthropic bodies carry; the other wires' bodies set none, so a longer reply there costs more)."""
     out = []
     for trial in trials:
         check_sent(trial.wire)

@@ -13,7 +13,8 @@ sending, and also reading, checking and searching, which are calls too.
 Measured 2026-12-01 on the labelled sample ``tests/data/said_labels.json`` (172 real replies of the
 shared corpora, 115 said / 57 not: Claude Code 123, Codex 16, SWE-agent 12, pydantic-ai cassettes 7,
 OpenHands 5, openai_chat 4, inspect 4, Gemini CLI 1): precision 0.96 (109 of 113), recall 0.95 (109
-of 115). The misses are verbless step headings (a lone "Cleanup:"), generic verbs ("do the
+of 115). In-sample: the rules were written while labelling this sample, so these figures are an
+upper bound on what a fresh sample would give; a held-out sample is still to label. The misses are verbless step headings (a lone "Cleanup:"), generic verbs ("do the
 testing") and acts named by a verb outside the list; the false alarms are reports of testing or
 changes inside a findings reply, and a gerund used as a subject ("Building apps is ...").
 """

@@ -26,7 +26,12 @@ def sender(wire: str, endpoint: Endpoint) -> Sender:
     check_sent(wire)
     send = wire_spec(wire).sdk.send
     assert send is not None
-    return send(endpoint)
+    try:
+        return send(endpoint)
+    except SendError:
+        raise
+    except Exception as error:  # the SDKs refuse to start without a key, each with its own class
+        raise SendError(f"{wire}: the SDK client could not start: {error}") from None
 
 
 def read_reply(wire: str, response: Mapping[str, Any]) -> Reply:

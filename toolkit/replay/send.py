@@ -85,12 +85,18 @@ Sender = Callable[[dict[str, Any], str], dict[str, Any]]
 # ---- keys ---------------------------------------------------------------------------------------
 
 
+SHORTEST_SECRET = 8
+"""Shorter values (``ollama``, ``EMPTY``: what local servers take for a key) are not secrets, and
+replacing them everywhere would corrupt the replies they occur in."""
+
+
 def secrets(endpoint: Endpoint) -> tuple[str, ...]:
     """Every key value a send to ``endpoint`` could use, longest first: none may be written."""
     names = set(SDK_KEY_VARIABLES)
     if endpoint.api_key_env:
         names.add(endpoint.api_key_env)
-    return tuple(sorted({value for name in names if (value := os.environ.get(name))}, key=len, reverse=True))
+    values = {value for name in names if (value := os.environ.get(name)) and len(value) >= SHORTEST_SECRET}
+    return tuple(sorted(values, key=len, reverse=True))
 
 
 def scrub(text: str, values: tuple[str, ...]) -> str:
