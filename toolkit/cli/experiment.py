@@ -54,10 +54,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def _points(corpus: Corpus, at: str, expect: list[str] | None) -> list[Point]:
     """The points asked for: ``find_points``' called points, or the one at ``at`` (its expected
-    tools given, or read from the recorded next reply)."""
-    from toolkit.experiment.points import find_points
+    tools given, or those ``session_points`` reads from the recorded next reply)."""
+    from dataclasses import replace
+
+    from toolkit.experiment.points import find_points, session_points
     from toolkit.experiment.trials import Point
-    from toolkit.record import ToolUse, bare_tool_name
 
     if at == "auto":
         found = [p for p in find_points(corpus) if p.recorded == "called"]
@@ -65,15 +66,13 @@ def _points(corpus: Corpus, at: str, expect: list[str] | None) -> list[Point]:
     session = next((s for s in corpus.sessions if at in s), None)
     if session is None:
         raise KeyError(f"no session holds message {at!r}")
-    path = session.path()
-    ids = [m.id for m in path]
-    after = path[ids.index(at) + 1:] if at in ids else [m for m in session.messages if m.parent_id == at]
-    reply = next((m for m in after if m.role == "assistant"), None)
-    called = tuple(dict.fromkeys(bare_tool_name(b.name) for b in (reply.blocks if reply else ()) if isinstance(b, ToolUse)))
-    wanted = tuple(expect) if expect else called
-    if not wanted:
-        raise KeyError(f"the reply after {at!r} called no tool: name the expected one with --expect")
-    return [Point(session.file, session.id, at, wanted, "called" if called else "said")]
+    point = next((p for p in session_points(session) if p.at == at), None)
+    if point is None:
+        if not expect:
+            raise KeyError(f"no reply follows {at!r} on its session's main path whose tool could be expected: "
+                           "name the expected one with --expect")
+        return [Point(session.file, session.id, at, tuple(expect), "said")]
+    return [replace(point, expect=tuple(expect))] if expect else [point]
 
 
 def run(args: argparse.Namespace) -> int:
