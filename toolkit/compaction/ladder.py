@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import assert_never
 
 from toolkit.compaction.markers import Removal, RungName, Trigger
-from toolkit.compaction.policy import Policy
+from toolkit.compaction.policy import POLICIES, Policy
 from toolkit.compaction.rungs import History, Step, drop_images, elide, snapshot, summarize
 from toolkit.compaction.summaries import Summariser, Summary, summariser
 from toolkit.costs.calibration import ContextCounter
@@ -102,8 +102,6 @@ def compact(messages: Sequence[Message] | History, model: str, budget: int | Non
     said the request was that many tokens too large) the reactive path runs whatever the size.
     ``estimate`` is the size the client believes the request has, which the threshold is checked
     against (default: the toolkit's count, which is also what the rungs are measured with)."""
-    from toolkit.compaction.policy import POLICIES
-
     policy = policy or POLICIES["ladder"]
     budget = budget if budget is not None else window_for(model).input
     counter = counter or ContextCounter(model)

@@ -42,15 +42,21 @@ class Removal:
     """Index of the first message the rung changed: the provider's prompt cache breaks there."""
 
 
+ELIDED = "[elided by compaction"
+"""How every elision marker starts: a rung recognises its own earlier work by it."""
+DROPPED = "[image dropped by compaction"
+"""How every dropped-image marker starts."""
+
+
 def elided(tool: str, chars: int, lines: int) -> str:
-    return (f"[elided by compaction: the output of this {tool} call, {chars:,} characters in "
+    return (f"{ELIDED}: the output of this {tool} call, {chars:,} characters in "
             f"{lines:,} lines; run it again if it is needed]")
 
 
 def dropped(media_type: str, width: int | None, height: int | None, size: int) -> str:
     shape = f"{width}x{height} " if width is not None and height is not None else ""
     weight = f", {size:,} bytes" if size else ""
-    return f"[image dropped by compaction: {shape}{media_type}{weight}]"
+    return f"{DROPPED}: {shape}{media_type}{weight}]"
 
 
 def summarised(count: int, first: str, last: str, by: str) -> str:

@@ -13,7 +13,16 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from toolkit.compaction.markers import MARKER_TAG, SUMMARY_TAG, Removal, dropped, elided, summarised
+from toolkit.compaction.markers import (
+    DROPPED,
+    ELIDED,
+    MARKER_TAG,
+    SUMMARY_TAG,
+    Removal,
+    dropped,
+    elided,
+    summarised,
+)
 from toolkit.compaction.summaries import Summariser, Summary
 from toolkit.content import block_text, history_text
 from toolkit.record import Image, Message, Text, ToolResult, ToolUse, bare_tool_name
@@ -57,11 +66,19 @@ def same(a: Message, b: Message) -> bool:
     return a is b or (a.id == b.id and a.role == b.role and a.blocks == b.blocks)
 
 
-def _first_changed(before: Sequence[Message], after: Sequence[Message]) -> int | None:
-    for i, (a, b) in enumerate(zip(before, after, strict=False)):
+def shared_prefix(before: Sequence[Message], after: Sequence[Message]) -> int:
+    """How many leading messages two histories send alike."""
+    k = 0
+    for a, b in zip(before, after, strict=False):
         if not same(a, b):
-            return i
-    return None if len(before) == len(after) else min(len(before), len(after))
+            break
+        k += 1
+    return k
+
+
+def _first_changed(before: Sequence[Message], after: Sequence[Message]) -> int | None:
+    k = shared_prefix(before, after)
+    return None if k == len(before) == len(after) else k
 
 
 def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
@@ -81,7 +98,7 @@ def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
         block = messages[i].blocks[j]
         assert isinstance(block, ToolResult)
         tool = bare_tool_name(block.name or names.get(block.tool_use_id, "tool"))
-        if (keep_errors and block.is_error) or tool in excluded or block.output.startswith("[elided by compaction"):
+        if (keep_errors and block.is_error) or tool in excluded or block.output.startswith(ELIDED):
             continue
         marker = elided(tool, len(block.output), block.output.count("\n") + 1)
         if len(block.output) <= len(marker):
@@ -132,7 +149,7 @@ def drop_images(history: History, *, keep: int = 1) -> Step:
             kept = tuple(p for k, p in enumerate(block.images) if k not in ks)
             new_blocks[j] = replace(block, images=kept, output=f"{block.output}\n{notes}" if block.output else notes)
         tags = messages[i].tags
-        if all(isinstance(b, Text) and b.text.startswith("[image dropped") for b in new_blocks):
+        if all(isinstance(b, Text) and b.text.startswith(DROPPED) for b in new_blocks):
             tags = (*tags, MARKER_TAG)
         messages[i] = replace(messages[i], blocks=tuple(new_blocks), tags=tags)
     touched = {i for i, _ in by_block}

@@ -34,9 +34,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from toolkit.compaction.ladder import Compaction, compact
-from toolkit.compaction.markers import MARKER_TAG, SUMMARY_TAG
+from toolkit.compaction.markers import ELIDED, MARKER_TAG, SUMMARY_TAG
 from toolkit.compaction.policy import Policy, load
-from toolkit.compaction.rungs import History, same
+from toolkit.compaction.rungs import History, shared_prefix
 from toolkit.compaction.summaries import Summariser, summariser
 from toolkit.compaction.survival import Fact, facts, layouts, retention, source_text
 from toolkit.content import block_text
@@ -100,25 +100,12 @@ class _State:
 
     history: History = field(default_factory=lambda: History(()))
     sent: tuple[Message, ...] = ()
-    sent_tokens: list[float] = field(default_factory=list)
     reported: int | None = None
     """The provider's count of the last request (an overflow error states it too)."""
     replied: int = 0
     """Where the last request's reply starts on the path: the client's estimate counts from there."""
     time: datetime | None = None
     lost: set[tuple[str, str]] = field(default_factory=set)
-
-
-def _shared_prefix(state: _State, sent: Sequence[Message]) -> int:
-    """How many leading messages this request shares with the previous one. Message identity, not
-    their counted tokens: thinking the provider drops from earlier turns changes the count, not the
-    prompt the client sent, and the cache survives it (golfgod's reads grow by each previous write)."""
-    k = 0
-    for a, b in zip(state.sent, sent, strict=False):
-        if not same(a, b):
-            break
-        k += 1
-    return k
 
 
 def simulate(session: Session, model: str, policy: Policy | str, *, window: int | None = None,
@@ -155,14 +142,14 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
         if done.steps:
             events.append(done)
             state.history = done.history
-        prompt = counter.request(state.history.messages)
+        prompt = done.after
         if prompt > limit and policy.compacts:
             done = compact(state.history, model, limit, policy, overflow=prompt - limit, writer=writer,
                            counter=counter)
             if done.steps:
                 events.append(done)
                 state.history = done.history
-                prompt = counter.request(state.history.messages)
+                prompt = done.after
         reply = path[start:end]
         state.replied = start
         output = round(math.fsum(counter.tokens(reply)))
@@ -184,24 +171,25 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
             continue
         sent = state.history.messages
         tokens = counter.tokens(sent)
-        shared = _shared_prefix(state, sent)
+        # Message identity, not counted tokens: thinking the provider drops from earlier turns changes
+        # the count, not the prompt sent, and the cache survives it (golfgod's reads grow by each write).
+        shared = shared_prefix(state.sent, sent)
         reused = reusable(model, head=round(counter.config + counter.unrecorded), pinned=round(counter.config),
                           shared=round(math.fsum(tokens[:shared])),
                           extends=shared == len(state.sent)) if state.sent else 0
         elapsed = _seconds(when, state.time)
         split, cost = input_cost(model, prompt, reused, output, elapsed=elapsed)
-        previous = round(counter.config + counter.unrecorded + math.fsum(state.sent_tokens)) if state.sent else 0
         expired = elapsed is not None and rule.ttl_seconds is not None and elapsed > rule.ttl_seconds
         row.update(
             rejected=False, context_tokens=prompt, image_tokens=counter.images(sent),
             fresh_tokens=split.fresh, cache_read_tokens=split.cache_read, cache_write_tokens=split.cache_write,
             output_tokens=output, input_cost_usd=cost.input + cost.cached_input + cost.cache_write,
-            output_cost_usd=cost.output, cache_break=bool(events) and shared < len(state.sent) and previous > 0,
+            output_cost_usd=cost.output, cache_break=bool(events) and shared < len(state.sent),
             cache_expired=expired, compaction_cost_usd=_summary_cost(events), verbatim_chars=_verbatim(state.history),
         )
         row["cost_usd"] = row["input_cost_usd"] + row["output_cost_usd"] + row["compaction_cost_usd"]
         rows.append(row)
-        state.sent, state.sent_tokens, state.reported, state.time = sent, tokens, prompt, when or state.time
+        state.sent, state.reported, state.time = sent, prompt, when or state.time
         state.history = History((*sent, *reply), state.history.images, state.history.snapshots)
     return pl.DataFrame(rows, schema=_schema())
 
@@ -218,7 +206,7 @@ def _verbatim(history: History) -> int:
     for message in history.messages:
         if skip & set(message.tags):
             continue
-        total += sum(len(t) for b in message.blocks if not (t := block_text(b)).startswith("[elided by compaction"))
+        total += sum(len(t) for b in message.blocks if not (t := block_text(b)).startswith(ELIDED))
     return total
 
 
