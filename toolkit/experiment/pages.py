@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.experiment.report import frame_of
 from toolkit.experiment.run import (
     DEFAULT_ENDPOINT,
     Endpoint,
@@ -28,10 +29,11 @@ from toolkit.experiment.run import (
     execute,
     read_ledger,
 )
-from toolkit.record import Image, Message, Session, Text
+from toolkit.record import Message, Session, Text
 from toolkit.replay import Request, request
 from toolkit.replay.lookup import check_sent
 from toolkit.replay.request import DEFAULT_MAX_TOKENS
+from toolkit.snapshot.compact import image_blocks
 from toolkit.snapshot.readers import edit_distance, normalise
 
 if TYPE_CHECKING:
@@ -67,13 +69,7 @@ def page_request(sample: Sample, *, wire: str, model: str, prompt: str = TRANSCR
                  max_tokens: int = DEFAULT_MAX_TOKENS) -> tuple[Request, list[Page]]:
     """The body ``wire`` is sent to have ``model`` transcribe ``sample``'s pages, and the pages."""
     pages = pages_for(sample.text, model)
-    store: dict[str, bytes] = {}
-    blocks: list[Image | Text] = []
-    for page in pages:
-        data = page.png()
-        sha = hashlib.sha256(data).hexdigest()
-        store[sha] = data
-        blocks.append(Image("image/png", sha, len(data), page.geometry.width, page.geometry.height))
+    blocks, store = image_blocks(pages)
     session = Session(f"pages-{sample.name}", "experiment", (Message("pages", None, "user", (*blocks, Text(prompt))),),
                       "pages")
     return request(session, wire=wire, mode="text", model=model, images=store, max_tokens=max_tokens), pages
@@ -155,13 +151,7 @@ PAGE_COLUMNS = {"sample": "str", "wire": "str", "model": "str", "index": "int", 
 
 def load_pages(path: str | Path) -> pl.DataFrame:
     """A page results file as one row per reply."""
-    import polars as pl
-
-    kinds: dict[str, pl.DataType] = {"str": pl.String(), "int": pl.Int64(), "float": pl.Float64()}
-    schema = {name: kinds[kind] for name, kind in PAGE_COLUMNS.items()}
-    rows = [{name: line.get(name) for name in PAGE_COLUMNS} for line in read_ledger(path)
-            if line.get("type") == "reply" and "cer" in line]
-    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    return frame_of(read_ledger(path), PAGE_COLUMNS, keep=lambda line: "cer" in line)
 
 
 def beside_readers(frame: pl.DataFrame, samples: Sequence[Sample],

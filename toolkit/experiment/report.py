@@ -6,7 +6,7 @@ seeds' "3 close calls in 16 tries" against "closed 9 of 9", with the uncertainty
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,22 +53,24 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
 
 
-def _row(line: dict[str, Any]) -> dict[str, Any]:
+def _row(line: dict[str, Any], columns: Mapping[str, str]) -> dict[str, Any]:
     usage = line.get("usage") if isinstance(line.get("usage"), dict) else {}
     assert isinstance(usage, dict)
     flat = {**line, "input_tokens": usage.get("input"), "cached_tokens": usage.get("cached"),
             "cache_write_tokens": usage.get("cache_write"), "output_tokens": usage.get("output")}
-    return {name: flat.get(name) for name in COLUMNS}
+    return {name: flat.get(name) for name in columns}
 
 
-def frame_of(lines: Iterable[dict[str, Any]]) -> pl.DataFrame:
-    """The results frame of ledger lines: one row per ``reply`` line."""
+def frame_of(lines: Iterable[dict[str, Any]], columns: Mapping[str, str] = COLUMNS,
+             keep: Callable[[dict[str, Any]], bool] = lambda line: True) -> pl.DataFrame:
+    """A results frame of ledger lines: one row per ``reply`` line that ``keep`` takes, ``columns``
+    of it (name → ``str``, ``int``, ``float`` or ``list``; usage flattened)."""
     import polars as pl
 
     kinds: dict[str, pl.DataType] = {"str": pl.String(), "int": pl.Int64(), "float": pl.Float64(),
                                      "list": pl.List(pl.String())}
-    schema = {name: kinds[kind] for name, kind in COLUMNS.items()}
-    rows = [_row(line) for line in lines if line.get("type") == "reply"]
+    schema = {name: kinds[kind] for name, kind in columns.items()}
+    rows = [_row(line, columns) for line in lines if line.get("type") == "reply" and keep(line)]
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 

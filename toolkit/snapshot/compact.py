@@ -163,6 +163,18 @@ def pair_safe_bounds(messages: Sequence[Message], head: int, tail: int) -> tuple
     return head, tail_start
 
 
+def image_blocks(pages: Sequence[Page]) -> tuple[list[ImageBlock], dict[str, bytes]]:
+    """The pages as image blocks naming their PNG by sha256, and the store holding the bytes."""
+    images: dict[str, bytes] = {}
+    blocks: list[ImageBlock] = []
+    for page in pages:
+        data = page.png()
+        digest = hashlib.sha256(data).hexdigest()
+        images[digest] = data
+        blocks.append(ImageBlock("image/png", digest, len(data), page.geometry.width, page.geometry.height))
+    return blocks, images
+
+
 def _caption(sources: Sequence[Message], pages: Sequence[Page]) -> str:
     ids = [m.id for m in sources]
     listed = ", ".join(ids) if len(ids) <= 12 else f"{ids[0]} … {ids[-1]}"
@@ -198,13 +210,8 @@ def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 
     if not middle:
         return Compacted(tuple(source), {}, (), {}, head_end, len(source) - tail_start)
     pages = render(turns(middle, tool_names(source)), geometry)
-    images: dict[str, bytes] = {}
-    blocks: list[Text | ImageBlock] = [Text(_caption(middle, pages))]
-    for page in pages:
-        data = page.png()
-        digest = hashlib.sha256(data).hexdigest()
-        images[digest] = data
-        blocks.append(ImageBlock("image/png", digest, len(data), geometry.width, geometry.height))
+    shown, images = image_blocks(pages)
+    blocks: list[Text | ImageBlock] = [Text(_caption(middle, pages)), *shown]
     snapshot_id = _snapshot_id(middle, geometry)
     snapshot = Message(
         id=snapshot_id, parent_id=source[head_end - 1].id if head_end else None, role="user",
