@@ -169,7 +169,7 @@ def test_appending_a_message_never_rewrites_earlier_bytes(s: Session) -> None:
     """Holds on every wire for text, prose and native, with the documented exceptions: a
     Gemini call turn joining the model turn of words before it, Anthropic thinking that
     crosses as prose only while it sits in the final assistant turn, and a switch of the model
-    the body names."""
+    the request names."""
     path = s.path()
     for wire in WIRES:
         for mode in ("text", "prose", "native"):
@@ -180,9 +180,10 @@ def test_appending_a_message_never_rewrites_earlier_bytes(s: Session) -> None:
                     placeholder = b"[the replayed history holds no messages" in previous.messages_bytes()
                     joined = wire == "gemini" and _joins(current.notes) > _joins(previous.notes)
                     thinking = wire == "anthropic" and any("final assistant turn" in n for n in previous.notes)
-                    # a new message from another model changes the model the body names, and with
-                    # it which reasoning may ride natively; provider caches are per model anyway
-                    switched = previous.body.get("model") != current.body.get("model")
+                    # a new message from another model changes the model the request names, and with
+                    # it which reasoning may ride natively; provider caches are per model anyway (Gemini
+                    # names it in the URL, not the body: the request's own ``model`` says it on every wire)
+                    switched = previous.model != current.model
                     assert placeholder or joined or thinking or switched, (wire, mode, message.id)
                 previous = current
 
@@ -263,3 +264,21 @@ def test_a_switch_of_model_is_the_one_reason_a_model_change_rewrites_bytes() -> 
     before = request(s, wire="anthropic", mode="native", upto="m4")
     after = request(s, wire="anthropic", mode="native", upto="m5")
     assert (before.body["model"], after.body["model"]) == ("claude-sonnet-4-5", "m1")
+
+
+def test_a_model_switch_on_gemini_is_seen_though_its_body_names_no_model() -> None:
+    """Found by the property above: a Google reply from model m1 after an Anthropic-recorded turn
+    carrying m1's signed thought switches the Gemini request from its default model to m1, so the
+    thought rides natively (and, on a text-only reply, is not replayed). The body has no ``model``
+    key on this wire; the request's ``model`` shows the switch."""
+    messages = (
+        Message("m0", None, "assistant", (Reasoning("", signature="c2lnbmF0dXJl", provider="google", model="m1"),),
+                model="m1", provider="anthropic"),
+        Message("m4", "m0", "assistant", (), model="m1", provider="google"),
+    )
+    s = Session("s1", "test", messages, "m4")
+    before = request(s, wire="gemini", mode="native", upto="m0")
+    after = request(s, wire="gemini", mode="native", upto="m4")
+    assert not is_prefix(before, after)
+    assert "model" not in before.body and "model" not in after.body
+    assert (before.model, after.model) == ("gemini-2.5-flash", "m1")
