@@ -95,10 +95,10 @@ def test_saved_corpus_reopens_identically(demo: object, tmp_path: Path) -> None:
     assert again.problems == corpus.problems  # type: ignore[attr-defined]
     for name, frame in corpus.frames().items():  # type: ignore[attr-defined]
         assert again.frames()[name].equals(frame), name
-        assert pl.read_parquet(tmp_path / "saved" / f"{name}.parquet").equals(frame), name
+        assert pl.read_parquet(tmp_path / "saved" / name / "part-00000.parquet").equals(frame), name
     # tool specs are kept once per distinct surface, not inlined in every run config
     assert len(list((tmp_path / "saved" / "surfaces").iterdir())) == 3
-    configs = pl.read_parquet(tmp_path / "saved" / "record" / "run_configs.parquet")["run_config"]
+    configs = pl.read_parquet(tmp_path / "saved" / "record" / "run_configs" / "part-00000.parquet")["run_config"]
     assert not any('"parameters"' in text for text in configs)
 
 
@@ -144,7 +144,7 @@ def test_import_command_writes_parquet(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "toolkit.cli", "import", str(DATA), "-o", str(out)],
                             capture_output=True, text=True, cwd=REPO, check=False)
     assert result.returncode == 0, result.stderr
-    assert (out / "corpus.json").is_file() and (out / "messages.parquet").is_file()
+    assert (out / "corpus.json").is_file() and list((out / "messages").glob("part-*.parquet"))
     assert len(load(out).sessions) == len(load(DATA).sessions)
 
 

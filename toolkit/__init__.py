@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from toolkit.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from toolkit.corpus import Corpus, load
+    from toolkit.corpus import Corpus, ingest, load, scan
     from toolkit.costs import image_tokens, request_cost, text_tokens
     from toolkit.record import (
         Block,
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     **{name: "toolkit.record" for name in ("Block", "Event", "Image", "Message", "Opaque", "Problem", "Reasoning", "RecordError", "RunConfig", "Session", "Text", "ToolResult", "ToolUse", "Usage")},
-    "Corpus": "toolkit.corpus", "load": "toolkit.corpus",
+    "Corpus": "toolkit.corpus", "load": "toolkit.corpus", "ingest": "toolkit.corpus", "scan": "toolkit.corpus",
     "image_tokens": "toolkit.costs", "request_cost": "toolkit.costs", "text_tokens": "toolkit.costs",
     "Fidelity": "toolkit.surface", "SurfaceStore": "toolkit.surface", "fidelity": "toolkit.surface",
     "fingerprint": "toolkit.surface", "TranscriptStore": "toolkit.transcripts",
@@ -64,8 +64,10 @@ __all__ = [
     "fidelity",
     "fingerprint",
     "image_tokens",
+    "ingest",
     "load",
     "request_cost",
+    "scan",
     "text_tokens",
 ]
 

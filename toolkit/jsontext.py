@@ -21,19 +21,26 @@ def json_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
     """Compact JSON text of a parsed value, non-ASCII kept as is, never raising: values nested
     deeper than orjson writes go through the standard library, and a value too deep even for it
     is named as such."""
+    return json_bytes(value, sort_keys=sort_keys).decode("utf-8")
+
+
+def json_bytes(value: JsonValue | object, *, sort_keys: bool = False) -> bytes:
+    """``json_text`` as UTF-8 bytes, for writers that take bytes (a Parquet column is filled from
+    them without making a Python string of each)."""
     options = orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
-        return orjson.dumps(value, default=str, option=options).decode("utf-8")
+        return orjson.dumps(value, default=str, option=options)
     except TypeError:
         pass
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str)
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str)
     except (RecursionError, ValueError, TypeError):
-        return f"<a JSON {type(value).__name__} nested too deep to write>"
+        text = f"<a JSON {type(value).__name__} nested too deep to write>"
     finally:
         sys.setrecursionlimit(limit)
+    return text.encode("utf-8")
 
 
 def stringify(value: object) -> str:

@@ -25,8 +25,20 @@ BlockKind = Literal["text", "tool_use", "tool_result", "reasoning", "image", "op
 BLOCK_KINDS: tuple[BlockKind, ...] = ("text", "tool_use", "tool_result", "reasoning", "image", "opaque")
 
 
+class Record:
+    """What every kind of the record shares: it pickles as a call of its constructor with its fields.
+    The dataclass default for a frozen class with slots sets each slot through a Python
+    ``__setstate__``; moving a 200 MB corpus between processes took 1.44 s to pickle and 1.15 s to
+    unpickle that way, 0.90 s and 0.55 s this way (measured 2026-12-01)."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type[Record], tuple[object, ...]]:
+        return type(self), tuple(map(self.__getattribute__, self.__slots__))
+
+
 @dataclass(frozen=True, slots=True)
-class SourceRef:
+class SourceRef(Record):
     """Where a record came from, so every problem and every row can be traced to a line."""
 
     file: str
@@ -35,7 +47,7 @@ class SourceRef:
 
 
 @dataclass(frozen=True, slots=True)
-class Text:
+class Text(Record):
     """Words a participant said."""
 
     text: str
@@ -43,7 +55,7 @@ class Text:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolUse:
+class ToolUse(Record):
     """A call the model made. ``input`` is the parsed arguments; when the source held
     arguments that are not valid JSON, ``input`` is ``None`` and ``raw_input`` keeps the text."""
 
@@ -66,7 +78,7 @@ IMAGE_ORIGINS: tuple[ImageOrigin, ...] = ("inline", "url", "omitted")
 
 
 @dataclass(frozen=True, slots=True)
-class Image:
+class Image(Record):
     """An image. Its bytes live once in the corpus image store, keyed by ``sha256``; a block
     only names them, so frames and copies never duplicate pixels."""
 
@@ -93,7 +105,7 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(Record):
     """What came back for a call. ``name`` is filled when the source names the tool beside the
     result (Gemini, OpenHands); otherwise consumers find it through ``tool_use_id``."""
 
@@ -110,7 +122,7 @@ class ToolResult:
 
 
 @dataclass(frozen=True, slots=True)
-class Reasoning:
+class Reasoning(Record):
     """Thinking the model did. ``signature`` is the provider's opaque proof (Anthropic thinking
     signature, Gemini thoughtSignature, OpenAI encrypted_content); only the provider that made it
     can accept it back, so ``provider`` and ``model`` record who signed."""
@@ -125,7 +137,7 @@ class Reasoning:
 
 
 @dataclass(frozen=True, slots=True)
-class Opaque:
+class Opaque(Record):
     """Something an importer did not understand, kept with its raw JSON rather than dropped."""
 
     type: str
@@ -140,7 +152,7 @@ Block: TypeAlias = Text | ToolUse | ToolResult | Reasoning | Image | Opaque
 
 
 @dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(Record):
     """Token counts as the provider reported them for the request that produced a message."""
 
     input: int | None = None
@@ -157,7 +169,7 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
+class Message(Record):
     """One stored message: a node of the session tree."""
 
     id: str
@@ -188,7 +200,7 @@ EVENT_KINDS: tuple[EventKind, ...] = (
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class Event(Record):
     """Something that happened in a session but is not a message a model saw as such:
     compactions, summaries, API errors, client bookkeeping. Kept with its raw JSON."""
 
@@ -210,7 +222,7 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
-class RunConfig:
+class RunConfig(Record):
     """What a run (or a turn) was sent besides the messages. ``surface_hash`` is optional on
     purpose: absent means unknown, never equal."""
 
@@ -229,7 +241,7 @@ class RunConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Record):
     """Something the importer could not read as it expected: named by file, line and reason."""
 
     file: str
@@ -248,9 +260,13 @@ class RecordError(ValueError):
         super().__init__(str(problem))
         self.problem = problem
 
+    def __reduce__(self) -> tuple[type[RecordError], tuple[Problem]]:
+        """Raised in a worker process, it reaches the caller with its problem."""
+        return type(self), (self.problem,)
+
 
 @dataclass(frozen=True, slots=True)
-class Session:
+class Session(Record):
     """A tree of messages with a named tip. Its path (root to tip) is what a model saw."""
 
     id: str
@@ -274,6 +290,10 @@ class Session:
         index = self._index
         for i, message in enumerate(self.messages):
             index.setdefault(message.id, i)
+
+    def __reduce__(self) -> tuple[type[Record], tuple[object, ...]]:
+        """Without ``_index``: the constructor builds it again."""
+        return type(self), tuple(map(self.__getattribute__, self.__slots__[:-1]))
 
     def get(self, message_id: str) -> Message | None:
         i = self._index.get(message_id)

@@ -3,7 +3,10 @@ are written (the parser lists them from here without importing their modules).""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import argparse
 
 
 class Command(NamedTuple):
@@ -38,6 +41,18 @@ COMMANDS: tuple[Command, ...] = (
 def help_for(name: str) -> str:
     """The one-line help of command ``name``: the table above is the only place it is written."""
     return next(entry.help for entry in COMMANDS if entry.name == name)
+
+
+def workers_option(parser: argparse.ArgumentParser) -> None:
+    """``--workers`` and ``--engine``, as every command that reads or sweeps a corpus takes them."""
+    from toolkit.workers import ENGINES
+
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes to use (default 1; 0: every core); with --engine ray, tasks in "
+                             "flight (default: the cluster's CPUs)")
+    parser.add_argument("--engine", choices=ENGINES, default="local",
+                        help="local processes, or Ray tasks on the cluster ray.init() reaches "
+                             "(RAY_ADDRESS; needs the ray extra: pip install -e '.[ray]')")
 
 
 def missing(path: str, command: str) -> bool:

@@ -8,9 +8,10 @@ import sys
 from collections import Counter
 from typing import Any
 
-from toolkit.cli.commands import help_for
+from toolkit.cli.commands import help_for, missing, workers_option
 from toolkit.content import block_images
 from toolkit.corpus import Corpus, load
+from toolkit.corpus.corpus import anything_read
 from toolkit.record import BLOCK_KINDS, IMAGE_ORIGINS, ToolResult, ToolUse
 
 
@@ -45,12 +46,12 @@ def summary(corpus: Corpus) -> dict[str, Any]:
 
 
 def readable(corpus: Corpus) -> bool:
-    """Whether anything at all loaded (the exit status of ``info`` and ``import``)."""
-    return bool(corpus.sessions) or (bool(corpus.files) and len(corpus.problems) < len(corpus.files))
+    """Whether anything at all loaded (the exit status of ``info``)."""
+    return anything_read(len(corpus.sessions), len(corpus.files), len(corpus.problems))
 
 
 def run_info(args: argparse.Namespace) -> int:
-    corpus = load(args.path, progress=not args.json and None)
+    corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
     data = summary(corpus)
     if args.json:
         sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
@@ -73,13 +74,19 @@ def run_info(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    corpus = load(args.path, progress=True)
-    if not readable(corpus):
+    from toolkit.corpus.ingesting import ingest
+
+    if missing(args.path, "import"):
+        return 2
+    try:
+        done = ingest(args.path, args.output, workers=args.workers, engine=args.engine, progress=True)
+    except ImportError as exc:
+        print(f"toolkit import: {exc}", file=sys.stderr)
+        return 2
+    if not done.readable:
         print(f"nothing could be read from {args.path}", file=sys.stderr)
         return 1
-    out = corpus.save(args.output)
-    print(f"wrote {len(corpus.sessions)} sessions, {len(corpus.images)} images, "
-          f"{len(corpus.problems)} problems to {out}")
+    print(f"wrote {done.sessions} sessions from {done.files} files, {done.problems} problems, to {done.directory}")
     return 0
 
 
@@ -88,8 +95,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     info.add_argument("path", help="a transcript file or a directory (searched recursively)")
     info.add_argument("--json", action="store_true", help="print exactly one JSON object")
     info.add_argument("--show", type=int, default=20, help="problems to list (text output)")
+    workers_option(info)
     info.set_defaults(func=run_info)
     imp = sub.add_parser("import", help=help_for("import"))
     imp.add_argument("path")
     imp.add_argument("-o", "--output", required=True, help="directory to write")
+    workers_option(imp)
     imp.set_defaults(func=run_import)

@@ -28,7 +28,7 @@ measured from the session's first reported usage and carried as a constant prefi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,7 @@ from toolkit.costs.calibration import NOT_SENT, ContextCounter
 from toolkit.costs.windows import window_for
 from toolkit.record import Message, Session
 from toolkit.snapshot.compact import SNAPSHOT_TAG
+from toolkit.workers import Engine, batches, engine_named, ordered_map, worker_count
 
 if TYPE_CHECKING:
     import polars as pl
@@ -299,30 +300,67 @@ def unrecorded(session: Session, counter: ContextCounter) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """Sessions to simulate under every policy and model: one task of ``simulate_corpus``."""
+
+    sessions: tuple[Session, ...]
+    models: tuple[str, ...]
+    policies: tuple[Policy, ...]
+    window: int | None = None
+    writer: Summariser | None = None
+    read_pages: bool = False
+
+
+def sweep(task: Sweep, tick: Callable[[int], object] | None = None) -> pl.DataFrame:
+    """The rows of every session of ``task`` x its models x its policies, in that order."""
+    import polars as pl
+
+    frames: list[pl.DataFrame] = []
+    for session in task.sessions:
+        known = facts(replayed(session))
+        for model in task.models:
+            counter = counter_for(session, model)
+            for policy in task.policies:
+                frames.append(simulate(session, model, policy, window=task.window, writer=task.writer,
+                                       read_pages=task.read_pages, counter=counter, known=known))
+                if tick is not None:
+                    tick(1)
+    return pl.concat(frames) if frames else pl.DataFrame(schema=_schema())
+
+
 def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], policies: Sequence[Policy | str], *,
                     window: int | None = None, writer: Summariser | None = None, read_pages: bool = False,
-                    progress: bool = True) -> pl.DataFrame:
-    """``simulate`` over every session with a reply x ``policies`` x ``models``, one frame."""
+                    progress: bool = True, workers: int | None = None, engine: Engine | str = "local") -> pl.DataFrame:
+    """``simulate`` over every session with a reply x ``policies`` x ``models``, one frame.
+
+    ``workers=N`` simulates groups of sessions in N processes (0: every core), ``engine="ray"`` as
+    Ray tasks; the frame is the one a single process gives, row for row (a summariser must then
+    pickle: the extractive one does, a model summariser holding a client may not)."""
     import polars as pl
     from tqdm.auto import tqdm
 
     from toolkit.corpus.corpus import Corpus
 
     sessions = corpus.sessions if isinstance(corpus, Corpus) else list(corpus)
-    chosen = [load(p) if isinstance(p, str) else p for p in policies]
+    chosen = tuple(load(p) if isinstance(p, str) else p for p in policies)
     playable = [s for s in sessions if turns(replayed(s))]
-    frames: list[pl.DataFrame] = []
-    with tqdm(total=len(playable) * len(chosen) * len(models), desc="simulating", unit="run",
-              disable=not progress) as bar:
-        for session in playable:
-            known = facts(replayed(session))
-            for model in models:
-                counter = counter_for(session, model)
-                for policy in chosen:
-                    frames.append(simulate(session, model, policy, window=window, writer=writer,
-                                           read_pages=read_pages, counter=counter, known=known))
-                    bar.update()
+    runs = len(chosen) * len(models)
+    count = worker_count(workers, engine)
+    groups = batches(playable, _messages, count)
+    tasks = [Sweep(tuple(group), tuple(models), chosen, window, writer, read_pages) for group in groups]
+    with tqdm(total=len(playable) * runs, desc="simulating", unit="run", disable=not progress) as bar:
+        if len(tasks) == 1 and engine_named(engine) == "local":
+            return sweep(tasks[0], bar.update)
+        frames: list[pl.DataFrame] = []
+        for task, frame in zip(tasks, ordered_map(sweep, tasks, workers=count, engine=engine), strict=True):
+            frames.append(frame)
+            bar.update(len(task.sessions) * runs)
     return pl.concat(frames) if frames else pl.DataFrame(schema=_schema())
+
+
+def _messages(session: Session) -> int:
+    return len(session.messages)
 
 
 def summary(frame: pl.DataFrame) -> pl.DataFrame:

@@ -36,7 +36,8 @@ import functools
 import gc
 import json
 import re
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ from toolkit.corpus.importer import (
     parse_arguments,
     parse_time,
 )
+from toolkit.corpus.linking import Link, Linker
 from toolkit.corpus.shapes import kind_name, shown, text_of
 from toolkit.jsontext import stringify
 from toolkit.models import name_family, split_route
@@ -1043,51 +1045,73 @@ def spawn_calls(session: Session) -> list[ToolUse]:
     return out
 
 
-def link(sessions: list[Session], ctx: ImportContext) -> list[Session]:
+@dataclass(frozen=True)
+class _LinkFacts:
+    """What linking needs of one session: the subagents it spawned and, for a subagent session not
+    yet tied to its call, what it opened with."""
+
+    id: str
+    parent_session_id: str | None
+    title: str | None
+    waiting: bool
+    """A subagent session whose spawning call is not known yet."""
+    opening: str | None
+    """The first message on a waiting session's path, stripped."""
+    spawns: tuple[tuple[str, str | None, str | None], ...]
+    """Each spawning call: its id, prompt (stripped) and description."""
+    agents: tuple[tuple[str, str], ...]
+    """Each subagent a spawning call's result names, with the call's id."""
+
+
+def link_facts(session: Session) -> _LinkFacts | None:
+    waiting = AGENT_MARK in session.id and session.spawn_call_id is None
+    spawns = {call.id: call for call in spawn_calls(session)}
+    if not spawns and not waiting:
+        return None
+    described: list[tuple[str, str | None, str | None]] = []
+    for call in spawns.values():
+        inputs = call.input if isinstance(call.input, dict) else {}
+        prompt, description = inputs.get("prompt"), inputs.get("description")
+        described.append((call.id, prompt.strip() if isinstance(prompt, str) else None,
+                          description if isinstance(description, str) else None))
+    agents = [(agent, block.tool_use_id) for message in session.messages for block in message.blocks
+              if isinstance(block, ToolResult) and block.tool_use_id in spawns
+              and (agent := _agent_named(block)) is not None]
+    opening = session.path()[0].text.strip() if waiting and session.tip is not None else None
+    return _LinkFacts(session.id, session.parent_session_id, session.title, waiting, opening,
+                      tuple(described), tuple(agents))
+
+
+def links(facts: Sequence[tuple[int, object]]) -> dict[int, Link]:
     """Tie each subagent session to the session and the call that spawned it: the call whose result
     names its ``agentId`` (``toolUseResult.agentId``, or the ``agentId:`` line of the result text),
     else the spawning call whose prompt opened it."""
-    waiting = [i for i, s in enumerate(sessions)
-               if s.format == NAME and AGENT_MARK in s.id and s.spawn_call_id is None]
-    if not waiting:
-        return sessions
+    known = [(index, found) for index, found in facts if isinstance(found, _LinkFacts)]
     by_agent: dict[str, list[tuple[str, str]]] = {}
     by_prompt: dict[tuple[str, str], list[str]] = {}
     described: dict[str, str] = {}
-    for session in sessions:
-        if session.format != NAME:
+    for _, session in known:
+        for call_id, prompt, description in session.spawns:
+            if prompt is not None:
+                by_prompt.setdefault((session.id, prompt), []).append(call_id)
+            if description is not None:
+                described[call_id] = description
+        for agent, call_id in session.agents:
+            by_agent.setdefault(agent, []).append((session.id, call_id))
+    out: dict[int, Link] = {}
+    for index, session in known:
+        if not session.waiting:
             continue
-        spawns = {call.id: call for call in spawn_calls(session)}
-        if not spawns:
-            continue
-        for call in spawns.values():
-            if isinstance(call.input, dict):
-                prompt = call.input.get("prompt")
-                if isinstance(prompt, str):
-                    by_prompt.setdefault((session.id, prompt.strip()), []).append(call.id)
-                description = call.input.get("description")
-                if isinstance(description, str):
-                    described[call.id] = description
-        for message in session.messages:
-            for block in message.blocks:
-                if isinstance(block, ToolResult) and block.tool_use_id in spawns:
-                    agent = _agent_named(block)
-                    if agent is not None:
-                        by_agent.setdefault(agent, []).append((session.id, block.tool_use_id))
-    out = list(sessions)
-    for i in waiting:
-        agent_session = out[i]
-        agent = agent_session.id.rpartition(AGENT_MARK)[2]
+        agent = session.id.rpartition(AGENT_MARK)[2]
         found = by_agent.get(agent, [])
-        mine = [f for f in found if f[0] == agent_session.parent_session_id] or (found if len(found) == 1 else [])
-        parent, call_id = mine[0] if mine else (agent_session.parent_session_id, None)
-        if call_id is None and agent_session.tip is not None:
-            first = agent_session.path()[0]
-            calls = by_prompt.get((parent or "", first.text.strip()))
+        mine = [f for f in found if f[0] == session.parent_session_id] or (found if len(found) == 1 else [])
+        parent: str | None = mine[0][0] if mine else session.parent_session_id
+        spawn: str | None = mine[0][1] if mine else None
+        if spawn is None and session.opening is not None:
+            calls = by_prompt.get((parent or "", session.opening))
             if calls:
-                call_id = calls[0]
-        out[i] = replace(agent_session, parent_session_id=parent, spawn_call_id=call_id,
-                         title=agent_session.title or described.get(call_id or ""))
+                spawn = calls[0]
+        out[index] = Link(parent, spawn, session.title or described.get(spawn or ""))
     return out
 
 
@@ -1105,6 +1129,6 @@ IMPORTER = Importer(
     name=NAME,
     sniff=sniff,
     read=read,
-    link=link,
+    link=Linker(link_facts, links),
     description="Claude Code session transcripts (JSONL, subagent files, or a JSON-array dump), 1.0.x-2.1.x",
 )

@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     import polars as pl
 
 
+def anything_read(sessions: int, files: int, problems: int) -> bool:
+    """Whether a load read anything at all: a session, or a file without a problem (the exit status
+    of ``toolkit info`` and ``toolkit import``)."""
+    return sessions > 0 or 0 < files > problems
+
+
 @dataclass(frozen=True)
 class Corpus:
     """Sessions loaded from one or more files, the image bytes they name, and every problem met."""

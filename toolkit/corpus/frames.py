@@ -36,13 +36,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
 
 from toolkit.content import block_images
 from toolkit.jsontext import json_text
-from toolkit.record import Block, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, bare_tool_name
+from toolkit.record import (
+    Block,
+    Image,
+    Opaque,
+    Problem,
+    Reasoning,
+    Session,
+    Text,
+    ToolResult,
+    ToolUse,
+    bare_tool_name,
+)
 
 if TYPE_CHECKING:
     from toolkit.corpus.corpus import Corpus
@@ -234,13 +246,18 @@ def _frame(name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 def corpus_frames(corpus: Corpus) -> dict[str, pl.DataFrame]:
+    return frames_of(corpus.sessions, corpus.problems)
+
+
+def frames_of(given: Sequence[Session], found: Sequence[Problem]) -> dict[str, pl.DataFrame]:
+    """The frames of these sessions and problems (a corpus, or one part of a saved one)."""
     sessions: list[dict[str, Any]] = []
     messages: list[dict[str, Any]] = []
     blocks: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
-    for session in corpus.sessions:
+    for session in given:
         s, m, b, c, e, i = session_rows(session)
         sessions.append(s)
         messages.extend(m)
@@ -248,7 +265,7 @@ def corpus_frames(corpus: Corpus) -> dict[str, pl.DataFrame]:
         calls.extend(c)
         events.extend(e)
         images.extend(i)
-    problems = [{"file": p.file, "line": p.line, "reason": p.reason} for p in corpus.problems]
+    problems = [{"file": p.file, "line": p.line, "reason": p.reason} for p in found]
     return {
         "sessions": _frame("sessions", sessions),
         "messages": _frame("messages", messages),

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from toolkit.corpus.linking import Linker
 from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
 
 
@@ -230,11 +231,11 @@ class Importer:
     to parse whole) is not worked out again and nothing is kept between the two calls. A sniff
     several importers share is asked once per file, and returns a ``Claim`` naming the one that
     reads it. ``read`` gets ``None`` for the detection when the format was forced, not sniffed.
-    ``link`` runs once over every session of a load, for formats whose sessions refer to each other
-    across files (Claude Code subagents)."""
+    ``link`` ties sessions together once every file is read, for formats whose sessions refer to
+    each other across files (Claude Code subagents; see ``toolkit.corpus.linking``)."""
 
     name: str
     sniff: Callable[[Path, str], object]
     read: Callable[[Path, ImportContext, Any], list[Session]]
-    link: Callable[[list[Session], ImportContext], list[Session]] | None = None
+    link: Linker | None = None
     description: str = ""

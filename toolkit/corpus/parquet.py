@@ -1,17 +1,23 @@
 """A corpus saved as Parquet: the analysis frames for polars, plus the record itself (one JSON
 column per row, written by ``toolkit.codec``) so reopening rebuilds sessions without the sources.
 
-Layout of a saved directory::
+A saved corpus is written in parts, one per chunk of source files (``toolkit.ingest`` writes each
+from its own worker process; ``Corpus.save`` writes one). The parts in the manifest's order are the
+corpus in load order, so concatenating a table's parts gives the frame a single load gives, and
+``scan`` queries them lazily without loading the corpus. Layout::
 
-    corpus.json           manifest: version, files, formats
-    sessions.parquet ...  the frames of ``toolkit.corpus.frames`` (one file each)
-    record/sessions.parquet   session_id (position in the corpus), header (JSON)
-    record/messages.parquet   session_id, index, message (JSON)
-    record/events.parquet     session_id, index, event (JSON)
-    record/run_configs.parquet session_id, index, run_config (JSON)
-    record/images.parquet     sha256, data (bytes): each image once
-    surfaces/             tool specs, once per distinct surface (``toolkit.surface.SurfaceStore``);
-                          a run config keeps only its hash, as the seed on tool surfaces argues
+    corpus.json                 manifest: version, parts, files, formats (written last)
+    <frame>/part-NNNNN.parquet  the frames of ``toolkit.corpus.frames`` (sessions, messages, blocks,
+                                tool_calls, events, images, problems), a file per part
+    record/sessions/part-...    session_id (position within the part), header (JSON)
+    record/messages/part-...    session_id, index, message (JSON)
+    record/events/part-...      session_id, index, event (JSON)
+    record/run_configs/part-... session_id, index, run_config (JSON)
+    record/images/part-...      sha256, data (bytes): each image once per part
+    surfaces/                   tool specs, once per distinct surface (``toolkit.surface.SurfaceStore``);
+                                a run config keeps only its hash, as the seed on tool surfaces argues
+
+Version 1 (one file per table: ``<frame>.parquet``, ``record/<table>.parquet``) still opens.
 """
 
 from __future__ import annotations
@@ -19,22 +25,27 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from toolkit import codec
 from toolkit.corpus.formats import MANIFEST
 from toolkit.corpus.shapes import surface_hash
-from toolkit.jsontext import json_text, loads
-from toolkit.record import Event, Message, Problem, RunConfig
+from toolkit.jsontext import json_bytes, json_text, loads
+from toolkit.record import Event, Message, Problem, RunConfig, Session
 from toolkit.surface import SurfaceStore
 
 if TYPE_CHECKING:
     from toolkit.corpus.corpus import Corpus
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+
+FRAMES = ("sessions", "messages", "blocks", "tool_calls", "events", "images", "problems")
+"""The frames of ``toolkit.corpus.frames``, a directory of parts each."""
 
 
 STORED = "tools_in_store"
@@ -60,74 +71,158 @@ def _decode_config(data: dict[str, object], store: SurfaceStore) -> RunConfig:
     return codec.decode_run_config(data)
 
 
-def save(corpus: Corpus, directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    record = directory / "record"
-    record.mkdir(exist_ok=True)
-    for name, frame in corpus.frames().items():
-        frame.write_parquet(directory / f"{name}.parquet")
+RECORD_SCHEMAS: dict[str, dict[str, pl.DataType | type[pl.DataType]]] = {
+    "sessions": {"session_id": pl.Int64, "header": pl.String},
+    "messages": {"session_id": pl.Int64, "index": pl.Int64, "message": pl.String},
+    "events": {"session_id": pl.Int64, "index": pl.Int64, "event": pl.String},
+    "run_configs": {"session_id": pl.Int64, "index": pl.Int64, "run_config": pl.String},
+    "images": {"sha256": pl.String, "data": pl.Binary},
+}
+
+
+def part_file(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+def write_part(directory: Path, index: int, sessions: Sequence[Session], images: dict[str, bytes],
+               problems: Sequence[Problem]) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
+    """Write part ``index`` of every table but the two with a row per session, and return those
+    rows: the sessions frame and the session headers. They are written by ``write_sessions`` once
+    sessions of other parts had their say (a subagent links to its parent across files)."""
+    from toolkit.corpus.frames import frames_of
+
+    name = part_file(index)
+    frames = frames_of(sessions, problems)
+    for frame_name, frame in frames.items():
+        if frame_name != "sessions":
+            _write(frame, directory / frame_name / name)
     store = SurfaceStore(directory / "surfaces")
-    headers: list[dict[str, object]] = []
-    messages: list[dict[str, object]] = []
-    events: list[dict[str, object]] = []
-    configs: list[dict[str, object]] = []
-    for sid, session in enumerate(corpus.sessions):
-        headers.append({"session_id": sid, "header": json_text(codec.encode_session_header(session))})
-        messages.extend({"session_id": sid, "index": i, "message": json_text(codec.encode_message(m))}
-                        for i, m in enumerate(session.messages))
-        events.extend({"session_id": sid, "index": i, "event": json_text(codec.encode_event(e))}
-                      for i, e in enumerate(session.events))
-        configs.extend({"session_id": sid, "index": i, "run_config": json_text(_encode_config(c, store))}
-                       for i, c in enumerate(session.run_configs))
-    tables: dict[str, tuple[list[dict[str, object]], dict[str, pl.DataType | type[pl.DataType]]]] = {
-        "sessions": (headers, {"session_id": pl.Int64, "header": pl.String}),
-        "messages": (messages, {"session_id": pl.Int64, "index": pl.Int64, "message": pl.String}),
-        "events": (events, {"session_id": pl.Int64, "index": pl.Int64, "event": pl.String}),
-        "run_configs": (configs, {"session_id": pl.Int64, "index": pl.Int64, "run_config": pl.String}),
-        "images": ([{"sha256": k, "data": v} for k, v in corpus.images.items()],
-                   {"sha256": pl.String, "data": pl.Binary}),
+    headers = [dict(codec.encode_session_header(session)) for session in sessions]
+    encoders: dict[str, tuple[str, Callable[[Session], Sequence[object]], Callable[[Any], object]]] = {
+        "messages": ("message", _messages, codec.encode_message),
+        "events": ("event", _events, codec.encode_event),
+        "run_configs": ("run_config", _configs, lambda config: _encode_config(config, store)),
     }
-    for name, (rows, schema) in tables.items():
-        pl.DataFrame(rows, schema=schema).write_parquet(record / f"{name}.parquet")
-    manifest = {"format_version": FORMAT_VERSION, "files": corpus.files, "formats": corpus.formats}
+    for table, (column, items, encode) in encoders.items():
+        sids: list[int] = []
+        indices: list[int] = []
+        texts: list[bytes] = []
+        for sid, session in enumerate(sessions):
+            for index, item in enumerate(items(session)):
+                sids.append(sid)
+                indices.append(index)
+                texts.append(json_bytes(encode(item)))
+        _write(pl.DataFrame({"session_id": pl.Series(sids, dtype=pl.Int64), "index": pl.Series(indices, dtype=pl.Int64),
+                             column: pl.Series(texts, dtype=pl.Binary).cast(pl.String)}),
+               directory / "record" / table / name)
+    _write(pl.DataFrame({"sha256": pl.Series(list(images), dtype=pl.String),
+                         "data": pl.Series(list(images.values()), dtype=pl.Binary)}),
+           directory / "record" / "images" / name)
+    return frames["sessions"], headers
+
+
+def _messages(session: Session) -> Sequence[Message]:
+    return session.messages
+
+
+def _events(session: Session) -> Sequence[Event]:
+    return session.events
+
+
+def _configs(session: Session) -> Sequence[RunConfig]:
+    return session.run_configs
+
+
+def write_sessions(directory: Path, index: int, frame: pl.DataFrame, headers: list[dict[str, Any]]) -> None:
+    """The two tables with a row per session, for part ``index``."""
+    name = part_file(index)
+    _write(frame, directory / "sessions" / name)
+    rows = [{"session_id": sid, "header": json_text(header)} for sid, header in enumerate(headers)]
+    _write(pl.DataFrame(rows, schema=RECORD_SCHEMAS["sessions"]), directory / "record" / "sessions" / name)
+
+
+def write_manifest(directory: Path, parts: Iterable[int], files: list[str], formats: dict[str, str]) -> None:
+    """Written last and atomically: a directory with a manifest is a complete saved corpus."""
+    manifest = {"format_version": FORMAT_VERSION, "parts": [part_file(i) for i in parts], "files": files,
+                "formats": formats}
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".corpus-", suffix=".json")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(manifest, handle, ensure_ascii=False, indent=1)
     os.replace(tmp, directory / MANIFEST)
+
+
+def save(corpus: Corpus, directory: Path) -> Path:
+    """The corpus as a saved corpus of one part."""
+    directory.mkdir(parents=True, exist_ok=True)
+    frame, headers = write_part(directory, 0, corpus.sessions, corpus.images, corpus.problems)
+    write_sessions(directory, 0, frame, headers)
+    write_manifest(directory, [0], corpus.files, corpus.formats)
     return directory
+
+
+def _write(frame: pl.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.write_parquet(path)
+
+
+def _manifest(directory: Path) -> dict[str, Any]:
+    manifest: dict[str, Any] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    version = manifest.get("format_version")
+    if version not in READABLE_VERSIONS:
+        raise ValueError(f"{directory / MANIFEST}: saved corpus format {version!r} is not one of "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}")
+    return manifest
+
+
+def _parts(directory: Path, manifest: dict[str, Any], table: str) -> list[Path]:
+    """The files of ``table`` (a frame name, or ``record/<name>``) in part order."""
+    if manifest["format_version"] == 1:
+        return [directory / f"{table}.parquet"]
+    return [directory / table / part for part in manifest["parts"]]
+
+
+def scan(directory: str | Path) -> dict[str, pl.LazyFrame]:
+    """The frames of a saved corpus as lazy polars frames over its parts: filters and selections
+    read only what they need, so a corpus larger than memory can be queried."""
+    root = Path(directory)
+    manifest = _manifest(root)
+    return {name: pl.scan_parquet(_parts(root, manifest, name)) for name in FRAMES}
 
 
 def load_saved(directory: Path, into: Corpus) -> None:
     """Add the sessions, images, problems, files and formats of the corpus saved in ``directory`` to
-    ``into`` (the corpus a load is building, which may read other paths too)."""
-    manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    version = manifest.get("format_version")
-    if version != FORMAT_VERSION:
-        raise ValueError(f"{directory / MANIFEST}: saved corpus format {version!r} is not {FORMAT_VERSION}")
-    record = directory / "record"
+    ``into`` (the corpus a load is building, which may read other paths too), a part at a time."""
+    manifest = _manifest(directory)
     store = SurfaceStore(directory / "surfaces")
-    by_session: dict[int, tuple[list[Message], list[Event], list[RunConfig]]] = {}
-    headers = pl.read_parquet(record / "sessions.parquet")
-    for sid in headers["session_id"]:
-        by_session[sid] = ([], [], [])
-    for sid, text in pl.read_parquet(record / "messages.parquet").sort(["session_id", "index"]).select(
-            "session_id", "message").iter_rows():
-        by_session[sid][0].append(codec.decode_message(loads(text)))
-    for sid, text in pl.read_parquet(record / "events.parquet").sort(["session_id", "index"]).select(
-            "session_id", "event").iter_rows():
-        by_session[sid][1].append(codec.decode_event(loads(text)))
-    for sid, text in pl.read_parquet(record / "run_configs.parquet").sort(["session_id", "index"]).select(
-            "session_id", "run_config").iter_rows():
-        by_session[sid][2].append(_decode_config(loads(text), store))
-    sessions = []
-    for sid, header_text in headers.select("session_id", "header").iter_rows():
-        msgs, evts, cfgs = by_session[sid]
-        sessions.append(codec.decode_session(loads(header_text), msgs, evts, cfgs))
-    images = dict(pl.read_parquet(record / "images.parquet").select("sha256", "data").iter_rows())
-    problems = [Problem(f, line, reason) for f, line, reason in
-                pl.read_parquet(directory / "problems.parquet").select("file", "line", "reason").iter_rows()]
-    into.sessions.extend(sessions)
-    into.images.update(images)
-    into.problems.extend(problems)
+    tables = {name: _parts(directory, manifest, f"record/{name}") for name in RECORD_SCHEMAS}
+    problems = _parts(directory, manifest, "problems")
+    for part in range(len(problems)):
+        into.sessions.extend(_read_sessions(tables, part, store))
+        for sha256, data in pl.read_parquet(tables["images"][part]).select("sha256", "data").iter_rows():
+            into.images.setdefault(sha256, data)
+        into.problems.extend(Problem(f, line, reason) for f, line, reason in
+                             pl.read_parquet(problems[part]).select("file", "line", "reason").iter_rows())
     into.files.extend(manifest.get("files", []))
     into.formats.update(manifest.get("formats", {}))
+
+
+def _read_sessions(tables: dict[str, list[Path]], part: int, store: SurfaceStore) -> list[Session]:
+    headers = pl.read_parquet(tables["sessions"][part]).select("session_id", "header").rows()
+    messages: dict[int, list[Message]] = {sid: [] for sid, _ in headers}
+    events: dict[int, list[Event]] = {sid: [] for sid, _ in headers}
+    configs: dict[int, list[RunConfig]] = {sid: [] for sid, _ in headers}
+    for sid, value in _values(tables["messages"][part], "message"):
+        messages[sid].append(codec.decode_message(value))
+    for sid, value in _values(tables["events"][part], "event"):
+        events[sid].append(codec.decode_event(value))
+    for sid, value in _values(tables["run_configs"][part], "run_config"):
+        configs[sid].append(_decode_config(value, store))
+    return [codec.decode_session(loads(header), messages[sid], events[sid], configs[sid])
+            for sid, header in headers]
+
+
+def _values(path: Path, column: str) -> Iterator[tuple[int, Any]]:
+    """Each row's session and decoded JSON, in session then index order."""
+    rows = pl.read_parquet(path).sort(["session_id", "index"]).select("session_id", column)
+    for sid, text in rows.iter_rows():
+        yield sid, loads(text)

@@ -1,0 +1,211 @@
+"""Corpus scale: loading, ingesting into Parquet parts and sweeping policies in worker processes and
+as Ray tasks give exactly what one process gives (same sessions, ids, order, problems, frames)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.conftest import CORPORA, REPO
+from toolkit.compaction import simulate_corpus
+from toolkit.corpus import Corpus, ingest, load, scan
+from toolkit.corpus.reading import sources
+from toolkit.record import RecordError
+from toolkit.workers import WORKER_DIED, batches, ordered_map, worker_count
+
+DATA = REPO / "data"
+SOURCES = [pytest.param(DATA, id="demo"),
+           pytest.param(CORPORA, id="shared", marks=pytest.mark.skipif(not CORPORA.is_dir(),
+                                                                     reason="../shared/corpora is absent"))]
+
+
+def assert_same(got: Corpus, want: Corpus) -> None:
+    assert [s.id for s in got.sessions] == [s.id for s in want.sessions]
+    assert got.sessions == want.sessions
+    assert got.problems == want.problems
+    assert got.images == want.images and list(got.images) == list(want.images)
+    assert got.files == want.files
+    assert got.formats == want.formats and list(got.formats) == list(want.formats)
+
+
+def test_sources_come_in_the_order_and_with_the_names_a_recursive_glob_gives(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for name in ("a-b/x.jsonl", "a/b.jsonl", "a/.git/hidden.jsonl", "node_modules/z.jsonl", "README.md",
+                 "c.jsonl", ".codex/sessions/r.jsonl", "a/B.json", "deep/er/still.json"):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}\n", encoding="utf-8")
+    (root / "linked").symlink_to(root / "deep", target_is_directory=True)
+    (root / "file-link.jsonl").symlink_to(root / "c.jsonl")
+    expected = [str(p.relative_to(root)) for p in sorted(root.rglob("*")) if p.is_file()
+                and not {".git", "node_modules"} & set(p.relative_to(root).parts) and p.suffix != ".md"]
+    assert [s.name for s in sources(root)] == expected
+    assert "a-b/x.jsonl" in expected and expected.index("a/b.jsonl") < expected.index("a-b/x.jsonl")
+    assert not any(name.startswith("linked") for name in expected)
+    (only,) = sources(root / "c.jsonl")
+    assert only.name == "c.jsonl" and only.size == 3
+
+
+def test_batches_keep_order_and_their_bounds() -> None:
+    weights = [5, 1, 1, 30, 2, 2, 2, 9, 1, 1]
+    for workers in (1, 2, 3):
+        for most in (None, 8):
+            cut = batches(weights, int, workers, most=most)
+            assert [w for batch in cut for w in batch] == weights
+            assert all(batch for batch in cut)
+            if most is not None:
+                assert all(sum(batch) <= most or len(batch) == 1 for batch in cut)
+    assert batches(weights, int, 1) == [weights]
+    assert len(batches(weights, int, 2)) >= 4
+    assert batches([], int, 2) == []
+
+
+def test_worker_counts() -> None:
+    assert worker_count(None) == 1 and worker_count(3) == 3 and worker_count(0) >= 1
+    with pytest.raises(ValueError, match="at least 1"):
+        worker_count(-1)
+    with pytest.raises(ValueError, match="unknown engine 'spark'"):
+        worker_count(2, "spark")
+
+
+def _die(_: int) -> int:
+    os._exit(3)
+
+
+def test_a_worker_that_dies_is_named_not_hung() -> None:
+    with pytest.raises(RuntimeError) as caught:
+        list(ordered_map(_die, [1, 2, 3], workers=2))
+    assert str(caught.value) == WORKER_DIED
+
+
+@pytest.mark.parametrize("path", SOURCES)
+def test_loading_in_two_processes_is_loading_in_one(path: Path) -> None:
+    single = load(path)
+    parallel = load(path, workers=2)
+    assert_same(parallel, single)
+    for name, frame in single.frames().items():
+        assert parallel.frames()[name].equals(frame), name
+
+
+@pytest.mark.parametrize("path", SOURCES)
+def test_parts_written_by_workers_reopen_as_the_single_load(path: Path, tmp_path: Path) -> None:
+    single = load(path)
+    # every file its own part, so a subagent and the session that spawned it sit in different parts
+    done = ingest(path, tmp_path / "parts", workers=2, part_bytes=1)
+    assert (done.files, done.sessions, done.problems) == (len(single.files), len(single), len(single.problems))
+    manifest = json.loads((tmp_path / "parts" / "corpus.json").read_text(encoding="utf-8"))
+    assert len(manifest["parts"]) == len(single.files) + 1
+    assert_same(load(tmp_path / "parts"), single)
+    lazy = scan(tmp_path / "parts")
+    for name, frame in single.frames().items():
+        assert lazy[name].collect().equals(frame), name
+    if path == CORPORA:
+        linked = [s for s in single.sessions if s.spawn_call_id is not None and s.parent_session_id is not None]
+        assert linked, "the shared corpora hold subagent sessions linked to their spawning call"
+        files = {s.id: s.file for s in single.sessions}
+        assert any(files.get(s.parent_session_id or "") not in (None, s.file) for s in linked)
+
+
+def test_parts_in_one_process_and_a_lazy_query(tmp_path: Path) -> None:
+    done = ingest(DATA, tmp_path / "one", progress=False)
+    assert_same(load(done.directory), load(DATA))
+    calls = (scan(done.directory)["tool_calls"].filter(pl.col("is_error"))
+             .select("session_id", "name").collect())
+    want = load(DATA).frames()["tool_calls"].filter(pl.col("is_error")).select("session_id", "name")
+    assert calls.equals(want) and len(calls) > 0
+
+
+def test_a_version_1_saved_corpus_still_opens(tmp_path: Path) -> None:
+    corpus = load(DATA)
+    saved = corpus.save(tmp_path / "v1")
+    for table in ("sessions", "messages", "blocks", "tool_calls", "events", "images", "problems",
+                  "record/sessions", "record/messages", "record/events", "record/run_configs", "record/images"):
+        shutil.move(saved / table / "part-00000.parquet", saved / f"{table}.parquet")
+        (saved / table).rmdir()
+    manifest = json.loads((saved / "corpus.json").read_text(encoding="utf-8"))
+    del manifest["parts"]
+    manifest["format_version"] = 1
+    (saved / "corpus.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert_same(load(saved), corpus)
+    assert scan(saved)["messages"].collect().equals(corpus.frames()["messages"])
+
+
+def test_strict_raises_the_first_problem_from_a_worker(tmp_path: Path) -> None:
+    root = tmp_path / "mixed"
+    shutil.copytree(DATA, root)
+    (root / "zz-broken.jsonl").write_text('{"type": "user"\n', encoding="utf-8")
+    with pytest.raises(RecordError) as single:
+        load(root, strict=True)
+    with pytest.raises(RecordError) as parallel:
+        load(root, strict=True, workers=2)
+    assert parallel.value.problem == single.value.problem
+    assert parallel.value.problem.file == "zz-broken.jsonl"
+
+
+def test_progress_counts_files_and_problems(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "mixed"
+    shutil.copytree(DATA, root)
+    (root / "broken.json").write_text("{not json", encoding="utf-8")
+    ingest(root, tmp_path / "out", workers=2, part_bytes=1, progress=True)
+    err = capsys.readouterr().err
+    assert "7/7" in err and "problems=1" in err and "file/s" in err
+
+
+def test_import_command_with_workers(tmp_path: Path) -> None:
+    out = tmp_path / "pq"
+    result = subprocess.run([sys.executable, "-m", "toolkit.cli", "import", str(DATA), "-o", str(out),
+                             "--workers", "2"], capture_output=True, text=True, cwd=REPO, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "wrote 6 sessions from 6 files" in result.stdout
+    assert_same(load(out), load(DATA))
+    missing = subprocess.run([sys.executable, "-m", "toolkit.cli", "import", str(tmp_path / "nope"), "-o",
+                              str(out)], capture_output=True, text=True, cwd=REPO, check=False)
+    assert missing.returncode == 2 and "no such file or directory" in missing.stderr
+
+
+def _sweep(corpus: Corpus, **engine: object) -> pl.DataFrame:
+    return simulate_corpus(corpus, ["claude-sonnet-4-5", "gpt-4o"], ["none", "ladder-no-summary"], window=30_000,
+                           progress=False, **engine)  # type: ignore[arg-type]
+
+
+def test_a_sweep_in_two_processes_is_the_sweep_in_one() -> None:
+    corpus = load(DATA)
+    single = _sweep(corpus)
+    assert single["compactions"].sum() > 0, "the window is small enough that policies act"
+    assert _sweep(corpus, workers=2).equals(single)
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """A local Ray instance with 2 CPUs, as a cluster of one machine."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (the ray extra: pip install -e '.[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SOURCES)
+def test_ray_tasks_load_and_ingest_as_one_process(local_ray: None, path: Path, tmp_path: Path) -> None:
+    single = load(path)
+    assert_same(load(path, engine="ray"), single)
+    ingest(path, tmp_path / "ray", engine="ray", part_bytes=1)
+    assert_same(load(tmp_path / "ray"), single)
+    for name, frame in single.frames().items():
+        assert scan(tmp_path / "ray")[name].collect().equals(frame), name
+
+
+@pytest.mark.slow
+def test_a_sweep_as_ray_tasks_is_the_sweep_in_one(local_ray: None) -> None:
+    corpus = load(DATA)
+    assert _sweep(corpus, engine="ray").equals(_sweep(corpus))
