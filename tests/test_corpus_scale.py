@@ -209,3 +209,14 @@ def test_ray_tasks_load_and_ingest_as_one_process(local_ray: None, path: Path, t
 def test_a_sweep_as_ray_tasks_is_the_sweep_in_one(local_ray: None) -> None:
     corpus = load(DATA)
     assert _sweep(corpus, engine="ray").equals(_sweep(corpus))
+
+
+def test_simulate_command_with_workers() -> None:
+    def run(*extra: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "toolkit.cli", "simulate", str(DATA), "--model", "gpt-4o",
+                                 "--policy", "ladder-no-summary", "--window", "30000", "--json", *extra],
+                                capture_output=True, text=True, cwd=REPO, check=False)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    assert json.loads(run("--workers", "2")) == json.loads(run())

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for, missing
+from toolkit.cli.commands import help_for, missing, workers_option
 from toolkit.corpus import load
 
 
@@ -30,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"toolkit simulate: {error}", file=sys.stderr)
         return 2
-    corpus = load(args.path, progress=not args.json and None)
+    corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
     frame = simulate_corpus(corpus, args.model, policies, window=args.window, read_pages=args.read_pages,
-                            progress=not args.json)
+                            progress=not args.json, workers=args.workers, engine=args.engine)
     rows = summary(frame).to_dicts()
     if args.json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False) + "\n")
@@ -63,4 +63,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--window", type=int, help="replace the model's input window by this many tokens")
     p.add_argument("--read-pages", action="store_true", help="read snapshot pages back with OCR for retention")
     p.add_argument("--json", action="store_true", help="one JSON list, one object per policy and model")
+    workers_option(p)
     p.set_defaults(func=run)
