@@ -75,9 +75,8 @@ def _written(directory: Path, part: int, result: ChunkResult) -> Written:
 
 
 def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, workers: int | None = None,
-           part_bytes: int = CHUNK_BYTES,
-           engine: Engine | str = "local", strict: bool = False, format: str | None = None,
-           progress: bool | None = None) -> Ingested:
+           engine: Engine | str = "local", part_bytes: int = CHUNK_BYTES, strict: bool = False,
+           format: str | None = None, progress: bool | None = None) -> Ingested:
     """Read ``path`` (as ``toolkit.load`` does) and write it to ``directory`` as a saved corpus in
     parts, one per chunk of files, each written by its worker. ``toolkit.load(directory)`` gives the
     corpus ``toolkit.load(path)`` gives, and ``toolkit.scan(directory)`` its frames lazily. A part
@@ -89,8 +88,9 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     opening = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
     found = start(path, ctx, opening)
     count = worker_count(workers, engine)
-    tasks = [Task(chunk, str(out), part) for part, chunk in enumerate(
-        chunks(found, count, most=part_bytes, format=by_name(format).name if format is not None else None, strict=strict), start=1)]
+    forced = by_name(format).name if format is not None else None
+    cut = chunks(found, count, most=part_bytes, format=forced, strict=strict)
+    tasks = [Task(chunk, str(out), part) for part, chunk in enumerate(cut, start=1)]
     # part 0: what the paths held before any file was read (missing paths, saved corpora)
     written = [_written(out, 0, ChunkResult(opening.sessions, opening.images, opening.problems))]
     with Progress(len(found), "importing", progress, before=len(ctx.problems)) as bar:
@@ -98,8 +98,8 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
             written.append(done)
             bar.chunk(len(done.files), done.problems)
     files = [*opening.files, *(name for w in written[1:] for name in w.files)]
-    formats = {**opening.formats, **{k: v for w in written[1:] for k, v in w.formats.items()}}
-    read = {k: v for w in written[1:] for k, v in w.formats.items()}
+    read = {name: form for w in written[1:] for name, form in w.formats.items()}
+    formats = {**opening.formats, **read}
     links = _links(written, read.values())
     offset = 0
     for part in written:
