@@ -220,3 +220,12 @@ def test_simulate_command_with_workers() -> None:
         return result.stdout
 
     assert json.loads(run("--workers", "2")) == json.loads(run())
+
+
+def test_text_with_a_lone_surrogate_saves_and_reopens(tmp_path: Path) -> None:
+    from toolkit.record import Message, Session, Text
+
+    text = "a decoder left half a pair: \ud800 here"
+    session = Session("s", "openai_chat", (Message("m1", None, "user", (Text(text),)),), tip="m1")
+    Corpus(sessions=[session]).save(tmp_path / "saved")
+    assert load(tmp_path / "saved").sessions == [session]

@@ -21,26 +21,35 @@ def json_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
     """Compact JSON text of a parsed value, non-ASCII kept as is, never raising: values nested
     deeper than orjson writes go through the standard library, and a value too deep even for it
     is named as such."""
-    return json_bytes(value, sort_keys=sort_keys).decode("utf-8")
+    try:
+        return orjson.dumps(value, default=str, option=_options(sort_keys)).decode("utf-8")
+    except TypeError:
+        return _stdlib(value, sort_keys, ascii_only=False)
 
 
 def json_bytes(value: JsonValue | object, *, sort_keys: bool = False) -> bytes:
     """``json_text`` as UTF-8 bytes, for writers that take bytes (a Parquet column is filled from
-    them without making a Python string of each)."""
-    options = orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    them without making a Python string of each). Text orjson refuses (a lone surrogate, too deep)
+    is written with ``\\u`` escapes, which read back as the same value and are valid UTF-8."""
     try:
-        return orjson.dumps(value, default=str, option=options)
+        return orjson.dumps(value, default=str, option=_options(sort_keys))
     except TypeError:
-        pass
+        return _stdlib(value, sort_keys, ascii_only=True).encode("ascii")
+
+
+def _options(sort_keys: bool) -> int:
+    return orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+
+
+def _stdlib(value: object, sort_keys: bool, ascii_only: bool) -> str:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys, default=str)
+        return json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort_keys, default=str)
     except (RecursionError, ValueError, TypeError):
-        text = f"<a JSON {type(value).__name__} nested too deep to write>"
+        return f"<a JSON {type(value).__name__} nested too deep to write>"
     finally:
         sys.setrecursionlimit(limit)
-    return text.encode("utf-8")
 
 
 def stringify(value: object) -> str:
@@ -50,11 +59,13 @@ def stringify(value: object) -> str:
 
 def loads(data: bytes | str) -> Any:
     """Parse JSON (orjson: the same values as the standard library, several times faster). Text
-    nested deeper than orjson reads (1024 levels) is parsed by the standard library instead."""
+    nested deeper than orjson reads (1024 levels), or holding a lone surrogate escape (which the
+    standard library reads and ``json_bytes`` writes), is parsed by the standard library instead."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if "depth" not in str(exc).lower() and "recursion" not in str(exc).lower():
+        reason = str(exc).lower()
+        if not any(word in reason for word in ("depth", "recursion", "surrogate")):
             raise
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))

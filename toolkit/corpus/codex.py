@@ -43,7 +43,16 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.importer import ImportContext, Importer, iter_json_lines, parse_time, read_json
+from toolkit.corpus.importer import (
+    NOT_JSON,
+    ImportContext,
+    Importer,
+    head_lines,
+    iter_json_lines,
+    parse_time,
+    read_json,
+    sniffed_json,
+)
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.wirekit import Where, tool_use
 from toolkit.jsontext import stringify
@@ -771,18 +780,21 @@ ENVELOPE_TYPE = re.compile(r'"type"\s*:\s*"(?:session_meta|response_item|event_m
 def sniff(path: Path, head: str) -> bool:
     """Codex content: envelope lines with a rollout ``type``; or the bare layout's meta line
     ``{id, timestamp, instructions}`` followed by response items; or the TypeScript JSON."""
-    lines = [line for line in head.split("\n", 8)[:8] if line.strip()]
+    lines = [line for line in head_lines(head, 8) if line.strip()]
     if not lines:
         return False
     for line in lines[:4]:
+        start = line[:400]  # a line longer than the head: the envelope keys come first
+        envelope = ENVELOPE_TYPE.search(start) and '"payload"' in start
+        if not envelope and not _opens_object(line):
+            continue  # what it parses to cannot decide (spares parsing a one-line 20 KB array, 35 us)
         rec = _loads(line)
         if rec is None:
-            start = line[:400]  # a line longer than the head: the envelope keys come first
-            if ENVELOPE_TYPE.search(start) and '"payload"' in start:
+            if envelope:
                 return True
         elif isinstance(rec, dict) and "payload" in rec and text_of(rec.get("type")) in ROLLOUT_TYPES:
             return True
-    first = _loads(lines[0])
+    first = _loads(lines[0]) if _opens_object(lines[0]) else None
     if isinstance(first, dict):
         if "type" not in first and {"id", "timestamp", "instructions"} <= first.keys():
             return True
@@ -794,11 +806,15 @@ def sniff(path: Path, head: str) -> bool:
             and '"items"' in head and '"instructions"' in head)
 
 
+def _opens_object(line: str) -> bool:
+    """Whether the line can hold a JSON object: its first character past whitespace opens one."""
+    return line.lstrip(" \t\r\n").startswith("{")
+
+
 def _loads(text: str) -> object:
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
+    """A sniffed line as JSON, ``None`` when it is not (parsed once for every sniff that asks)."""
+    value = sniffed_json(text)
+    return None if value is NOT_JSON else value
 
 
 IMPORTER = Importer(

@@ -30,10 +30,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, assert_never
 
-import orjson
-
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
-from toolkit.corpus.importer import ImportContext, Importer, iter_json_lines, parse_time, read_json
+from toolkit.corpus.importer import (
+    NOT_JSON,
+    ImportContext,
+    Importer,
+    head_lines,
+    iter_json_lines,
+    parse_time,
+    read_json,
+    sniffed_json,
+)
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.wirekit import CallBook, Origin, Where, tool_use
 from toolkit.jsontext import stringify
@@ -74,11 +81,10 @@ def _json(value: object) -> JsonValue:
     return value  # type: ignore[return-value]
 
 
-def _loads(text: str | bytes) -> object:
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
+def _loads(text: str) -> object:
+    """A sniffed line as JSON, ``None`` when it is not (parsed once for every sniff that asks)."""
+    value = sniffed_json(text)
+    return None if value is NOT_JSON else value
 
 
 def usage(tokens: object) -> Usage | None:
@@ -557,7 +563,7 @@ def sniff(path: Path, head: str) -> bool:
         return re.match(r'\[\s*\{\s*"sessionId"\s*:', stripped) is not None and '"messageId"' in stripped[:4000]
     if not stripped.startswith("{"):
         return False
-    lines = [line for line in stripped.split("\n", 12)[:12] if line.strip()]
+    lines = [line for line in head_lines(stripped, 12) if line.strip()]
     for number, line in enumerate(lines):
         rec = _loads(line)
         if isinstance(rec, dict):

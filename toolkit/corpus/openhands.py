@@ -211,6 +211,10 @@ _EVENT_HISTORY = re.compile(
 )
 """An evaluation output's ``history`` whose first entry (or first pair) is an OpenHands event, not
 a chat message (``{"role": ...}``)."""
+_ANY_KEY = re.compile(r'"(?:instance_id|action|observation|kind)"\s*:')
+"""The keys ``_EVAL_OUTPUT``, ``_V0_EVENT`` and ``_V1_EVENT`` start with, one of which every way the
+sniff says yes needs: a head without any is no OpenHands file, told in one scan instead of three
+(16 us against 30 us for a 20 KB chat file)."""
 _EVENT_FILE = re.compile(r"^(?:\d+|event-\d+-.*)$")
 """How the event stores name one-event files: ``<id>.json`` (V0 ``sessions/<sid>/events/``) and
 ``event-<n>-<uuid>.json`` (software-agent-sdk ``<conversation>/events/``)."""
@@ -218,7 +222,7 @@ _EVENT_FILE = re.compile(r"^(?:\d+|event-\d+-.*)$")
 
 def sniff(path: Path, head: str) -> bool:
     text = head.lstrip()
-    if not text.startswith(("[", "{")):
+    if not text.startswith(("[", "{")) or not _ANY_KEY.search(text):
         return False
     if text.startswith("{") and _EVAL_OUTPUT.search(text):
         if _EVENT_HISTORY.search(text):

@@ -163,6 +163,11 @@ def read_chunk(chunk: Chunk, tick: Callable[[int], None] | None = None) -> Chunk
                 tick(len(ctx.problems))
     finally:
         if was_enabled:
+            # What the read made goes straight to the oldest generation, which the collector's
+            # periodic full passes still scan; the young passes would otherwise scan all of it once
+            # more on the next allocations (0.25 s of a 1.7 s load of 200 MB, measured 2026-12-01).
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
     return result
 

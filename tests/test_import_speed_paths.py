@@ -1,0 +1,261 @@
+"""The shortcuts the importers take for speed give what the long way gives.
+
+Each shortcut is checked against the way it replaces: image headers read by hand against Pillow on
+real, generated and broken images; Claude Code told from its first line against its sniff of the whole
+head; the bytes detection hands on against the file; the sniff helpers against the splits and parses
+they stand for; JSON lines parsed without copying against the file read line by line; a whole-array
+answer against decoding the array item by item."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import random
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+from PIL import Image, ImageCms, PngImagePlugin
+
+from tests.conftest import CORPORA, DATA, corpus_files
+from toolkit.corpus import claude_code, codex, formats, load, recording
+from toolkit.corpus.imageheader import _plain_header, image_header, pillow_header
+from toolkit.corpus.importer import (
+    NOT_JSON,
+    ImportContext,
+    head_lines,
+    iter_json_lines,
+    iter_json_lines_bytes,
+    sniffed_json,
+)
+
+# ---- image headers ----------------------------------------------------------------------------------
+
+
+def _saved(image: Image.Image, fmt: str, **options: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format=fmt, **options)
+    return out.getvalue()
+
+
+def generated_images() -> list[bytes]:
+    """Images in the shapes the hand readers meet and the ones they leave to Pillow: every PNG mode,
+    text and ICC chunks, animation; baseline, progressive, CMYK, EXIF, ICC and MPO JPEGs; plain,
+    transparent, commented, interlaced and animated GIFs; WebP and BMP (always Pillow's)."""
+    rng = random.Random(1)
+    rgb = Image.new("RGB", (37, 23), (10, 200, 30))
+    for x in range(37):
+        rgb.putpixel((x, x % 23), (rng.randrange(256), 0, 255))
+    palette = rgb.convert("P")
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Title", "x" * 50)
+    info.add_text("c", "z", zip=True)
+    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    exif = Image.Exif()
+    exif[0x0128], exif[0x011A], exif[0x011B] = 2, 300, 300
+    images = [_saved(rgb.convert(mode), "PNG") for mode in ("1", "L", "LA", "P", "RGB", "RGBA")]
+    images += [
+        _saved(rgb.convert("L").convert("I;16"), "PNG"), _saved(rgb, "PNG", pnginfo=info),
+        _saved(rgb, "PNG", dpi=(72, 72)),
+        _saved(rgb.convert("P", palette=Image.Palette.ADAPTIVE, colors=4), "PNG", bits=2),
+        _saved(palette, "PNG", transparency=3), _saved(rgb.convert("L"), "PNG", transparency=5),
+        _saved(rgb, "PNG", transparency=(1, 2, 3)), _saved(rgb, "PNG", icc_profile=srgb),
+        _saved(rgb, "PNG", save_all=True, append_images=[rgb.rotate(90)]), _saved(Image.new("RGB", (3000, 2)), "PNG"),
+    ]
+    for options in ({}, {"progressive": True}, {"quality": 20}, {"dpi": (96, 96)}, {"icc_profile": srgb},
+                    {"comment": b"hello"}, {"exif": exif.tobytes()}):
+        images.append(_saved(rgb, "JPEG", **options))
+    images += [_saved(rgb.convert("L"), "JPEG"), _saved(rgb.convert("CMYK"), "JPEG"),
+               _saved(rgb, "MPO", save_all=True, append_images=[rgb])]
+    images += [_saved(palette, "GIF"), _saved(rgb.convert("L"), "GIF"), _saved(palette, "GIF", transparency=0),
+               _saved(palette, "GIF", comment=b"a comment"), _saved(palette, "GIF", interlace=True),
+               _saved(palette, "GIF", save_all=True, append_images=[palette.rotate(45)], loop=0, duration=100)]
+    images += [_saved(palette, "GIF", save_all=True, append_images=[palette.rotate(45)], disposal=d) for d in (1, 2, 3)]
+    images += [_saved(rgb, "WEBP"), _saved(rgb, "BMP")]
+    return images
+
+
+@functools.cache
+def real_images() -> tuple[bytes, ...]:
+    """The images inside the shared corpora's transcripts (PNG and JPEG)."""
+    if not CORPORA.is_dir():
+        return ()
+    return tuple(load(CORPORA, progress=False).images.values())
+
+
+def outcome(read: Callable[[bytes], object], data: bytes) -> tuple[object, ...]:
+    """What reading ``data`` gives: its answer or the type of what it raised, and the warnings."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            answer: object = read(data)
+        except Exception as exc:  # the comparison is the point: whatever Pillow raises, so must the reader
+            answer = type(exc).__name__
+    return answer, tuple(w.category.__name__ for w in caught)
+
+
+def broken(data: bytes, rng: random.Random) -> Iterator[bytes]:
+    """``data`` cut at every byte of its header and then some, with header bytes changed, and with
+    bytes changed anywhere."""
+    for cut in [*range(min(len(data), 400)), *rng.sample(range(len(data)), min(len(data), 40))]:
+        yield data[:cut]
+    for at in [*range(min(len(data), 160)), *rng.sample(range(len(data)), min(len(data), 40))]:
+        for value in (0, 0xFF, data[at] ^ 1):
+            changed = bytearray(data)
+            changed[at] = value
+            yield bytes(changed)
+    for _ in range(30):
+        changed = bytearray(data)
+        for _ in range(rng.choice((1, 3, 10))):
+            changed[rng.randrange(len(changed))] = rng.randrange(256)
+        yield bytes(changed)
+
+
+def test_image_headers_agree_with_pillow_on_whole_and_broken_images() -> None:
+    rng = random.Random(7)
+    images = [*generated_images(), *real_images()]
+    for registry in ("as loaded", "every plugin"):
+        if registry == "every plugin":
+            Image.init()  # plugins that check no signature join the order Pillow tries
+        for data in images:
+            for variant in [data, *broken(data, rng)]:
+                assert outcome(image_header, variant) == outcome(pillow_header, variant), (registry, variant[:16])
+
+
+def test_plain_images_are_read_by_hand() -> None:
+    """The readers take the common images (else the comparison above would prove nothing)."""
+    rgb = Image.new("RGB", (640, 400), (1, 2, 3))
+    for data in (_saved(rgb, "PNG"), _saved(rgb, "PNG", dpi=(144, 144)), _saved(rgb, "JPEG"),
+                 _saved(rgb, "JPEG", progressive=True), _saved(rgb.convert("P"), "GIF"), *real_images()):
+        assert _plain_header(data) is not None
+        assert image_header(data) == pillow_header(data)
+
+
+# ---- Claude Code told from its first line -------------------------------------------------------------
+
+
+def claude_code_heads() -> list[bytes]:
+    """Heads of Claude Code files and of near misses: byte-order marks, whitespace, CRLF, a bad byte
+    on the first line, a first line that is not a record or is longer than the head."""
+    found = [p.read_bytes() for p in corpus_files() if p.suffix == ".jsonl"]
+    found += [p.read_bytes() for p in sorted((DATA / "claude_code").glob("*.jsonl"))]
+    heads: list[bytes] = []
+    for data in found:
+        first, _, rest = data.partition(b"\n")
+        heads += [data, b"\xef\xbb\xbf" + data, b"\xef\xbb\xbf\xef\xbb\xbf \n\t" + data, b"\n \r\n" + data,
+                  data.replace(b"\n", b"\r\n"), b"\xef\xbb" + data, b"\x0c" + data,
+                  first[:40] + b"\xff" + first[40:] + b"\n" + rest,
+                  b'{"a": 1}\n' + data, first[:-1] + b', "pad": "' + b"x" * 70000 + b'"}\n' + rest, first,
+                  b"[" + first + b"]\n"]
+    return [head[:formats.SNIFF_BYTES] for head in heads]
+
+
+def test_a_record_on_the_first_line_is_what_the_sniff_takes(tmp_path: Path) -> None:
+    heads = claude_code_heads()
+    assert sum(claude_code.opens_with_record(head) for head in heads) >= 10  # the shortcut is taken
+    for head in heads:
+        if claude_code.opens_with_record(head):
+            assert claude_code.sniff(tmp_path, head.decode("utf-8", errors="replace")) is True
+
+
+def test_the_bytes_detection_hands_on_are_the_file(tmp_path: Path) -> None:
+    handed = 0
+    for index, head in enumerate(claude_code_heads()):
+        path = tmp_path / f"{index}.jsonl"
+        path.write_bytes(head)
+        found = formats.sniff(path)
+        if found is not None and isinstance(found[1], bytes):
+            handed += 1
+            importer, detection = found
+            assert detection == head and importer.name == claude_code.NAME
+            ctx, again = ImportContext(), ImportContext()
+            assert claude_code.read(path, ctx, detection) == claude_code.read(path, again, None)
+            assert ctx.problems == again.problems
+    assert handed >= 10
+
+
+# ---- the sniff helpers -------------------------------------------------------------------------------
+
+LINES = st.lists(st.sampled_from(["", " ", "\r", "{", "}", "[1]", '{"a": [1, {"b": null}]}', "\u2028", "x\ty",
+                                  '"s"', "\ufeff{}", "true", "nul", "-0", "1e5", "{}\x0c", "NaN"]), max_size=60)
+
+
+@given(LINES)
+def test_head_lines_are_the_split_lines(pieces: list[str]) -> None:
+    text = "\n".join(pieces)
+    for count in (1, 8, 12, 40):
+        assert list(head_lines(text, count)) == text.split("\n", count)[:count]
+
+
+@given(st.sampled_from(["", " ", "\t{}\r\n", "{", "[1,]", "[1, 2]", '"a"', "'a'", "\ufeff1", "1\x0b", "\x0c1", "True",
+                        "true", "null", "-", "-1", "1.", "0.5e-3", '{"a": "\\u0041"}', "[" * 1100 + "]" * 1100, "{}{}"]))
+def test_sniffed_json_is_orjson_or_not_json(text: str) -> None:
+    try:
+        expected: object = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        expected = NOT_JSON
+    assert sniffed_json(text) == expected
+
+
+def test_a_detection_keeps_a_document_of_its_own(tmp_path: Path) -> None:
+    """Two files with the same text are parsed apart: the sniffs' shared parses end with each file."""
+    body = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}])
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(body)
+    second.write_text(body)
+    found_first, found_second = formats.sniff(first), formats.sniff(second)
+    assert found_first is not None and found_second is not None
+    one, two = found_first[1], found_second[1]
+    assert isinstance(one, recording.Detection) and isinstance(two, recording.Detection)
+    assert one.document == two.document and one.document is not two.document
+
+
+def test_codex_reads_only_lines_that_can_decide(tmp_path: Path) -> None:
+    envelope = '{"type": "session_meta", "payload": {"id": "s"}}'
+    assert codex.sniff(tmp_path, f"[{envelope}]\n") is False  # an array line: a list, never an envelope
+    assert codex.sniff(tmp_path, f"[{envelope}\n") is True  # not JSON, but the envelope shows
+    assert codex.sniff(tmp_path, f"[1]\n{envelope}\n") is True
+
+
+# ---- JSON lines ---------------------------------------------------------------------------------------
+
+
+def test_json_lines_from_bytes_are_the_lines_of_the_file(tmp_path: Path) -> None:
+    """Lines parsed where they lie in the bytes give the records and problems the file read line by
+    line gives: blank and whitespace lines, bad bytes, non-objects, a cut last line, CRLF."""
+    record = b'{"type": "user", "n": 1}'
+    lines = [record, b"", b"  \t", b"\x0b", record + b"\x0c", b"\xff" + record, b"[1, 2]", b"null", b"{",
+             b'{"a": "\xe2\x82"}', record + b"\r", record]
+    for ending in (b"\n", b""):
+        for count in range(1, len(lines) + 1):
+            data = b"\n".join(lines[:count]) + ending
+            path = tmp_path / "lines.jsonl"
+            path.write_bytes(data)
+            from_bytes, from_file = ImportContext(), ImportContext()
+            assert list(iter_json_lines_bytes(data, path, from_bytes)) == list(iter_json_lines(path, from_file))
+            assert from_bytes.problems == from_file.problems
+
+
+# ---- a whole array, or its items one at a time ---------------------------------------------------------
+
+
+def test_a_whole_array_answers_as_its_items_decoded_one_at_a_time() -> None:
+    """``_sniff_array`` given a head that is not the array takes the long way, item by item; given the
+    head it may answer from one parse. Both agree, nesting deeper than the stack included."""
+    record = {"type": "user", "uuid": "u", "parentUuid": None, "sessionId": "s", "isSidechain": False,
+              "message": {"role": "user", "content": "hi"}}
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    deep = "[" * 995 + "1" + "]" * 995
+    arrays = [json.dumps(chat), json.dumps(chat * 6 + [record]), json.dumps([record, *chat]), json.dumps(chat, indent=2),
+              json.dumps([{"type": "summary", "leafUuid": "u", "summary": "s"}]),
+              "[" + deep + ", " + json.dumps(record) + "]", "[" + deep + ", " + json.dumps(chat[0]) + "]",
+              "[" + deep + ", " + json.dumps({"type": "summary", "leafUuid": "u"}) + "]",
+              "[" + deep + ", " + json.dumps({k: v for k, v in record.items() if k != "type"}) + "]",
+              json.dumps(chat)[:-1], json.dumps(chat) + " x", "[]", "[1, 2, 3]"]
+    for text in arrays:
+        for head in (text, text + "\n", " " + text):
+            assert claude_code._sniff_array(text, head) == claude_code._sniff_array(text, ""), text[:60]
