@@ -17,6 +17,7 @@ from toolkit.corpus.reading import (
     SKIP_SUFFIXES,
     ChunkResult,
     chunks,
+    collector_paused,
     linkers,
     read_chunk,
     start,
@@ -65,7 +66,7 @@ def load(
     tasks = chunks(found, count, most=None if local and count == 1 else CHUNK_BYTES,
                    format=by_name(format).name if format is not None else None, strict=strict)
     formats: dict[str, str] = {}
-    with Progress(len(found), "loading", progress, before=len(ctx.problems)) as bar:
+    with Progress(len(found), "loading", progress, before=len(ctx.problems)) as bar, collector_paused():
         results: Iterable[ChunkResult] = (
             [read_chunk(tasks[0], bar.file)] if len(tasks) == 1 and local
             else ordered_map(read_chunk, tasks, workers=count, engine=engine))
