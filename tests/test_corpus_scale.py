@@ -233,3 +233,43 @@ def test_text_with_a_lone_surrogate_saves_and_reopens(tmp_path: Path) -> None:
     session = Session("s", "openai_chat", (Message("m1", None, "user", (Text(text),)),), tip="m1")
     Corpus(sessions=[session]).save(tmp_path / "saved")
     assert load(tmp_path / "saved").sessions == [session]
+
+
+def test_a_dying_worker_among_several_neither_hangs_nor_is_lost() -> None:
+    code = ("from tests.test_corpus_scale import _die\nfrom toolkit.workers import ordered_map\n"
+            "try:\n    list(ordered_map(_die, list(range(12)), workers=3))\n"
+            "except RuntimeError as exc:\n    print('raised:', exc)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                            timeout=120, check=False)
+    assert result.returncode == 0 and "raised: a worker process ended" in result.stdout, result.stderr
+    assert "InvalidStateError" not in result.stderr
+
+
+def test_a_callers_frozen_heap_stays_frozen() -> None:
+    import gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        load(DATA)
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_failed_ingest_leaves_no_saved_corpus_behind(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    ingest(DATA, out)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "zz.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(RecordError):
+        ingest(broken, out, strict=True)
+    assert not (out / "corpus.json").exists()
+
+
+def test_workers_must_be_a_count() -> None:
+    result = subprocess.run([sys.executable, "-m", "toolkit.cli", "info", str(DATA), "--workers", "-1"],
+                            capture_output=True, text=True, cwd=REPO, check=False)
+    assert result.returncode == 2 and "not a number of workers" in result.stderr
+    assert "Traceback" not in result.stderr

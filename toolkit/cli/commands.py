@@ -45,9 +45,9 @@ def help_for(name: str) -> str:
 
 def workers_option(parser: argparse.ArgumentParser) -> None:
     """``--workers`` and ``--engine``, as every command that reads or sweeps a corpus takes them."""
-    from toolkit.workers import ENGINES
+    from toolkit.workers import ENGINES, worker_count_option
 
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=worker_count_option, default=None,
                         help="processes to use (default 1; 0: every core); with --engine ray, tasks in "
                              "flight (default: the cluster's CPUs)")
     parser.add_argument("--engine", choices=ENGINES, default="local",

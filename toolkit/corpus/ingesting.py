@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.corpus.corpus import Corpus, anything_read
-from toolkit.corpus.formats import by_name
+from toolkit.corpus.formats import MANIFEST, by_name
 from toolkit.corpus.importer import ImportContext
 from toolkit.corpus.linking import Facts, Link, decide, facts_of
 from toolkit.corpus.parquet import write_manifest, write_part, write_sessions
@@ -84,6 +84,9 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     what any one process holds."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
+    # a saved corpus already there stops being one before any part is overwritten: a run that
+    # fails half way must not leave its parts under the old manifest
+    (out / MANIFEST).unlink(missing_ok=True)
     ctx = ImportContext(strict=strict)
     opening = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
     found = start(path, ctx, opening)

@@ -94,7 +94,7 @@ def sources(root: Path) -> list[Source]:
                     if entry.name not in SKIP_DIRS:
                         walk(entry.path, here)
                 elif not is_dir and entry.is_file() and entry.name != ".DS_Store" \
-                        and os.path.splitext(entry.name)[1].lower() not in SKIP_SUFFIXES:
+                        and _suffix(entry.name).lower() not in SKIP_SUFFIXES:
                     found.append((here, entry.path, entry.stat().st_size))
             except OSError:
                 continue
@@ -102,6 +102,13 @@ def sources(root: Path) -> list[Source]:
     walk(str(root), ())
     found.sort(key=lambda item: item[0])
     return [Source(path, os.sep.join(parts), size) for parts, path, size in found]
+
+
+def _suffix(name: str) -> str:
+    """``PurePath(name).suffix`` without making a path: a name of dots alone, or ending in one,
+    has none."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def _size(path: Path) -> int:
@@ -155,13 +162,16 @@ def collector_paused() -> Iterator[None]:
     the collector's periodic full passes still scan; the young passes would otherwise scan all of it
     once more on the next allocations (0.25 s of a 1.7 s load of 200 MB)."""
     was_enabled = gc.isenabled()
+    # a caller's own frozen heap (a pre-fork server's) must stay frozen: unfreezing releases it all
+    promote = gc.get_freeze_count() == 0
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            gc.freeze()
-            gc.unfreeze()
+            if promote:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
