@@ -40,19 +40,6 @@ def engine_named(name: str) -> Engine:
     raise ValueError(f"unknown engine {name!r} (known: {', '.join(ENGINES)})")
 
 
-def worker_count_option(text: str) -> int:
-    """``--workers`` as the command line takes it: a whole number, 0 or more."""
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers (0 for every core)")
-    return value
-
-
 def worker_count(workers: int | None, engine: Engine | str = "local") -> int:
     """How many workers ``workers`` means on ``engine``: ``None`` is the engine's default (this
     process alone locally, every CPU of the cluster on Ray), 0 is every core (every cluster CPU)."""

@@ -3,10 +3,8 @@ are written (the parser lists them from here without importing their modules).""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    import argparse
+import argparse
+from typing import NamedTuple
 
 
 class Command(NamedTuple):
@@ -43,11 +41,22 @@ def help_for(name: str) -> str:
     return next(entry.help for entry in COMMANDS if entry.name == name)
 
 
+def _worker_count(text: str) -> int:
+    """``--workers`` as the command line takes it: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers (0 for every core)")
+    return value
+
+
 def workers_option(parser: argparse.ArgumentParser) -> None:
     """``--workers`` and ``--engine``, as every command that reads or sweeps a corpus takes them."""
-    from toolkit.workers import ENGINES, worker_count_option
+    from toolkit.workers import ENGINES
 
-    parser.add_argument("--workers", type=worker_count_option, default=None,
+    parser.add_argument("--workers", type=_worker_count, default=None,
                         help="processes to use (default 1; 0: every core); with --engine ray, tasks in "
                              "flight (default: the cluster's CPUs)")
     parser.add_argument("--engine", choices=ENGINES, default="local",

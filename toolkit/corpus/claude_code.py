@@ -33,7 +33,6 @@ How records become the record, and why:
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import re
 from collections.abc import Sequence
@@ -47,6 +46,7 @@ from toolkit.corpus.importer import (
     NOT_JSON,
     ImportContext,
     Importer,
+    collector_paused,
     head_lines,
     iter_json_lines_bytes,
     line_of,
@@ -247,14 +247,10 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     """The sessions of one file; ``detection`` may be the file's bytes, when detection read them all
     (``formats.sniff``: the file is then not read again). The cyclic garbage collector is paused
     meanwhile: a transcript is hundreds of thousands of freshly parsed dicts that cannot form cycles,
-    and rescanning them on every allocation burst doubled the load time of a 200 MB file."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    and rescanning them on every allocation burst doubled the load time of a 200 MB file (a load
+    pauses it already; this is for a file read on its own)."""
+    with collector_paused():
         return _read(path, ctx, detection if isinstance(detection, bytes) else path.read_bytes())
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _read(path: Path, ctx: ImportContext, data: bytes) -> list[Session]:

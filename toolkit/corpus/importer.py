@@ -6,8 +6,10 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import gc
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +20,28 @@ import orjson
 from toolkit.corpus.imageheader import image_header
 from toolkit.corpus.linking import Linker
 from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a corpus is built or merged: the record is millions of
+    small immutable objects and no cycles, and the collector only re-scans them (about half of the
+    import time of large rollouts; merging chunks from workers took 3.7x as long with it on,
+    measured 2026-12-01). Afterwards what was made goes straight to the oldest generation, which
+    the collector's periodic full passes still scan; the young passes would otherwise scan all of it
+    once more on the next allocations (0.25 s of a 1.7 s load of 200 MB)."""
+    was_enabled = gc.isenabled()
+    # a caller's own frozen heap (a pre-fork server's) must stay frozen: unfreezing releases it all
+    promote = gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            if promote:
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
 
 
 @dataclass
