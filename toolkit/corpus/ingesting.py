@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.corpus.corpus import Corpus, anything_read
-from toolkit.corpus.formats import MANIFEST, by_name
+from toolkit.corpus.formats import MANIFEST
 from toolkit.corpus.importer import ImportContext
 from toolkit.corpus.linking import Facts, Link, decide, facts_of
 from toolkit.corpus.parquet import write_manifest, write_part, write_sessions
@@ -91,8 +91,7 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     opening = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
     found = start(path, ctx, opening)
     count = worker_count(workers, engine)
-    forced = by_name(format).name if format is not None else None
-    cut = chunks(found, count, most=part_bytes, format=forced, strict=strict)
+    cut = chunks(found, count, most=part_bytes, format=format, strict=strict)
     tasks = [Task(chunk, str(out), part) for part, chunk in enumerate(cut, start=1)]
     # part 0: what the paths held before any file was read (missing paths, saved corpora)
     written = [_written(out, 0, ChunkResult(opening.sessions, opening.images, opening.problems))]

@@ -143,8 +143,10 @@ def linkers(formats: Iterable[str] | None = None) -> dict[str, Linker]:
 def chunks(found: list[Source], workers: int, *, most: int | None = CHUNK_BYTES, format: str | None = None,
            strict: bool = False) -> list[Chunk]:
     """``found`` cut, in order, into chunks of similar size, several per worker and none over ``most``
-    bytes of source (a larger file is a chunk of its own)."""
-    return [Chunk(tuple(batch), format, strict) for batch in batches(found, _size_of, workers, most=most)]
+    bytes of source (a larger file is a chunk of its own). A forced ``format`` is checked here, so
+    an unknown name fails before any file is read."""
+    forced = by_name(format).name if format is not None else None
+    return [Chunk(tuple(batch), forced, strict) for batch in batches(found, _size_of, workers, most=most)]
 
 
 def _size_of(source: Source) -> int:
