@@ -9,7 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -286,3 +286,33 @@ def test_workers_must_be_a_count() -> None:
                             capture_output=True, text=True, cwd=REPO, check=False)
     assert result.returncode == 2 and "not a number of workers" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _logged(item: tuple[str, int]) -> int:
+    """Appends which process computed the item to a log file, then answers it."""
+    log, value = item
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()} {value}\n")
+    return value * 2
+
+
+def test_each_item_is_computed_once_by_the_caller_or_a_worker(tmp_path: Path) -> None:
+    """The caller takes items from the back while the spawned worker boots and runs the ones the
+    feeder handed it from the front; none is computed twice and the order holds."""
+    log = str(tmp_path / "log")
+    items = [(log, value) for value in range(10)]
+    assert list(ordered_map(_logged, items, workers=2)) == [value * 2 for value in range(10)]
+    lines = [line.split() for line in Path(log).read_text(encoding="utf-8").splitlines()]
+    assert sorted(int(value) for _, value in lines) == list(range(10))
+    by = {int(value): int(pid) for pid, value in lines}
+    assert by[9] == os.getpid()  # the caller starts from the back while the worker starts
+    assert by[0] != os.getpid()  # the first item went to the worker at once
+
+
+def test_stopping_early_neither_hangs_nor_leaves_workers(tmp_path: Path) -> None:
+    log = str(tmp_path / "log")
+    results = ordered_map(_logged, [(log, value) for value in range(6)], workers=2)
+    assert next(results) == 0
+    assert isinstance(results, Generator)
+    results.close()
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]

@@ -93,12 +93,14 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     count = worker_count(workers, engine)
     cut = chunks(found, count, most=part_bytes, format=format, strict=strict)
     tasks = [Task(chunk, str(out), part) for part, chunk in enumerate(cut, start=1)]
-    # part 0: what the paths held before any file was read (missing paths, saved corpora)
-    written = [_written(out, 0, ChunkResult(opening.sessions, opening.images, opening.problems))]
+    written: list[Written] = []
     with Progress(len(found), "importing", progress, before=len(ctx.problems)) as bar:
         for done in ordered_map(write_chunk, tasks, workers=count, engine=engine):
             written.append(done)
             bar.chunk(len(done.files), done.problems)
+    # part 0: what the paths held before any file was read (missing paths, saved corpora), written
+    # once the workers are done, so that they start without waiting for it (0.1 s)
+    written.insert(0, _written(out, 0, ChunkResult(opening.sessions, opening.images, opening.problems)))
     files = [*opening.files, *(name for w in written[1:] for name in w.files)]
     read = {name: form for w in written[1:] for name, form in w.formats.items()}
     formats = {**opening.formats, **read}
