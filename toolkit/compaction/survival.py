@@ -324,7 +324,7 @@ _READ: OrderedDict[tuple[str, str, tuple[int, int]], str] = OrderedDict()
 
 def page_reader() -> Reader:
     """The reader pages are read with: tesseract where its binary is installed, the engine that
-    reads the preset cell best (``toolkit.snapshot.tradeoff.MEASURED``: 2.9-3.4% against RapidOCR's
+    reads the preset cell best (``toolkit.snapshot.measured.MEASURED``: 2.9-3.4% against RapidOCR's
     7-8% on anti-aliased DejaVu 5x12); RapidOCR, a dependency, elsewhere."""
     return readers(("tesseract",))[0] if tesseract_available() else RapidOcr()
 

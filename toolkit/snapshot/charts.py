@@ -301,7 +301,7 @@ def describe(result: Assessment) -> str:
         "atlas decode after resize": f"{result.legibility.accuracy:.4%} (the pixels survive; not a reader's figure)",
         **{f"read by {r.reader}": f"{r.cer:.1%} character error on {r.chars:,} characters"
            for r in result.legibility.readings},
-        **({"measured for this cell (tradeoff.MEASURED)":
+        **({"measured for this cell (toolkit.snapshot.measured)":
             f"{found.reader_cer:.1%} ({found.best[0]}), {found.excess:+.1%} over its control"}
            if (found := reading(g.cell)) is not None else {}),
         **({"control (same rows, DejaVu Sans Mono 16 px)": f"{result.legibility.control_cer:.1%}",

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,11 @@ from toolkit.snapshot.font import cells, face, load, parse_cell
 from toolkit.snapshot.geometry import MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset
 from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import LEGIBLE_CER
+from toolkit.snapshot.measured import CONTROL as CONTROL
+from toolkit.snapshot.measured import MEASURED as MEASURED
+from toolkit.snapshot.measured import MEASURED_ON as MEASURED_ON
+from toolkit.snapshot.measured import CellReading as CellReading
+from toolkit.snapshot.measured import reading as reading
 from toolkit.snapshot.readers import Reader, control, read, readers, strips
 from toolkit.snapshot.render import render
 
@@ -34,33 +38,6 @@ if TYPE_CHECKING:
 
 MAX_EXCESS = 0.01
 """A cell is chosen only when its reader error is within 1 percentage point of the control's."""
-
-
-@dataclass(frozen=True, slots=True)
-class CellReading:
-    """One glyph cell read by the independent readers, against the control font."""
-
-    cell: str
-    cer: tuple[tuple[str, float], ...]
-    """(reader, character error rate) per reader."""
-    control: tuple[tuple[str, float], ...]
-    """(reader, character error rate) of the same rows in the control font."""
-    chars: int
-
-    @property
-    def best(self) -> tuple[str, float]:
-        """The reader that read the cell best, and its error rate."""
-        return min(self.cer, key=lambda item: item[1])
-
-    @property
-    def reader_cer(self) -> float:
-        return self.best[1]
-
-    @property
-    def excess(self) -> float:
-        """The best reader's error above its own error on the control."""
-        name, cer = self.best
-        return cer - dict(self.control)[name]
 
 
 def reference_sample(root: Path, chars: int = 12_000, chunk: int = 400, seed: int = 0) -> str:
@@ -119,57 +96,6 @@ def measure(sample: str, cell_names: Iterable[str] | None = None, names: Sequenc
         out.append(CellReading(cell, tuple((r.name, read(shown, r).cer) for r in engines), floor,
                                sum(p.chars for p in pages)))
     return out
-
-
-MEASURED_ON = ("2026-12-01: reference_sample(chars=8000), seed 0: 8,019 characters of the shared corpora "
-               "(the error rates leave whitespace out, and the snapshot's marks are blanked); "
-               "rapidocr-onnxruntime 1.4.4, tesseract 5.3.0")
-CONTROL: tuple[tuple[str, float], ...] = (("rapidocr-onnxruntime 1.4.4", 0.0267), ("tesseract 5.3.0", 0.0237))
-"""The readers on the measurement sample drawn in the control font (read once: the same for every cell)."""
-MEASURED: tuple[CellReading, ...] = (
-    CellReading("4x6", (("rapidocr-onnxruntime 1.4.4", 0.1519), ("tesseract 5.3.0", 0.2401)), CONTROL, 8019),
-    CellReading("5x7", (("rapidocr-onnxruntime 1.4.4", 0.0997), ("tesseract 5.3.0", 0.1778)), CONTROL, 8019),
-    CellReading("5x8", (("rapidocr-onnxruntime 1.4.4", 0.0853), ("tesseract 5.3.0", 0.1432)), CONTROL, 8019),
-    CellReading("6x10", (("rapidocr-onnxruntime 1.4.4", 0.0715), ("tesseract 5.3.0", 0.1012)), CONTROL, 8019),
-    CellReading("6x13", (("rapidocr-onnxruntime 1.4.4", 0.0481), ("tesseract 5.3.0", 0.0610)), CONTROL, 8019),
-    CellReading("7x14", (("rapidocr-onnxruntime 1.4.4", 0.0262), ("tesseract 5.3.0", 0.0578)), CONTROL, 8019),
-    CellReading("9x15", (("rapidocr-onnxruntime 1.4.4", 0.0231), ("tesseract 5.3.0", 0.0400)), CONTROL, 8019),
-    CellReading("10x20", (("rapidocr-onnxruntime 1.4.4", 0.0404), ("tesseract 5.3.0", 0.0407)), CONTROL, 8019),
-    CellReading("spleen-5x8", (("rapidocr-onnxruntime 1.4.4", 0.0860), ("tesseract 5.3.0", 0.1255)), CONTROL, 8019),
-    CellReading("dejavu-5x9", (("rapidocr-onnxruntime 1.4.4", 0.1258), ("tesseract 5.3.0", 0.1198)), CONTROL, 8019),
-    CellReading("dejavu-5x11", (("rapidocr-onnxruntime 1.4.4", 0.1183), ("tesseract 5.3.0", 0.0795)), CONTROL, 8019),
-    CellReading("dejavu-6x11", (("rapidocr-onnxruntime 1.4.4", 0.0381), ("tesseract 5.3.0", 0.0390)), CONTROL, 8019),
-    CellReading("spleen-6x12", (("rapidocr-onnxruntime 1.4.4", 0.0475), ("tesseract 5.3.0", 0.0626)), CONTROL, 8019),
-    CellReading("terminus-6x12", (("rapidocr-onnxruntime 1.4.4", 0.0414), ("tesseract 5.3.0", 0.0699)), CONTROL, 8019),
-    CellReading("dejavu-7x14", (("rapidocr-onnxruntime 1.4.4", 0.0405), ("tesseract 5.3.0", 0.0346)), CONTROL, 8019),
-    CellReading("dejavu-7x15", (("rapidocr-onnxruntime 1.4.4", 0.0523), ("tesseract 5.3.0", 0.0364)), CONTROL, 8019),
-    CellReading("terminus-8x14", (("rapidocr-onnxruntime 1.4.4", 0.0215), ("tesseract 5.3.0", 0.0623)), CONTROL, 8019),
-    CellReading("terminus-bold-8x14", (("rapidocr-onnxruntime 1.4.4", 0.0337), ("tesseract 5.3.0", 0.0699)), CONTROL, 8019),
-    CellReading("dejavu-8x15", (("rapidocr-onnxruntime 1.4.4", 0.0340), ("tesseract 5.3.0", 0.0325)), CONTROL, 8019),
-    CellReading("spleen-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0621), ("tesseract 5.3.0", 0.0541)), CONTROL, 8019),
-    CellReading("terminus-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0431), ("tesseract 5.3.0", 0.0504)), CONTROL, 8019),
-    CellReading("terminus-bold-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0472), ("tesseract 5.3.0", 0.0627)), CONTROL, 8019),
-    CellReading("unifont-8x16", (("rapidocr-onnxruntime 1.4.4", 0.0405), ("tesseract 5.3.0", 0.0502)), CONTROL, 8019),
-    CellReading("terminus-10x18", (("rapidocr-onnxruntime 1.4.4", 0.0269), ("tesseract 5.3.0", 0.0476)), CONTROL, 8019),
-    CellReading("terminus-bold-10x18", (("rapidocr-onnxruntime 1.4.4", 0.0305), ("tesseract 5.3.0", 0.0451)), CONTROL, 8019),
-    CellReading("terminus-10x20", (("rapidocr-onnxruntime 1.4.4", 0.0378), ("tesseract 5.3.0", 0.0498)), CONTROL, 8019),
-    CellReading("terminus-bold-10x20", (("rapidocr-onnxruntime 1.4.4", 0.0443), ("tesseract 5.3.0", 0.0487)), CONTROL, 8019),
-    CellReading("dejavu-aa-4x9", (("rapidocr-onnxruntime 1.4.4", 0.1145), ("tesseract 5.3.0", 0.0866)), CONTROL, 8019),
-    CellReading("dejavu-aa-5x9", (("rapidocr-onnxruntime 1.4.4", 0.0426), ("tesseract 5.3.0", 0.0646)), CONTROL, 8019),
-    CellReading("dejavu-aa-5x11", (("rapidocr-onnxruntime 1.4.4", 0.0699), ("tesseract 5.3.0", 0.0451)), CONTROL, 8019),
-    CellReading("dejavu-aa-6x11", (("rapidocr-onnxruntime 1.4.4", 0.0443), ("tesseract 5.3.0", 0.0343)), CONTROL, 8019),
-    CellReading("dejavu-aa-7x14", (("rapidocr-onnxruntime 1.4.4", 0.0273), ("tesseract 5.3.0", 0.0225)), CONTROL, 8019),
-    CellReading("dejavu-aa-nohint-4x9", (("rapidocr-onnxruntime 1.4.4", 0.1117), ("tesseract 5.3.0", 0.0862)), CONTROL, 8019),
-    CellReading("dejavu-aa-nohint-5x10", (("rapidocr-onnxruntime 1.4.4", 0.0441), ("tesseract 5.3.0", 0.0378)), CONTROL, 8019),
-    CellReading("dejavu-aa-nohint-5x12", (("rapidocr-onnxruntime 1.4.4", 0.0954), ("tesseract 5.3.0", 0.0311)), CONTROL, 8019),
-    CellReading("dejavu-aa-nohint-6x13", (("rapidocr-onnxruntime 1.4.4", 0.0498), ("tesseract 5.3.0", 0.0353)), CONTROL, 8019),
-    CellReading("dejavu-aa-nohint-7x14", (("rapidocr-onnxruntime 1.4.4", 0.0250), ("tesseract 5.3.0", 0.0229)), CONTROL, 8019),
-)
-"""``measure(reference_sample(corpora))`` as run on ``MEASURED_ON``."""
-
-
-def reading(cell: str) -> CellReading | None:
-    return next((item for item in MEASURED if item.cell == cell), None)
 
 
 def candidates() -> tuple[str, ...]:
