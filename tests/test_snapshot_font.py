@@ -130,7 +130,7 @@ def test_other_faces_follow_by_cell_area_then_the_greyscale_cells() -> None:
     assert {face(cell) for cell in ONE_BIT_NEW} == {"terminus", "terminus-bold", "spleen", "unifont", "dejavu"}
     assert GREY == ["dejavu-aa-4x9", "dejavu-aa-5x9", "dejavu-aa-5x11", "dejavu-aa-6x11", "dejavu-aa-7x14",
                     "dejavu-aa-nohint-4x9", "dejavu-aa-nohint-5x10", "dejavu-aa-nohint-5x12", "dejavu-aa-nohint-6x13",
-                    "dejavu-aa-nohint-7x14"]
+                    "dejavu-aa-nohint-7x14", "dejavu-aa-fullhint-6x11"]
     assert {"terminus-6x12", "terminus-8x14", "terminus-8x16", "terminus-10x18", "terminus-10x20",
             "spleen-5x8", "spleen-6x12", "spleen-8x16", "unifont-8x16", "dejavu-5x9", "dejavu-8x15"} <= set(NEW)
 
