@@ -1,0 +1,80 @@
+"""The README's preset table: each provider's preset page (``geometry_for``) read by both
+independent readers on a draw of the shared corpora other than the one the cells were chosen on.
+
+    python -m benchmarks.preset_table ../shared/corpora [--chars 30000] [--seed 1] [--rows 150]
+
+Prints one Markdown row per model of ``toolkit.snapshot.geometry.PRESET_MODELS``: face and cell,
+rendering, page, image tokens per page, compression (full pages / the draw's last page as it is),
+each reader's CER against its control, and how the size the model sees is known. Slow: every
+preset is read anew (``--rows`` rows of each, spread over its pages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from toolkit.snapshot.font import face, load
+from toolkit.snapshot.geometry import PRESET_MODELS
+from toolkit.snapshot.legibility import Assessment, assess
+from toolkit.snapshot.tradeoff import geometry_for, reference_sample
+
+HEADER = ("| model | face and cell | rendering | page | image tokens / page | compression full / actual | "
+          "RapidOCR CER vs control | tesseract CER vs control | size the model sees |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def row(found: Assessment) -> str:
+    """One table row of an assessment read by both readers."""
+    geometry = found.geometry
+    cell = geometry.cell
+    by_reader = {r.reader.split()[0]: r for r in found.legibility.readings}
+    controls = {r.reader.split()[0]: r for r in found.legibility.controls}
+
+    def versus(name: str) -> str:
+        if name not in by_reader:
+            return "not installed"
+        return f"{_percent(by_reader[name].cer)} vs {_percent(controls[name].cer)}"
+
+    return (f"| {found.model} | {load(cell).font.split(',')[0]} `{cell}` | {rendering(cell)} | "
+            f"{geometry.width}x{geometry.height}, {geometry.columns} col | {found.tokens_per_page} | "
+            f"{found.compression_full:.2f}x / {found.compression:.2f}x | {versus('rapidocr-onnxruntime')} | "
+            f"{versus('tesseract')} | {found.seen_evidence} |")
+
+
+def rendering(cell: str) -> str:
+    """How a cell's glyphs were drawn, in a few words (from its face's name)."""
+    name = face(cell)
+    if not name.startswith("dejavu-aa"):
+        return "1-bit"
+    if name.endswith("-nohint"):
+        return "anti-aliased greyscale, unhinted"
+    if name.endswith("-fullhint"):
+        return "anti-aliased greyscale, hinted across and down"
+    return "anti-aliased greyscale, hinted down"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpora", type=Path)
+    parser.add_argument("--chars", type=int, default=30_000)
+    parser.add_argument("--seed", type=int, default=1, help="the draw (MEASURED was taken on seed 0)")
+    parser.add_argument("--rows", type=int, default=150, help="rows each reader reads per preset")
+    args = parser.parse_args(argv)
+    sample = reference_sample(args.corpora, args.chars, seed=args.seed)
+    print(f"{len(sample):,} characters, reference_sample(seed={args.seed})", flush=True)
+    print(HEADER, flush=True)
+    for model in PRESET_MODELS:
+        found = assess(sample, geometry_for(model), model, reader_names=("rapidocr", "tesseract"),
+                       reader_rows=args.rows)
+        print(row(found), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
