@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from io import BytesIO
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ from toolkit.snapshot.render import (
 )
 
 
-def tiny(cols: int = 10, rows: int = 3, cell: str = "4x6", **extra: int) -> Geometry:
+def tiny(cols: int = 10, rows: int = 3, cell: str = "4x6", **extra: Any) -> Geometry:
     width = int(cell.split("x")[0])
     return Geometry(cell, 4 + cols * width, 4 + rows * load(cell).height, **extra)
 

@@ -22,10 +22,15 @@ from toolkit.record import Image as ImageBlock
 from toolkit.record import Message, Opaque, Reasoning, Text, ToolResult, ToolUse, bare_tool_name
 from toolkit.replay import prose
 from toolkit.replay.calls import input_text
-from toolkit.snapshot.font import Bitmaps
+from toolkit.snapshot.font import Bitmaps, Coverage
 from toolkit.snapshot.geometry import Geometry, seen
 from toolkit.snapshot.legibility import DEFAULT_RESAMPLE, compare
 from toolkit.snapshot.render import Page, Passage, read, render
+from toolkit.snapshot.tradeoff import geometry_for
+
+DEFAULT_MODEL = "claude-sonnet-4.5"
+"""The model whose page ``compact`` uses when given neither a geometry nor a model (a
+``PRESET_MODELS`` id: Claude's standard image tier)."""
 
 SNAPSHOT_TAG = "snapshot"
 """Tag of a message that carries snapshot pages."""
@@ -175,7 +180,7 @@ def image_blocks(pages: Sequence[Page]) -> tuple[list[ImageBlock], dict[str, byt
     return blocks, images
 
 
-def _caption(sources: Sequence[Message], pages: Sequence[Page]) -> str:
+def _caption(sources: Sequence[Message], pages: Sequence[Page], geometry: Geometry) -> str:
     ids = [m.id for m in sources]
     listed = ", ".join(ids) if len(ids) <= 12 else f"{ids[0]} … {ids[-1]}"
     chars = sum(p.chars for p in pages)
@@ -185,7 +190,10 @@ def _caption(sources: Sequence[Message], pages: Sequence[Page]) -> str:
         f"{'s' if len(pages) != 1 else ''} of pixel text: {chars} characters"
         + (f", {uncovered} of them not drawable and shown as an inverted ?" if uncovered else "")
         + ". Read the pages in order, each page's text columns left to right. Each message starts with a "
-        "black bar naming its speaker, time and id; a row starting with a hooked arrow continues the line "
+        + ("black bar naming its speaker, time and id" if geometry.header == "bar" else
+           "row naming its speaker, time and id, underlined")
+        + ("; faint lines separate the rows" if geometry.row_rule else "")
+        + "; a row starting with a hooked arrow continues the line "
         "above; an arrow to a bar is a tab; open boxes at a line's end are trailing spaces.]"
     )
 
@@ -196,14 +204,18 @@ def _snapshot_id(sources: Sequence[Message], geometry: Geometry) -> str:
 
 
 def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 6,
-            geometry: Geometry | None = None) -> Compacted:
+            geometry: Geometry | None = None, *, model: str | None = None) -> Compacted:
     """Keep the first ``head`` and last ``tail`` messages as they are and render the middle to
     pages carried as image blocks of one user message, with a caption. Boundaries move so no tool
     call is parted from its result. A ``Compacted`` history is first expanded back to its source
     messages, so its snapshots are rendered again from their text, never from their pixels.
-    Pass the page for the model that will read it (``toolkit.snapshot.geometry_for(model)``); the
-    default ``Geometry()`` is a 1092x1092 page of 4x6 cells, dense but poorly read (see ``tradeoff``)."""
-    geometry = geometry or Geometry()
+
+    The pages are ``geometry`` when given; else the page for ``model``, the model that will read
+    them (``toolkit.snapshot.geometry_for(model)``: the largest page its provider does not shrink,
+    in the glyph cell the independent readers read best for the text it holds); with neither, the
+    page for ``DEFAULT_MODEL`` (Claude Sonnet 4.5). ``Geometry()`` itself, 4x6 cells, is dense but
+    poorly read (see ``tradeoff``) and is used only when passed."""
+    geometry = geometry or geometry_for(model or DEFAULT_MODEL)
     source = messages.expanded() if isinstance(messages, Compacted) else expand(messages, {})
     head_end, tail_start = pair_safe_bounds(source, head, tail)
     middle = source[head_end:tail_start]
@@ -211,7 +223,7 @@ def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 
         return Compacted(tuple(source), {}, (), {}, head_end, len(source) - tail_start)
     pages = render(turns(middle, tool_names(source)), geometry)
     shown, images = image_blocks(pages)
-    blocks: list[Text | ImageBlock] = [Text(_caption(middle, pages)), *shown]
+    blocks: list[Text | ImageBlock] = [Text(_caption(middle, pages, geometry)), *shown]
     snapshot_id = _snapshot_id(middle, geometry)
     snapshot = Message(
         id=snapshot_id, parent_id=source[head_end - 1].id if head_end else None, role="user",
@@ -236,12 +248,19 @@ class Generation:
 
     generation: int
     ink: Bitmaps
+    """Pixels with ink (in a greyscale page: at least half covered, as ``Page.ink``)."""
     accuracy: float
     """Characters of the original page still read correctly."""
     lost: tuple[tuple[str, str, int], ...]
+    levels: Coverage | None = None
+    """A greyscale page's coverage (0 paper, 255 full ink) as this generation holds it, which is
+    what it is read from; ``None`` for a 1-bit page."""
 
     @property
     def image(self) -> Image.Image:
+        """Black on white: 1-bit, or 8-bit for a greyscale page."""
+        if self.levels is not None:
+            return Image.fromarray(~self.levels, mode="L")
         return Image.fromarray(~self.ink)
 
 
@@ -250,14 +269,19 @@ def resnap(page: Page, model: str | None = None, *, scale: float | None = None, 
     """Re-render a page from its own pixels ``passes`` times, as a compactor without the source
     text would. Each pass the previous generation goes through the provider's resize (``model``,
     when it changes this page's size) or is shrunk to make room in the next snapshot (``scale``
-    per pass, so generation k holds the text at ``scale**k`` of its size), is drawn back onto a
-    page and snapped to 1 bit. Generation 0 is the page rendered from the source text."""
+    per pass, so generation k holds the text at ``scale**k`` of its size) and is drawn back onto a
+    page: snapped to 1 bit for a 1-bit page, kept as 8-bit coverage for a greyscale one (snapping
+    an anti-aliased page would lose its grey levels whether or not anything was resized).
+    Generation 0 is the page rendered from the source text; each generation is read against the
+    atlas from the pixels it holds (bits, or coverage)."""
     geometry = page.geometry
     resized: tuple[int, int] | None = None
     if model is not None:
         view = seen(geometry.width, geometry.height, model)
         if view.size != geometry.size:
             resized = view.size
+    if page.grey:
+        return _resnap_grey(page, resized, scale, passes, resample)
     ink = page.ink
     out = [_generation(0, page, ink, resample)]
     for generation in range(1, passes + 1):
@@ -273,6 +297,27 @@ def resnap(page: Page, model: str | None = None, *, scale: float | None = None, 
     return out
 
 
-def _generation(generation: int, page: Page, ink: Bitmaps, resample: Image.Resampling) -> Generation:
-    result = compare([page], [read(ink, page.geometry, resample)])
-    return Generation(generation, ink, result.accuracy, result.lost)
+def _resnap_grey(page: Page, resized: tuple[int, int] | None, scale: float | None, passes: int,
+                 resample: Image.Resampling) -> list[Generation]:
+    """``resnap`` of a greyscale page: coverage resized as a grey image and kept grey."""
+    geometry = page.geometry
+    levels = page.levels
+    out = [_generation(0, page, levels, resample)]
+    for generation in range(1, passes + 1):
+        target = resized
+        if scale is not None:
+            factor = scale ** generation
+            target = (max(1, round(geometry.width * factor)), max(1, round(geometry.height * factor)))
+        if target is not None and target != geometry.size:
+            image = Image.fromarray(~levels, mode="L").resize(target, resample).resize(geometry.size, resample)
+            levels = ~np.asarray(image, dtype=np.uint8)
+        out.append(_generation(generation, page, levels, resample))
+    return out
+
+
+def _generation(generation: int, page: Page, pixels: Bitmaps | Coverage, resample: Image.Resampling) -> Generation:
+    result = compare([page], [read(pixels, page.geometry, resample)])
+    if pixels.dtype == np.uint8:
+        levels: Coverage = pixels.astype(np.uint8, copy=False)
+        return Generation(generation, levels >= 128, result.accuracy, result.lost, levels)
+    return Generation(generation, pixels.astype(bool, copy=False), result.accuracy, result.lost)

@@ -27,6 +27,13 @@ Per family (4x6 cells; the numbers are what the search finds, see ``PRESET_MODEL
 
 Where the size a model sees is assumed rather than documented, ``Preset.seen_evidence`` says so.
 
+Two layout options change how a page looks, never how much it holds (the page search ignores them):
+``row_rule`` draws a faint rule in the gap between rows, and ``header`` draws each message's header
+row either as an inverted black bar (``"bar"``) or as plain text underlined (``"rule"``). Both rules
+sit in the gap ``line_spacing`` leaves below a row, so they need ``line_spacing >= 1`` and never touch
+a glyph: the page still reads back exactly. At their defaults a page is the very page it was before
+the options existed (and ``repr`` leaves them out, so ids derived from it do not move).
+
 A gateway-served model follows the model id its route names (``openrouter/anthropic/claude-sonnet-4.5``
 is Claude Sonnet 4.5): ``toolkit.costs.resolve`` strips the route. No page side exceeds
 ``MAX_PAGE_SIDE``.
@@ -47,6 +54,9 @@ from toolkit.costs import Evidence, ImageCost, Source, image_tokens, resolve
 from toolkit.snapshot.font import cells, load, parse_cell
 
 Pricing = Literal["flat", "area"]
+HeaderStyle = Literal["bar", "rule"]
+HEADER_STYLES: tuple[HeaderStyle, ...] = ("bar", "rule")
+"""How a message's header row is drawn: inverted into a black bar, or as plain text with a rule under it."""
 
 MAX_PAGE_SIDE = 2000
 """No page side beyond 2000 px: Anthropic rejects larger images in requests of more than 20 images
@@ -57,11 +67,23 @@ MIN_PAGE_SIDE = 64
 GUTTER = 5
 """Pixels between text columns; a one-pixel rule runs down the middle."""
 
+def header_style(name: str) -> HeaderStyle:
+    """``name`` as a header style, or a ``ValueError`` naming the styles."""
+    for style in HEADER_STYLES:
+        if name == style:
+            return style
+    raise ValueError(f"no header style {name!r}; styles: {', '.join(HEADER_STYLES)}")
+
+
 @dataclass(frozen=True, slots=True)
 class Geometry:
     """A page layout: the glyph cell, the page in pixels, its margin, the extra pixels between
     rows, and how many text columns share the page (``gutter`` pixels apart, a rule between them).
-    Tabs expand to stops every ``tab_size`` cells."""
+    Tabs expand to stops every ``tab_size`` cells. ``row_rule`` draws a faint rule in the gap
+    between rows (light grey, 200/255, on a greyscale cell's 8-bit page; dotted, every other pixel,
+    on a 1-bit page, which has no grey); ``header`` draws each message's header row as an inverted
+    bar (``"bar"``) or as plain text with a solid rule under it (``"rule"``; the row still starts
+    with the header mark, so the page reads back). Both rules need ``line_spacing >= 1``."""
 
     cell: str = "4x6"
     width: int = 1092
@@ -71,15 +93,32 @@ class Geometry:
     tab_size: int = 4
     columns: int = 1
     gutter: int = GUTTER
+    row_rule: bool = False
+    header: HeaderStyle = "bar"
 
     def __post_init__(self) -> None:
         if self.cell not in cells():
             raise ValueError(f"no glyph cell {self.cell!r}; cells: {', '.join(cells())}")
         if self.margin < 0 or self.line_spacing < 0 or self.tab_size < 1 or self.columns < 1 or self.gutter < 0:
             raise ValueError(f"margin, line spacing, gutter must be >= 0, tab size and columns >= 1: {self}")
+        header_style(self.header)
+        if (self.row_rule or self.header == "rule") and self.line_spacing < 1:
+            raise ValueError(f"a row rule or a ruled header sits in the gap between rows: line spacing must be "
+                             f">= 1: {self}")
         if self.cols < 8 or self.rows < 2:
             raise ValueError(f"a {self.width}x{self.height} page in {self.columns} column(s) holds {self.cols}x{self.rows} "
                              f"cells of {self.cell} per column; at least 8 columns of cells and 2 rows are needed")
+
+    def __repr__(self) -> str:
+        """The dataclass form, leaving out layout options at their defaults: a page's PNG cache key
+        and a snapshot's id are derived from it and must not move for pages drawn as before."""
+        shown = [f"{name}={getattr(self, name)!r}" for name in (
+            "cell", "width", "height", "margin", "line_spacing", "tab_size", "columns", "gutter")]
+        if self.row_rule:
+            shown.append(f"row_rule={self.row_rule!r}")
+        if self.header != "bar":
+            shown.append(f"header={self.header!r}")
+        return f"Geometry({', '.join(shown)})"
 
     @property
     def cell_width(self) -> int:

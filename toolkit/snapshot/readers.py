@@ -276,26 +276,33 @@ def page_lines(page: Page) -> list[str]:
 
 def unread(page: Page) -> npt.NDArray[np.bool_]:
     """Pixels a reader is not shown: the snapshot's own marks (continuation, tab, trailing, uncovered,
-    end) and the header bars. They are layout, not text: a reader would read a tab's mark as ``→``
-    and a wrapped row's mark as ``L`` or ``4``, and tesseract skips inverted bars, so counting them
-    would charge the control-free layout to the font."""
+    end) and the header rows, bar or ruled, with the gap below them. They are layout, not text: a
+    reader would read a tab's mark as ``→`` and a wrapped row's mark as ``L`` or ``4``, and tesseract
+    skips inverted bars, so counting them would charge the control-free layout to the font. Row rules
+    (``Geometry.row_rule``) stay: whether a rule between rows helps a reader is what is measured, so
+    a mark in a text row is then blanked only down to the gap."""
     geometry = page.geometry
     font = load(geometry.cell)
     marks = np.isin(page.grid, [getattr(font, mark) for mark in MARKS])
-    cells = marks | ~np.isin(page.kinds, (TEXT, CONTINUATION))[:, None]
+    text_rows = np.isin(page.kinds, (TEXT, CONTINUATION))
+    cells = marks | ~text_rows[:, None]
     mask = np.zeros((geometry.height, geometry.width), dtype=bool)
     span = geometry.rows * geometry.pitch
+    gap = np.arange(geometry.pitch) >= font.height
     for column in range(geometry.columns):
-        block = cells[column * geometry.rows:(column + 1) * geometry.rows]
+        rows = slice(column * geometry.rows, (column + 1) * geometry.rows)
+        block = cells[rows]
         pixels = np.repeat(np.repeat(block, geometry.pitch, axis=0), geometry.cell_width, axis=1)
+        if geometry.row_rule:
+            pixels[np.repeat(text_rows[rows], geometry.pitch) & np.tile(gap, geometry.rows)] = False
         x = geometry.column_x(column)
         mask[geometry.margin:geometry.margin + span, x:x + pixels.shape[1]] = pixels
     return mask
 
 
 def _blanked(page: Page, image: Image.Image) -> Image.Image:
-    """``image`` (the page at any size) in greyscale with ``unread`` pixels white; a pixel the resize
-    blended with a mark is whitened too."""
+    """``image`` (the page at any size) in greyscale with ``unread`` pixels white (marks and header
+    rows of either style, never row rules); a pixel the resize blended with a mark is whitened too."""
     clean = image.convert("L")
     mask = unread(page)
     if mask.any():

@@ -9,12 +9,16 @@ the pixels alone, so a page can be decoded and compared with what was drawn:
   cells of the logical line);
 - spaces (and other blank characters) at the end of a line are drawn as the *trailing* mark, so a
   line's end is visible;
-- each message starts with a *header* row inverted into a black bar, naming its speaker;
+- each message starts with a *header* row naming its speaker: inverted into a black bar, or, with
+  ``Geometry.header == "rule"``, plain text after the header mark with a solid rule under it;
+- with ``Geometry.row_rule``, a faint rule runs in the gap between two rows of text (not after the
+  last, nor under a header, whose own style marks it);
 - a character the font cannot draw is the *uncovered* mark (an inverted ``?``), and is counted;
 - the first unused row of the last page starts with the *end* mark.
 
 Pages of a greyscale cell (``Font.grey``) are 8-bit: the glyphs' coverage is gathered as it is,
-header rows are its negative, and the page reads back exactly by matching each cell's coverage.
+header bars are its negative, and the page reads back exactly by matching each cell's coverage.
+Rules lie in the gap below a row, outside every cell, so they never change what a page reads as.
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ ENCODED_PAGES = 512
 """PNG encodings kept (about 100 KB each): enough for every page of a simulated corpus sweep's
 current snapshots."""
 _ENCODED: OrderedDict[bytes, bytes] = OrderedDict()
+
+ROW_RULE_LEVEL = 55
+"""Coverage of a row rule on an 8-bit page: 200/255 grey on white, faint beside glyph strokes."""
 
 @dataclass(frozen=True, slots=True)
 class Passage:
@@ -186,13 +193,15 @@ def _cell_rows(cell: str, line_spacing: int) -> npt.NDArray[np.void]:
 
 
 def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Glyphs:
-    """Pixels of a glyph grid, header rows inverted: bool (True = ink), or uint8 coverage in a
-    greyscale cell. 1-bit glyph rows are gathered as packed integers (a handful of cells per 64-bit
-    word) and unpacked once, so no per-character work remains; greyscale glyphs are gathered whole."""
+    """Pixels of a glyph grid, header rows as the geometry draws them (a bar is inverted) and its
+    rules in the gaps: bool (True = ink), or uint8 coverage in a greyscale cell. 1-bit glyph rows
+    are gathered as packed integers (a handful of cells per 64-bit word) and unpacked once, so no
+    per-character work remains; greyscale glyphs are gathered whole."""
     font = load(geometry.cell)
     shown = grid.copy()
     header_rows = kinds == HEADER
-    shown[header_rows, 0] = font.greater
+    if geometry.header == "bar":
+        shown[header_rows, 0] = font.greater  # inverted with its row into the header mark
     rows, cols = shown.shape
     pitch, cw, margin = geometry.pitch, font.width, geometry.margin
     packed = _row_words(geometry.cell, geometry.line_spacing)
@@ -216,9 +225,11 @@ def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Glyphs:
         row_bytes = ordered.view(np.uint8).reshape(rows, pitch, groups, 8)
         bits = np.unpackbits(row_bytes[..., :nbytes].reshape(rows * pitch, groups * nbytes), axis=1)
         block = bits[:, :cols * cw].view(bool)
-    if header_rows.any():
+    if header_rows.any() and geometry.header == "bar":
         bar = np.repeat(header_rows, pitch)
         block[bar] = ~block[bar]
+    if geometry.row_rule or geometry.header == "rule":
+        _rules(block, kinds, geometry)
     shape = (geometry.height, geometry.width)
     page: Glyphs = np.zeros(shape, dtype=np.uint8) if font.grey else np.zeros(shape, dtype=bool)
     full = 255 if font.grey else True
@@ -229,6 +240,27 @@ def draw(grid: Ids, kinds: npt.NDArray[np.int8], geometry: Geometry) -> Glyphs:
         if column and geometry.gutter >= 3:
             page[margin:margin + per_column, x - (geometry.gutter + 1) // 2] = full
     return page
+
+
+def _rules(block: Glyphs, kinds: npt.NDArray[np.int8], geometry: Geometry) -> None:
+    """Rules into ``block`` (all text columns' rows stacked), each in the middle of the gap below its
+    row: a solid rule under a header row in the ``"rule"`` style; with ``row_rule``, a faint one
+    (dotted on a 1-bit page) between two rows of text of the same column."""
+    pitch = geometry.pitch
+    offset = load(geometry.cell).height + (geometry.line_spacing - 1) // 2
+    grey = block.dtype == np.uint8
+    if geometry.row_rule:
+        text = np.isin(kinds, (TEXT, CONTINUATION))
+        below = np.zeros_like(text)
+        below[:-1] = text[:-1] & (text[1:] | (kinds[1:] == HEADER))
+        below[geometry.rows - 1::geometry.rows] = False  # a column's last row has no row under it
+        ys = np.flatnonzero(below) * pitch + offset
+        if grey:
+            block[ys, :] = ROW_RULE_LEVEL
+        else:
+            block[ys[:, None], np.arange(0, block.shape[1], 2)[None, :]] = True
+    if geometry.header == "rule":
+        block[np.flatnonzero(kinds == HEADER) * pitch + offset, :] = 255 if grey else True
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,7 +535,7 @@ def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Glyphs], fo
 def read(image: Image.Image | Glyphs | Floats, geometry: Geometry,
          resample: Image.Resampling = Image.Resampling.BICUBIC) -> tuple[Ids, npt.NDArray[np.int8]]:
     """The glyph grid and row kinds a page shows, from its pixels alone. A header row is found by
-    its first cell (the header mark) and read inverted. Exact pixels (a 1-bit page's bits, a
+    its first cell (the header mark) and read inverted (as it is, in the ``"rule"`` style). Exact pixels (a 1-bit page's bits, a
     greyscale page's coverage) are read by key; pixels that went through a resize are matched to
     the nearest glyph."""
     font = load(geometry.cell)
@@ -529,7 +561,10 @@ def read(image: Image.Image | Glyphs | Floats, geometry: Geometry,
     grid = np.empty((rows, cols), dtype=np.int32)
     grid[:, 0] = first
     for inverted in (False, True):
-        chosen = np.flatnonzero((kinds == HEADER) if inverted else (kinds != HEADER))
+        if inverted and geometry.header != "bar":
+            continue
+        bar_rows = kinds == HEADER if geometry.header == "bar" else np.zeros(rows, dtype=bool)
+        chosen = np.flatnonzero(bar_rows if inverted else ~bar_rows)
         if not len(chosen):
             continue
         if exact:

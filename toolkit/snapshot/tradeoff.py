@@ -18,11 +18,12 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.snapshot.font import cells, face, load, parse_cell
-from toolkit.snapshot.geometry import MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset
+from toolkit.snapshot.geometry import MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
 from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import LEGIBLE_CER
 from toolkit.snapshot.measured import CONTROL as CONTROL
@@ -31,7 +32,7 @@ from toolkit.snapshot.measured import MEASURED_ON as MEASURED_ON
 from toolkit.snapshot.measured import CellReading as CellReading
 from toolkit.snapshot.measured import reading as reading
 from toolkit.snapshot.readers import Reader, control, read, readers, strips
-from toolkit.snapshot.render import render
+from toolkit.snapshot.render import Passage, render
 
 if TYPE_CHECKING:
     import polars as pl
@@ -159,26 +160,39 @@ def choose(model: str) -> str:
 
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
-           names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True) -> pl.DataFrame:
+           names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True,
+           row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",)) -> pl.DataFrame:
     """Every candidate page for ``model`` (each cell, each line spacing: the preset page the search
-    of ``toolkit.snapshot.geometry`` finds for it on ``sample``) rendered with ``sample``, read by the
-    independent readers at the size the model's encoder sees it, against the control. Columns: model,
-    cell, face, line_spacing, page, columns, seen_size, seen_evidence, compression (the last page as
-    it is), compression_full (pages filled), reader, reader_cer, control_cer, excess, frontier (no
-    other candidate compresses more at no greater excess). Slow: each candidate is read anew."""
+    of ``toolkit.snapshot.geometry`` finds for it on ``sample``; on it, each of ``row_rules`` and
+    ``headers``, the layout options of ``Geometry``, which do not change the page size) rendered with
+    ``sample`` and read by the independent readers at the size the model's encoder sees it, against
+    the control. A plain sample has no header rows, so when ``headers`` asks for more than the
+    default bar, every candidate of the call renders ``sample`` as messages instead
+    (``as_messages``: a header row about every ``MESSAGE_CHARS`` characters, as a history has them;
+    the readers never see header rows, which are layout, so only the rows and rules around them can
+    differ). A rule needs a line spacing of at least 1: combinations without one are left out.
+    Columns: model, cell, face, line_spacing, row_rule, header, page, columns, seen_size,
+    seen_evidence, compression (the last page as it is), compression_full (pages filled), reader,
+    reader_cer, control_cer, excess, frontier (no other candidate compresses more at no greater
+    excess). Slow: each candidate is read anew."""
     import polars as pl
     from tqdm.auto import tqdm
 
     from toolkit.snapshot.legibility import assess
 
-    grid = [(cell, spacing) for cell in (cell_names or cells()) for spacing in line_spacings]
+    styles = [header_style(name) for name in headers]
+    grid = [(cell, spacing, rule, style) for cell in (cell_names or cells()) for spacing in line_spacings
+            for rule in row_rules for style in styles if spacing >= 1 or not (rule or style == "rule")]
+    text: str | list[Passage] = as_messages(sample) if any(style != "bar" for style in styles) else sample
     rows = []
-    for cell, spacing in tqdm(grid, desc=f"pages for {model}", disable=not progress):
-        geometry = cell_preset(model, cell, line_spacing=spacing, sample=sample).geometry
-        found = assess(sample, geometry, model, reader_names=names, reader_rows=reader_rows)
+    for cell, spacing, rule, style in tqdm(grid, desc=f"pages for {model}", disable=not progress):
+        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample).geometry,
+                           row_rule=rule, header=style)
+        found = assess(text, geometry, model, reader_names=names, reader_rows=reader_rows)
         read_ = found.legibility
         rows.append({
             "model": model, "cell": cell, "face": face(cell), "line_spacing": spacing,
+            "row_rule": rule, "header": style,
             "page": f"{geometry.width}x{geometry.height}", "columns": geometry.columns,
             "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
             "compression": found.compression, "compression_full": found.compression_full,
@@ -189,6 +203,34 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
                                                  "excess": pl.Float64})
     return frame.with_columns(frontier=pl.Series(frontier(frame["compression_full"].to_list(),
                                                           frame["excess"].to_list())))
+
+
+MESSAGE_CHARS = 400
+"""Characters per message when ``search`` renders a sample as messages: the chunk
+``reference_sample`` draws."""
+
+
+def as_messages(sample: str, chars: int = MESSAGE_CHARS) -> list[Passage]:
+    """``sample`` as messages of whole lines, each about ``chars`` characters, under header rows
+    labelled as ``compact`` labels them (speakers alternating); joined by newlines they are
+    ``sample`` again."""
+    out: list[Passage] = []
+    lines: list[str] = []
+    size = 0
+    for line in sample.split("\n"):
+        lines.append(line)
+        size += len(line) + 1
+        if size >= chars:
+            out.append(_message(len(out), lines))
+            lines, size = [], 0
+    if lines or not out:
+        out.append(_message(len(out), lines))
+    return out
+
+
+def _message(index: int, lines: list[str]) -> Passage:
+    role = "user" if index % 2 == 0 else "assistant"
+    return Passage("\n".join(lines), f"{role} · 2026-01-01 12:00 · m{index}", f"m{index}")
 
 
 def frontier(compression: Sequence[float], excess: Sequence[float | None]) -> list[bool]:
