@@ -280,39 +280,29 @@ def resnap(page: Page, model: str | None = None, *, scale: float | None = None, 
         view = seen(geometry.width, geometry.height, model)
         if view.size != geometry.size:
             resized = view.size
-    if page.grey:
-        return _resnap_grey(page, resized, scale, passes, resample)
-    ink = page.ink
-    out = [_generation(0, page, ink, resample)]
+    pixels: Bitmaps | Coverage = page.levels if page.grey else page.ink
+    out = [_generation(0, page, pixels, resample)]
     for generation in range(1, passes + 1):
         target = resized
         if scale is not None:
             factor = scale ** generation
             target = (max(1, round(geometry.width * factor)), max(1, round(geometry.height * factor)))
-        image = Image.fromarray(~ink).convert("L")
-        if target is not None and target != image.size:
-            image = image.resize(target, resample).resize(geometry.size, resample)
-        ink = np.asarray(image) < 128
-        out.append(_generation(generation, page, ink, resample))
+        pixels = _redrawn(pixels, target, geometry.size, resample)
+        out.append(_generation(generation, page, pixels, resample))
     return out
 
 
-def _resnap_grey(page: Page, resized: tuple[int, int] | None, scale: float | None, passes: int,
-                 resample: Image.Resampling) -> list[Generation]:
-    """``resnap`` of a greyscale page: coverage resized as a grey image and kept grey."""
-    geometry = page.geometry
-    levels = page.levels
-    out = [_generation(0, page, levels, resample)]
-    for generation in range(1, passes + 1):
-        target = resized
-        if scale is not None:
-            factor = scale ** generation
-            target = (max(1, round(geometry.width * factor)), max(1, round(geometry.height * factor)))
-        if target is not None and target != geometry.size:
-            image = Image.fromarray(~levels, mode="L").resize(target, resample).resize(geometry.size, resample)
-            levels = ~np.asarray(image, dtype=np.uint8)
-        out.append(_generation(generation, page, levels, resample))
-    return out
+def _redrawn(pixels: Bitmaps | Coverage, target: tuple[int, int] | None, size: tuple[int, int],
+             resample: Image.Resampling) -> Bitmaps | Coverage:
+    """A page's pixels shrunk to ``target`` and drawn back at ``size``: coverage (8-bit) stays grey,
+    bits are snapped to 1 bit again."""
+    grey = pixels.dtype == np.uint8
+    image = Image.fromarray(~pixels, mode="L") if grey else Image.fromarray(~pixels).convert("L")
+    if target is not None and target != size:
+        image = image.resize(target, resample).resize(size, resample)
+    elif grey:
+        return pixels
+    return ~np.asarray(image, dtype=np.uint8) if grey else np.asarray(image) < 128
 
 
 def _generation(generation: int, page: Page, pixels: Bitmaps | Coverage, resample: Image.Resampling) -> Generation:
