@@ -137,8 +137,8 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
                 # until they read their start-up data (0.2 s), which must not stall this process
                 try:
                     future = pool.submit(fn, items[index])
-                except BrokenProcessPool as exc:  # a worker died: the item fails in its turn
-                    future = Future()
+                except Exception as exc:  # a worker died (BrokenProcessPool): the item fails in its
+                    future = Future()  # turn, and the caller, waiting for it, is never left hanging
                     future.set_exception(exc)
                 with lock:
                     handed[index] = future
