@@ -44,14 +44,13 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.importer import (
-    NOT_JSON,
     ImportContext,
     Importer,
     head_lines,
     iter_json_lines,
     parse_time,
     read_json,
-    sniffed_json,
+    sniffed_value,
 )
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.wirekit import Where, tool_use
@@ -788,18 +787,18 @@ def sniff(path: Path, head: str) -> bool:
         envelope = ENVELOPE_TYPE.search(start) and '"payload"' in start
         if not envelope and not _opens_object(line):
             continue  # what it parses to cannot decide (spares parsing a one-line 20 KB array, 35 us)
-        rec = _loads(line)
+        rec = sniffed_value(line)
         if rec is None:
             if envelope:
                 return True
         elif isinstance(rec, dict) and "payload" in rec and text_of(rec.get("type")) in ROLLOUT_TYPES:
             return True
-    first = _loads(lines[0]) if _opens_object(lines[0]) else None
+    first = sniffed_value(lines[0]) if _opens_object(lines[0]) else None
     if isinstance(first, dict):
         if "type" not in first and {"id", "timestamp", "instructions"} <= first.keys():
             return True
         if text_of(first.get("type")) in BARE_ITEM_TYPES and "payload" not in first and len(lines) > 1:
-            second = _loads(lines[1])
+            second = sniffed_value(lines[1])
             return isinstance(second, dict) and (text_of(second.get("type")) in BARE_ITEM_TYPES or "record_type" in second)
     stripped = head.lstrip()
     return (re.match(r'\{\s*"session"\s*:\s*\{', stripped) is not None
@@ -810,11 +809,6 @@ def _opens_object(line: str) -> bool:
     """Whether the line can hold a JSON object: its first character past whitespace opens one."""
     return line.lstrip(" \t\r\n").startswith("{")
 
-
-def _loads(text: str) -> object:
-    """A sniffed line as JSON, ``None`` when it is not (parsed once for every sniff that asks)."""
-    value = sniffed_json(text)
-    return None if value is NOT_JSON else value
 
 
 IMPORTER = Importer(

@@ -32,14 +32,13 @@ from typing import Any, assert_never
 
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
 from toolkit.corpus.importer import (
-    NOT_JSON,
     ImportContext,
     Importer,
     head_lines,
     iter_json_lines,
     parse_time,
     read_json,
-    sniffed_json,
+    sniffed_value,
 )
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.wirekit import CallBook, Origin, Where, tool_use
@@ -80,11 +79,6 @@ def _json(value: object) -> JsonValue:
     """Values from ``orjson.loads`` are JSON values already; this only narrows the type."""
     return value  # type: ignore[return-value]
 
-
-def _loads(text: str) -> object:
-    """A sniffed line as JSON, ``None`` when it is not (parsed once for every sniff that asks)."""
-    value = sniffed_json(text)
-    return None if value is NOT_JSON else value
 
 
 def usage(tokens: object) -> Usage | None:
@@ -565,7 +559,7 @@ def sniff(path: Path, head: str) -> bool:
         return False
     lines = [line for line in head_lines(stripped, 12) if line.strip()]
     for number, line in enumerate(lines):
-        rec = _loads(line)
+        rec = sniffed_value(line)
         if isinstance(rec, dict):
             if ("sessionId" in rec and "projectHash" in rec) or _stream_event(rec):
                 return True

@@ -290,7 +290,7 @@ def sniffed_json(text: str) -> object:
     if not body or body[0] not in JSON_STARTS or body[-1] not in JSON_ENDS:
         return NOT_JSON
     for seen, value in _SNIFFED:
-        if len(seen) == len(text) and seen == text:
+        if seen == text:  # compares lengths first, then the characters
             return value
     try:
         value = orjson.loads(text)
@@ -299,6 +299,13 @@ def sniffed_json(text: str) -> object:
     _SNIFFED.insert(0, (text, value))
     del _SNIFFED[_SNIFFED_KEPT:]
     return value
+
+
+def sniffed_value(text: str) -> object:
+    """``sniffed_json`` with ``None`` for text that is not JSON, for the line sniffs, which treat it
+    as they treat a JSON ``null``: as no record."""
+    value = sniffed_json(text)
+    return None if value is NOT_JSON else value
 
 
 def sniffed_document(head: str) -> object:
