@@ -497,8 +497,7 @@ class _FileReader:
                     self.problem(line, f"duplicate uuid {uid} (first at line {first[0]}) with different "
                                        "content; the first is kept, this copy stays in the raw file only")
                 continue
-            sid = rec.get("sessionId")
-            node = (line, rec, uid, rec.get("parentUuid"), sid if isinstance(sid, str) and sid else None,
+            node = (line, rec, uid, rec.get("parentUuid"), _session_id(rec),
                     not (rec.get("isSidechain") is True or rec.get("agentId")))
             seen[uid] = node
             nodes.append(node)
