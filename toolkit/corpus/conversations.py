@@ -28,7 +28,7 @@ from typing import assert_never
 from urllib.parse import urlsplit
 
 from toolkit.corpus.cassettes import FORMAT, Interaction, Loaded
-from toolkit.corpus.importer import ImportContext
+from toolkit.corpus.importer import ImportContext, name_stem
 from toolkit.corpus.wirekit import Origin, ParsedRequest, Where, Wire, chain
 from toolkit.corpus.wires import OTHER_PATHS, WIRES, classify, model_of, provider_of, wire_for
 from toolkit.jsontext import json_text, stringify
@@ -150,7 +150,7 @@ def sessions(loaded: Loaded, path: Path, ctx: ImportContext) -> list[Session]:
     """The conversations of a file's interactions, one session each (see the module docstring)."""
     where = Where(path, ctx)
     name = ctx.name(path)
-    stem = Path(name).stem
+    stem = name_stem(name)
     conversations: list[Conversation] = []
     early: list[Event] = []  # non-model interactions met before any conversation
     by_response: dict[str, ModelCall] = {}
@@ -348,7 +348,9 @@ def _configs(conversation: Conversation, present: set[str]) -> list[RunConfig]:
     seen: tuple[object, ...] | None = None
     count = 0  # messages the conversation held before this request: earlier requests and their reply
     for turn in conversation.turns:
-        config = replace(turn.request.config, time=turn.interaction.time)
+        config = turn.request.config
+        if config.time != turn.interaction.time:
+            config = replace(config, time=turn.interaction.time)
         signature = (config.model, config.provider, config.system, config.surface_hash, config.tool_names)
         messages = turn.request.messages
         if signature != seen and signature != (None, None, None, None, ()):

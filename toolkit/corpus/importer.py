@@ -7,6 +7,7 @@ import base64
 import binascii
 import gc
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -245,6 +246,20 @@ def parse_arguments(text: str) -> tuple[JsonValue, str | None]:
         return orjson.loads(text), None
     except orjson.JSONDecodeError:
         return None, text
+
+
+def name_suffix(name: str) -> str:
+    """``PurePath(name).suffix`` of a file name without making a path (3 us a file): a name of dots
+    alone, or ending in one, has none."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def name_stem(name: str) -> str:
+    """``PurePath(name).stem`` without making a path: the last component less its suffix."""
+    base = os.path.basename(name)
+    suffix = name_suffix(base)
+    return base[:-len(suffix)] if suffix else base
 
 
 SNIFF_BYTES = 65536

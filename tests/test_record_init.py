@@ -1,0 +1,91 @@
+"""The record kinds build through ``record._set_directly``'s ``__init__``: it must take the arguments
+the dataclass's own ``__init__`` takes, fill the same fields, refuse what it refuses, and leave the
+kinds frozen. The reference is a plain frozen dataclass made anew from each kind's fields."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import pickle
+from typing import Any
+
+import pytest
+
+from toolkit import record
+from toolkit.record import Message, Session, SourceRef, Text, ToolUse
+
+KINDS = [record.SourceRef, record.Text, record.ToolUse, record.Image, record.ToolResult, record.Reasoning,
+         record.Opaque, record.Usage, record.Message, record.Event, record.RunConfig, record.Problem,
+         record.Session]
+
+
+def reference(kind: type[Any]) -> type[Any]:
+    """A frozen dataclass with ``kind``'s fields, built by ``dataclasses`` itself."""
+    specs = [(f.name, f.type, dataclasses.field(default=f.default, default_factory=f.default_factory))
+             for f in dataclasses.fields(kind)]
+    return dataclasses.make_dataclass(f"Reference{kind.__name__}", specs, frozen=True, slots=True)
+
+
+def values(obj: object) -> tuple[object, ...]:
+    return tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))  # type: ignore[arg-type]
+
+
+def sample_arguments(kind: type[Any]) -> list[object]:
+    """A distinct value for every field, in order."""
+    return [f"{kind.__name__}-{i}" for i, _ in enumerate(dataclasses.fields(kind))]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
+def test_signature_is_the_dataclasses(kind: type[Any]) -> None:
+    ours = inspect.signature(kind)
+    theirs = inspect.signature(reference(kind))
+    assert [(p.name, p.kind) for p in ours.parameters.values()] == \
+        [(p.name, p.kind) for p in theirs.parameters.values()]
+    plain = [p.default for p in ours.parameters.values() if p.name != "_index"]
+    assert plain == [p.default for p in theirs.parameters.values() if p.name != "_index"]
+    assert kind.__init__.__qualname__ == f"{kind.__qualname__}.__init__"
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
+def test_fields_are_filled_alike(kind: type[Any]) -> None:
+    full = sample_arguments(kind)
+    if kind is Session:
+        full = full[:-1]  # the index is built from messages: give it none, as every caller does
+        full[2] = ()
+    required = [f for f in dataclasses.fields(kind) if f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING]
+    ref = reference(kind)
+    for count in range(len(required), len(full) + 1):
+        args = full[:count]
+        assert values(kind(*args)) == values(ref(*args))
+        named = {f.name: v for f, v in zip(dataclasses.fields(kind), args, strict=False)}
+        assert values(kind(**named)) == values(ref(**named))
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
+def test_refuses_what_the_dataclass_refuses(kind: type[Any]) -> None:
+    required = [f for f in dataclasses.fields(kind) if f.default is dataclasses.MISSING]
+    if required:
+        with pytest.raises(TypeError, match="missing"):
+            kind()
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        kind(*sample_arguments(kind)[:len(required)], no_such_field=1)
+    with pytest.raises(TypeError, match="positional"):
+        kind(*sample_arguments(kind), "one too many")
+
+
+def test_kinds_stay_frozen_and_pickle() -> None:
+    message = Message("m", None, "user", (Text("hi"),), source=SourceRef("f.jsonl", 3))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.id = "other"  # type: ignore[misc]
+    session = Session("s", "demo", (message,), tip="m")
+    assert pickle.loads(pickle.dumps(session)) == session
+    assert session.get("m") is message
+    assert ToolUse("c", "read", {}).kind == "tool_use"
+
+
+def test_each_session_gets_its_own_index() -> None:
+    first = Session("a", "demo", (Message("x", None, "user", ()),))
+    second = Session("b", "demo", ())
+    assert first._index == {"x": 0} and second._index == {}
+    assert first._index is not second._index
