@@ -20,7 +20,7 @@ from toolkit.compaction import simulate_corpus
 from toolkit.corpus import Corpus, ingest, load, scan
 from toolkit.corpus.reading import sources
 from toolkit.record import RecordError
-from toolkit.workers import WORKER_DIED, batches, ordered_map, worker_count
+from toolkit.workers import PER_WORKER, TAPER, WORKER_DIED, batches, ordered_map, worker_count
 
 DATA = REPO / "data"
 SOURCES = [pytest.param(DATA, id="demo"),
@@ -67,6 +67,21 @@ def test_batches_keep_order_and_their_bounds() -> None:
     assert batches(weights, int, 1) == [weights]
     assert len(batches(weights, int, 2)) >= 4
     assert batches([], int, 2) == []
+
+
+def test_batches_are_smallest_where_the_workers_meet() -> None:
+    """Spawned workers take batches from the front and this process from the back: they meet at
+    (N - 1) / N of the weight, where the batches are cut a ``TAPER``-th of the others."""
+    for workers in (2, 3, 4):
+        cut = batches([1] * 4000, int, workers)
+        sizes = [len(batch) for batch in cut]
+        full = 4000 / (workers * PER_WORKER)
+        starts = [sum(sizes[:k]) for k in range(len(sizes))]
+        meet = 4000 * (workers - 1) / workers
+        nearest = min(range(len(cut)), key=lambda k: abs(starts[k] - meet))
+        assert sizes[nearest] <= full / TAPER + 1
+        assert max(sizes) <= full + 1 and sizes[0] >= full - 1
+        assert min(sizes[:-1]) >= full / TAPER - 1  # the floor (the last batch holds what is left)
 
 
 def test_worker_counts() -> None:

@@ -62,24 +62,39 @@ PER_WORKER = 4
 
 def batches(items: Sequence[T], weight: Callable[[T], int], workers: int, *,
             most: int | None = None) -> list[list[T]]:
-    """``items`` cut, in order, into batches of similar weight: ``PER_WORKER`` per worker (one for
-    one worker), and no heavier than ``most`` unless a single item is."""
+    """``items`` cut, in order, into batches: one for one worker; for several, ``PER_WORKER`` per
+    worker of similar weight, cut smaller toward where the spawned workers, taking batches from the
+    front, meet this process, taking them from the back (``_local_map``), so that the last batches
+    anyone takes are small and nobody waits long for the last one. None is heavier than ``most``
+    unless a single item is."""
     if not items:
         return []
-    total = sum(map(weight, items))
-    target = total / (workers * PER_WORKER) if workers > 1 else total
+    sizes = [weight(item) for item in items]
+    total = sum(sizes)
+    if workers <= 1:
+        target, meet = float(total), None
+    else:
+        target = total / (workers * PER_WORKER)
+        meet = total * (workers - 1) / workers
     if most is not None:
         target = min(target, most)
     out: list[list[T]] = [[]]
-    filled = 0
-    for item in items:
-        size = weight(item)
-        if out[-1] and filled + size > target:
+    start = filled = 0
+    for item, size in zip(items, sizes, strict=True):
+        limit = target if meet is None else max(target / TAPER, min(target, abs(meet - start) / 2))
+        if out[-1] and filled + size > limit:
             out.append([])
+            start += filled
             filled = 0
         out[-1].append(item)
         filled += size
     return out
+
+
+TAPER = 8
+"""How much smaller than the others the batches where the workers meet are cut, at most: on 2 cores,
+ingesting 200 MB in equal batches, this process finished its last batch 0.5 s before the spawned
+worker finished its own (measured 2026-12-01)."""
 
 
 def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
