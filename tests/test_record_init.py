@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import pickle
+import typing
 from typing import Any
 
 import pytest
@@ -44,6 +45,9 @@ def test_signature_is_the_dataclasses(kind: type[Any]) -> None:
     plain = [p.default for p in ours.parameters.values() if p.name != "_index"]
     assert plain == [p.default for p in theirs.parameters.values() if p.name != "_index"]
     assert kind.__init__.__qualname__ == f"{kind.__qualname__}.__init__"
+    assert kind.__init__.__module__ == "toolkit.record"
+    hints = typing.get_type_hints(kind.__init__)  # the string annotations resolve where the kinds live
+    assert set(hints) == {p.name for p in ours.parameters.values()} | {"return"}
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)

@@ -7,6 +7,7 @@ missing from a replay, a cost or a frame.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
@@ -389,11 +390,17 @@ def _set_directly(*kinds: type[Any]) -> None:
             else:
                 params.append(spec.name)
             scope[f"_set{i}"] = getattr(kind, spec.name).__set__
-            body.append(f"    _set{i}(self, {value})\n")
+            body.append(f"        _set{i}(self, {value})\n")
         if hasattr(kind, "__post_init__"):
-            body.append("    self.__post_init__()\n")
-        exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", scope)
-        init = scope["__init__"]
+            body.append("        self.__post_init__()\n")
+        # made inside a function of the helpers, in this module's globals (as ``dataclasses`` does):
+        # the helpers are closure cells, and the string annotations resolve where the kinds live
+        made: dict[str, object] = {}
+        exec(f"def make({', '.join(scope)}):\n    def __init__(self, {', '.join(params)}):\n{''.join(body)}"
+             f"    return __init__\n", vars(sys.modules[kind.__module__]), made)
+        maker = made["make"]
+        assert isinstance(maker, FunctionType)
+        init = maker(**scope)
         assert isinstance(init, FunctionType)
         init.__qualname__ = f"{kind.__qualname__}.__init__"
         init.__annotations__ = dict(kind.__init__.__annotations__)
