@@ -82,6 +82,8 @@ def test_batches_are_smallest_where_the_workers_meet() -> None:
         assert sizes[nearest] <= full / TAPER + 1
         assert max(sizes) <= full + 1 and sizes[0] >= full - 1
         assert min(sizes[:-1]) >= full / TAPER - 1  # the floor (the last batch holds what is left)
+        ray = [len(batch) for batch in batches([1] * 4000, int, workers, engine="ray")]
+        assert len(ray) <= workers * PER_WORKER + 1 and max(ray) - min(ray[:-1]) <= 1  # Ray takes them in order
 
 
 def test_worker_counts() -> None:

@@ -347,7 +347,7 @@ def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], p
     playable = [s for s in sessions if turns(replayed(s))]
     runs = len(chosen) * len(models)
     count = worker_count(workers, engine)
-    groups = batches(playable, _messages, count)
+    groups = batches(playable, _messages, count, engine=engine)
     tasks = [Sweep(tuple(group), tuple(models), chosen, window, writer, read_pages) for group in groups]
     with tqdm(total=len(playable) * runs, desc="simulating", unit="run", disable=not progress) as bar:
         if len(tasks) == 1 and engine_named(engine) == "local":

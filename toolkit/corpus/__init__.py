@@ -64,7 +64,7 @@ def load(
     count = worker_count(workers, engine)
     local = engine_named(engine) == "local"
     tasks = chunks(found, count, most=None if local and count == 1 else CHUNK_BYTES,
-                   format=format, strict=strict)
+                   format=format, strict=strict, engine=engine)
     formats: dict[str, str] = {}
     with Progress(len(found), "loading", progress, before=len(ctx.problems)) as bar, collector_paused():
         results: Iterable[ChunkResult] = (

@@ -91,7 +91,7 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     opening = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
     found = start(path, ctx, opening)
     count = worker_count(workers, engine)
-    cut = chunks(found, count, most=part_bytes, format=format, strict=strict)
+    cut = chunks(found, count, most=part_bytes, format=format, strict=strict, engine=engine)
     tasks = [Task(chunk, str(out), part) for part, chunk in enumerate(cut, start=1)]
     written: list[Written] = []
     with Progress(len(found), "importing", progress, before=len(ctx.problems)) as bar:

@@ -17,7 +17,7 @@ from toolkit.corpus.formats import MANIFEST, by_name, importers, sniff
 from toolkit.corpus.importer import ImportContext, Importer, collector_paused, line_of, name_suffix
 from toolkit.corpus.linking import Linker
 from toolkit.record import Problem, RecordError, Session
-from toolkit.workers import batches
+from toolkit.workers import Engine, batches
 
 if TYPE_CHECKING:
     from toolkit.corpus.corpus import Corpus
@@ -134,12 +134,13 @@ def linkers(formats: Iterable[str] | None = None) -> dict[str, Linker]:
 
 
 def chunks(found: list[Source], workers: int, *, most: int | None = CHUNK_BYTES, format: str | None = None,
-           strict: bool = False) -> list[Chunk]:
+           strict: bool = False, engine: Engine | str = "local") -> list[Chunk]:
     """``found`` cut, in order, into chunks of similar size, several per worker and none over ``most``
     bytes of source (a larger file is a chunk of its own). A forced ``format`` is checked here, so
     an unknown name fails before any file is read."""
     forced = by_name(format).name if format is not None else None
-    return [Chunk(tuple(batch), forced, strict) for batch in batches(found, _size_of, workers, most=most)]
+    return [Chunk(tuple(batch), forced, strict) for batch in batches(found, _size_of, workers, most=most,
+                                                                         engine=engine)]
 
 
 def _size_of(source: Source) -> int:
