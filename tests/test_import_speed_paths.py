@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image, ImageCms, PngImagePlugin
@@ -28,12 +29,15 @@ from toolkit.corpus.imageheader import _plain_header, image_header, pillow_heade
 from toolkit.corpus.importer import (
     NOT_JSON,
     ImportContext,
+    forget_sniffed,
     head_lines,
     iter_json_lines,
     iter_json_lines_bytes,
     name_stem,
     name_suffix,
     sniffed_json,
+    sniffing_whole,
+    whole_file_size,
 )
 
 # ---- image headers ----------------------------------------------------------------------------------
@@ -243,6 +247,31 @@ def test_the_size_detection_takes_from_an_ascii_head_is_the_files(tmp_path: Path
         head = formats.read_head(path).decode("utf-8", errors="replace")
         assert recording._size(path, head) == path.stat().st_size
     assert recording._size(tmp_path / "gone.json", "caf\u00e9") is None
+
+
+def test_the_size_of_a_whole_head_is_told_by_the_sniff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``formats.sniff`` names the head that is a whole file; only that very text gets its size."""
+    head = "".join(["caf\u00e9"] * 3)
+    sniffing_whole(head, 15)
+    try:
+        assert whole_file_size(head) == 15 and recording._size(tmp_path / "gone.json", head) == 15
+        assert whole_file_size("".join(["caf\u00e9"] * 3)) is None  # equal text, another object
+    finally:
+        forget_sniffed()
+    assert whole_file_size(head) is None
+    path = tmp_path / "body.json"
+    path.write_text('{"messages": [{"role": "user", "content": "caf\u00e9"}]}', encoding="utf-8")
+    seen: list[int | None] = []
+    original = recording._size
+
+    def spy(file: Path, text: str) -> int | None:
+        seen.append(whole_file_size(text))
+        return original(file, text)
+
+    monkeypatch.setattr(recording, "_size", spy)
+    found = formats.sniff(path)
+    assert found is not None and found[0].name == "openai_chat"
+    assert seen == [path.stat().st_size]
 
 
 COMPONENT = st.text(alphabet="ab.-", min_size=1, max_size=6).filter(lambda c: c not in (".", ".."))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toolkit.corpus.importer import SNIFF_BYTES as SNIFF_BYTES  # detection's head size, named here too
-from toolkit.corpus.importer import Claim, Importer, forget_sniffed
+from toolkit.corpus.importer import Claim, Importer, forget_sniffed, sniffing_whole
 
 MANIFEST = "corpus.json"
 """The file that marks a directory as a saved corpus (see ``Corpus.save``): a load reopens it from
@@ -92,6 +92,8 @@ def _sniff_head(path: Path, head_bytes: bytes) -> tuple[Importer, object] | None
     if order and order[0].sniff is claude_code_sniff and opens_with_record(head_bytes):
         return order[0], head_bytes if len(head_bytes) < SNIFF_BYTES else True
     head = head_bytes.decode("utf-8", errors="replace")
+    if len(head_bytes) < SNIFF_BYTES:
+        sniffing_whole(head, len(head_bytes))
     answers: dict[Callable[[Path, str], object], object] = {}
     for importer in order:
         if importer.sniff not in answers:
