@@ -24,6 +24,7 @@ import argparse
 import datetime
 import json
 import random
+import statistics
 import string
 import subprocess
 import sys
@@ -244,8 +245,11 @@ def generate_chat(directory: Path, files: int, kilobytes: int) -> int:
 
 def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict[str, Any]:
     """The three sides over one corpus, ``repeat`` times interleaved; the fastest time of each side
-    (the least disturbed by the rest of the machine) and its highest peak memory."""
-    runs: dict[str, list[Run]] = {"discard": [], "keep": [], "toolkit": []}
+    (the least disturbed by the rest of the machine) and its highest peak memory. The load runs
+    right after the discarding loop in each round, and the median of those neighbours' ratios is
+    reported beside the ratio of the fastest times: this host's speed drifts by a quarter within
+    minutes, and a loop of 0.08 s is the side it moves most."""
+    runs: dict[str, list[Run]] = {"discard": [], "toolkit": [], "keep": []}
     for _ in range(repeat):
         for side, found in runs.items():
             found.append(measure(script(name, side), corpus))
@@ -263,6 +267,8 @@ def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict
         "json_loads_runs_s": [round(r.seconds, 3) for r in runs["discard"]],
         "toolkit_warm_up_s": round(min(r.warm_seconds for r in runs["toolkit"]), 3),
         "ratio": round(ratio, 2),
+        "ratio_paired_median": round(statistics.median(
+            t.seconds / d.seconds for t, d in zip(runs["toolkit"], runs["discard"], strict=True)), 2),
         "target_ratio": TIME_TARGETS[name],
         "messages": runs["toolkit"][-1].count,
         "json_values": runs["discard"][-1].count,
@@ -319,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-lines", type=int, default=300, help="lines of each long Claude Code tool output")
     parser.add_argument("--chat-files", type=int, default=800, help="Chat Completions files to generate")
     parser.add_argument("--chat-kb", type=int, default=20, help="size of each Chat Completions file (KB)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each side; the fastest is kept")
     parser.add_argument("--only", choices=sorted(TIME_TARGETS), help="measure one corpus only")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="write the profiles to DIR instead")
     parser.add_argument("--label", default="after", help="the section of the profile files to replace")
