@@ -239,8 +239,8 @@ def test_the_head_read_is_the_first_bytes_of_the_file(tmp_path: Path) -> None:
     assert formats.sniff(tmp_path) is None  # a directory cannot be read: no format, no exception
 
 
-def test_the_size_detection_takes_from_an_ascii_head_is_the_files(tmp_path: Path) -> None:
-    """A short ASCII head is the whole file; any other head asks the file system."""
+def test_the_size_detection_takes_is_the_files(tmp_path: Path) -> None:
+    """A head ``formats.sniff`` did not name asks the file system."""
     for text in ("[]", '{"messages": []}\n', "caf\u00e9 " * 10, "x" * (formats.SNIFF_BYTES + 5)):
         path = tmp_path / "file.json"
         path.write_text(text, encoding="utf-8")

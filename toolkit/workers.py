@@ -73,13 +73,8 @@ def batches(items: Sequence[T], weight: Callable[[T], int], workers: int, *,
         return []
     sizes = [weight(item) for item in items]
     total = sum(sizes)
-    if workers <= 1:
-        target, meet = float(total), None
-    elif engine_named(engine) != "local":
-        target, meet = total / (workers * PER_WORKER), None
-    else:
-        target = total / (workers * PER_WORKER)
-        meet = total * (workers - 1) / workers
+    target = total / (workers * PER_WORKER) if workers > 1 else float(total)
+    meet = total * (workers - 1) / workers if workers > 1 and engine_named(engine) == "local" else None
     if most is not None:
         target = min(target, most)
     out: list[list[T]] = [[]]

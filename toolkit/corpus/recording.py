@@ -101,13 +101,10 @@ def detect(path: Path, head: str) -> Detection | None:
 
 def _size(path: Path, head: str) -> int | None:
     """The file's size in bytes (``None`` when it cannot be read): known without asking the file
-    system when the head is the whole file (``formats.sniff`` says so, or the head is ASCII text
-    shorter than what detection reads, one byte a character)."""
+    system when ``formats.sniff`` said the head is the whole file."""
     known = whole_file_size(head)
     if known is not None:
         return known
-    if head.isascii() and len(head) < SNIFF_BYTES:
-        return len(head)
     try:
         return path.stat().st_size
     except OSError:
