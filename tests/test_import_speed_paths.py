@@ -208,6 +208,53 @@ def test_sniffed_json_is_orjson_or_not_json(text: str) -> None:
     assert sniffed_json(text) == expected
 
 
+@given(st.sampled_from(["{}", " {}\r\n", "{}\x0c", "\xa0[1]\u3000", '{"caf\u00e9": "\u00fc\u2014"}', "[1,]", "\ufeff{}",
+                        '"\u00e9"', "nul", "{}{}", " \t1 "]))
+def test_sniffed_json_of_bytes_is_the_texts(line: str) -> None:
+    """A caller that hands over the bytes a line decoded from gets what the stripped text parses to,
+    even where ``str.strip`` removes more than JSON's whitespace."""
+    try:
+        expected: object = orjson.loads(line.strip())
+    except orjson.JSONDecodeError:
+        expected = NOT_JSON
+    forget_sniffed()
+    assert sniffed_json(line.strip(), line.encode("utf-8")) == expected
+
+
+def test_a_whole_document_is_parsed_from_its_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Detection parses a clean file that is not ASCII whole from its bytes, once, and a file with a
+    byte that is not UTF-8 from its decoded text."""
+    from toolkit.corpus import importer
+
+    parsed: list[tuple[type, int]] = []
+
+    class Spy:
+        JSONDecodeError = orjson.JSONDecodeError
+
+        @staticmethod
+        def loads(source: bytes | str) -> object:
+            parsed.append((type(source), len(source)))
+            return orjson.loads(source)
+
+    monkeypatch.setattr(importer, "orjson", Spy)
+    messages = [{"role": "user", "content": "Gr\u00fc\u00dfe \u2014 caf\u00e9"}, {"role": "assistant", "content": "ja"}]
+    for name, text in (("line.json", json.dumps({"messages": messages}, ensure_ascii=False) + "\n"),
+                       ("indented.json", json.dumps({"messages": messages}, ensure_ascii=False, indent=2)),
+                       ("array.json", json.dumps(messages, ensure_ascii=False, indent=1))):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        parsed.clear()
+        found = formats.sniff(path)
+        assert found is not None and found[0].name == "openai_chat", name
+        whole = [(kind, size) for kind, size in parsed if size > 100]  # the others are lines of one key
+        assert whole == [(bytes, len(text.rstrip("\n").encode()))], (name, parsed)
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(json.dumps(messages).encode()[:-2] + b'\xff"}]')
+    parsed.clear()
+    formats.sniff(broken)
+    assert parsed and all(kind is str for kind, _ in parsed)
+
+
 def test_a_detection_keeps_a_document_of_its_own(tmp_path: Path) -> None:
     """Two files with the same text are parsed apart: the sniffs' shared parses end with each file."""
     body = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}])
@@ -252,7 +299,7 @@ def test_the_size_detection_takes_is_the_files(tmp_path: Path) -> None:
 def test_the_size_of_a_whole_head_is_told_by_the_sniff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``formats.sniff`` names the head that is a whole file; only that very text gets its size."""
     head = "".join(["caf\u00e9"] * 3)
-    sniffing_whole(head, 15)
+    sniffing_whole(head, head.encode("utf-8"), True)
     try:
         assert whole_file_size(head) == 15 and recording._size(tmp_path / "gone.json", head) == 15
         assert whole_file_size("".join(["caf\u00e9"] * 3)) is None  # equal text, another object

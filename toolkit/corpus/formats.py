@@ -91,9 +91,12 @@ def _sniff_head(path: Path, head_bytes: bytes) -> tuple[Importer, object] | None
     # again (15 us a file).
     if order and order[0].sniff is claude_code_sniff and opens_with_record(head_bytes):
         return order[0], head_bytes if len(head_bytes) < SNIFF_BYTES else True
-    head = head_bytes.decode("utf-8", errors="replace")
+    try:
+        head, clean = head_bytes.decode("utf-8"), True
+    except UnicodeDecodeError:  # also a head cut inside a character
+        head, clean = head_bytes.decode("utf-8", errors="replace"), False
     if len(head_bytes) < SNIFF_BYTES:
-        sniffing_whole(head, len(head_bytes))
+        sniffing_whole(head, head_bytes, clean)
     answers: dict[Callable[[Path, str], object], object] = {}
     for importer in order:
         if importer.sniff not in answers:

@@ -291,7 +291,7 @@ JSON_ENDS = frozenset('}]"0123456789el')
 """The characters a JSON text can start and end with (whitespace aside), as orjson reads it."""
 
 
-def sniffed_json(text: str) -> object:
+def sniffed_json(text: str, data: bytes | None = None) -> object:
     """``text`` as one JSON value, or ``NOT_JSON``, for sniffs, which only look at what they get
     (the value is shared: never change it). Three sniffs parse the same first lines of a file in
     turn (Claude Code, Codex, Gemini CLI), and the recording sniff the same one-line document:
@@ -300,17 +300,26 @@ def sniffed_json(text: str) -> object:
     text, not by hashing it (6 us for 20 KB, against 1 us to compare). ``formats.sniff`` forgets
     them after each file, so a detection that keeps a parsed document (the recording sniff's)
     shares it with no other file. Text whose ends no JSON value has is not handed to orjson, whose
-    error costs 1.5 us a line of an indented document."""
+    error costs 1.5 us a line of an indented document.
+
+    ``data``, when given, is the UTF-8 the text was decoded from without a replacement (whitespace
+    at its ends aside), and is what orjson parses: handed a ``str`` that is not ASCII, orjson first
+    encodes it back to UTF-8, a quarter of what a 20 KB document's parse cost (measured
+    2026-12-02). Bytes that are not one JSON value are asked again as the text, which may have lost
+    more at its ends to ``str.strip`` than JSON's whitespace."""
     body = text.strip(" \t\r\n")
     if not body or body[0] not in JSON_STARTS or body[-1] not in JSON_ENDS:
         return NOT_JSON
     for seen, value in _SNIFFED:
         if seen == text:  # compares lengths first, then the characters
             return value
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        value = NOT_JSON
+    value = NOT_JSON
+    for source in (text,) if data is None else (data, text):
+        try:
+            value = orjson.loads(source)
+        except orjson.JSONDecodeError:
+            continue
+        break
     _SNIFFED.insert(0, (text, value))
     del _SNIFFED[_SNIFFED_KEPT:]
     return value
@@ -326,9 +335,10 @@ def sniffed_value(text: str) -> object:
 def sniffed_document(head: str) -> object:
     """The whole head as one JSON value (``sniffed_json`` of it), for sniffs that look at a document
     whole: a document on one line is asked as that line (the line sniffs' key), so every sniff of a
-    file shares one parse of it."""
+    file shares one parse of it. A head that is a whole file decoded cleanly is parsed from its
+    bytes."""
     body = head.strip(" \t\r\n")
-    return sniffed_json(body if "\n" not in body else head)
+    return sniffed_json(body if "\n" not in body else head, whole_file_bytes(head))
 
 
 _SNIFFED_KEPT = 8
@@ -342,24 +352,34 @@ def forget_sniffed() -> None:
     _WHOLE.clear()
 
 
-def sniffing_whole(head: str, size: int) -> None:
-    """Say that ``head``, the text the sniffs of this file are handed, is the whole file of ``size``
-    bytes (``formats.sniff``, when the file ended within the bytes it read)."""
-    _WHOLE[:] = [(head, size)]
+def sniffing_whole(head: str, data: bytes, clean: bool) -> None:
+    """Say that ``head``, the text the sniffs of this file are handed, is the whole file, ``data``
+    (``formats.sniff``, when the file ended within the bytes it read); ``clean`` when no byte of it
+    needed replacing to decode it."""
+    _WHOLE[:] = [(head, len(data), data if clean else None)]
 
 
 def whole_file_size(head: str) -> int | None:
     """The size of the file whose whole text ``head`` is, when ``formats.sniff`` said so for this
     very text (the same object), else ``None``: a sniff then asks the file system (a stat cost 5 us
     a file in a load, measured 2026-12-01)."""
-    for text, size in _WHOLE:
+    for text, size, _ in _WHOLE:
         if text is head:
             return size
     return None
 
 
-_WHOLE: list[tuple[str, int]] = []
-"""The head of the file being sniffed and its size, when the head is the whole file."""
+def whole_file_bytes(head: str) -> bytes | None:
+    """The bytes of the file whose whole text ``head`` is (the same object), when ``formats.sniff``
+    said so and they decoded without a replacement, else ``None``."""
+    for text, _, data in _WHOLE:
+        if text is head:
+            return data
+    return None
+
+
+_WHOLE: list[tuple[str, int, bytes | None]] = []
+"""The head of the file being sniffed, its size and its bytes, when the head is the whole file."""
 
 
 @dataclass(frozen=True)
