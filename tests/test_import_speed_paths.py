@@ -255,6 +255,85 @@ def test_a_whole_document_is_parsed_from_its_bytes(tmp_path: Path, monkeypatch: 
     assert parsed and all(kind is str for kind, _ in parsed)
 
 
+SNIFF_WORDS = ["kind", "action", "observation", "instance_id", "trajectory", "attempts", "history", "sessionId",
+               "projectHash", "role", "source"]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.sampled_from([f'"{w}": ' for w in SNIFF_WORDS] + ['\\"kind\\":', "x"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(SNIFF_WORDS + ["k\u00e9y"]), inner,
+                                                                max_size=4),
+    max_leaves=25)
+
+
+@given(JSON_VALUES, st.sampled_from([None, 1, 2]))
+def test_document_keys_hold_every_key_the_text_shows(value: object, indent: int | None) -> None:
+    """Every key the sniffs' patterns find in a whole document's text is in ``document_keys``, which
+    holds the keys of its objects at any depth (string values that look like keys are not keys)."""
+    import re
+
+    from toolkit.corpus.importer import document_keys
+
+    # whitespace before the colon, which the patterns allow, with indent 2
+    text = json.dumps(value, indent=indent, ensure_ascii=False, separators=(",", " \n\t: " if indent == 2 else ": "))
+    keys: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            keys.update(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    forget_sniffed()
+    assert document_keys(text) is None  # not said to be a whole file
+    sniffing_whole(text, text.encode("utf-8"), True)
+    try:
+        found = document_keys(text)
+        assert found == keys
+        for word in SNIFF_WORDS:
+            assert not re.search(rf'"{word}"\s*:', text) or word in found
+        assert document_keys(text) is found  # asked once a file
+    finally:
+        forget_sniffed()
+    sniffing_whole("[1,", b"[1,", True)
+    assert document_keys("[1,") is None  # not one JSON document: the sniffs scan
+    forget_sniffed()
+
+
+def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sniffs that say no from a whole document's keys give the answer their text patterns give,
+    on every file of the demo and shared corpora and on crafted ones."""
+    from toolkit.corpus import gemini_cli, openhands, sweagent
+    from toolkit.corpus.importer import document_keys
+
+    crafted = [json.dumps({"instance_id": "x", "history": [{"id": 1, "action": "run"}]}),
+               json.dumps([{"id": 0, "action": "message", "source": "user"}], indent=2),
+               json.dumps({"kind": "MessageEvent", "source": "agent"}),
+               json.dumps({"trajectory": [{"action": "ls", "observation": "."}], "info": {}}),
+               json.dumps({"sessionId": "s", "projectHash": "h", "messages": []}, indent=2),
+               '{"k\\u0069nd": "MessageEvent"}', json.dumps({"messages": [{"role": "user", "content": '"kind": 1'}]})]
+    heads = crafted + [formats.read_head(p).decode("utf-8", errors="replace")
+                       for p in [*corpus_files(), *sorted(p for p in DATA.rglob("*") if p.is_file())]]
+    sniffs = (openhands.sniff, sweagent.sniff, gemini_cli.sniff)
+    asked = 0
+    for head in heads:
+        if len(head.encode("utf-8")) >= formats.SNIFF_BYTES:
+            continue
+        sniffing_whole(head, head.encode("utf-8"), True)
+        try:
+            if document_keys(head) is not None:
+                asked += 1
+            with_keys = [sniff(Path("x.json"), head) for sniff in sniffs]
+        finally:
+            forget_sniffed()
+        for module in (openhands, sweagent, gemini_cli):
+            monkeypatch.setattr(module, "document_keys", lambda head: None)
+        try:
+            assert [sniff(Path("x.json"), head) for sniff in sniffs] == with_keys, head[:200]
+        finally:
+            monkeypatch.undo()
+    assert asked >= len(crafted)
+
+
 def test_a_detection_keeps_a_document_of_its_own(tmp_path: Path) -> None:
     """Two files with the same text are parsed apart: the sniffs' shared parses end with each file."""
     body = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}])

@@ -34,6 +34,7 @@ from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
 from toolkit.corpus.importer import (
     ImportContext,
     Importer,
+    document_keys,
     head_lines,
     iter_json_lines,
     parse_time,
@@ -567,9 +568,11 @@ def sniff(path: Path, head: str) -> bool:
             return True  # a first line longer than the head
     if lines[0].strip() != "{":
         return False
-    window = stripped[:8000]
-    if re.search(r'"sessionId"\s*:', window) and re.search(r'"projectHash"\s*:', window):
-        return True
+    keys = document_keys(head)  # a key a whole document lacks is in no window of it
+    if keys is None or {"sessionId", "projectHash"} <= keys:
+        window = stripped[:8000]
+        if re.search(r'"sessionId"\s*:', window) and re.search(r'"projectHash"\s*:', window):
+            return True
     if re.match(r'\{\s*"(?:history|clientHistory)"\s*:\s*\[', stripped):
         return '"parts"' in stripped or '"clientHistory"' in stripped
     return (re.match(r'\{\s*"(?:session_id|response)"\s*:', stripped) is not None

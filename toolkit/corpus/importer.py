@@ -341,15 +341,58 @@ def sniffed_document(head: str) -> object:
     return sniffed_json(body if "\n" not in body else head, whole_file_bytes(head))
 
 
+def document_keys(head: str) -> set[str] | None:
+    """Every key of every object in the head, at any depth, when the head is a whole file that is
+    one JSON document (``formats.sniff`` said so of this very text), else ``None``. In valid JSON,
+    text that matches a quoted key, whitespace and a colon can only be that key, so a key missing
+    here is missing from the text: a sniff whose every way to say yes needs such a match says no
+    from this set instead of scanning the text (a regular expression that starts with ``"`` tries a
+    match at every quote of a 20 KB document: 260k instructions, against 220k for walking it once
+    for several sniffs; measured 2026-12-02). A key written with escapes is found here and not by
+    the text: the sniff then scans as before."""
+    for text, keys in _KEYS:
+        if text is head:
+            return keys
+    if whole_file_size(head) is None:
+        return None
+    document = sniffed_document(head)
+    found = None if document is NOT_JSON else _keys_of(document)
+    _KEYS[:] = [(head, found)]
+    return found
+
+
+def _keys_of(document: object) -> set[str]:
+    keys: set[str] = set()
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            keys.update(value)
+            value = value.values()
+        elif type(value) is not list:
+            continue
+        for item in value:
+            kind = type(item)
+            if kind is dict or kind is list:
+                stack.append(item)
+    return keys
+
+
+_KEYS: list[tuple[str, set[str] | None]] = []
+"""The head of the file being sniffed and ``document_keys`` of it, once asked."""
+
+
 _SNIFFED_KEPT = 8
 _SNIFFED: list[tuple[str, object]] = []
 """The last parses of ``sniffed_json``, newest first: (text, value)."""
 
 
 def forget_sniffed() -> None:
-    """Drop what ``sniffed_json`` and ``whole_file_size`` remember (``formats.sniff`` does after each file)."""
+    """Drop what ``sniffed_json``, ``whole_file_size`` and ``document_keys`` remember (``formats.sniff``
+    does after each file)."""
     _SNIFFED.clear()
     _WHOLE.clear()
+    _KEYS.clear()
 
 
 def sniffing_whole(head: str, data: bytes, clean: bool) -> None:
