@@ -259,7 +259,7 @@ SNIFF_WORDS = ["kind", "action", "observation", "instance_id", "trajectory", "at
                "projectHash", "role", "source"]
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.sampled_from([f'"{w}": ' for w in SNIFF_WORDS] + ['\\"kind\\":', "x"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(SNIFF_WORDS + ["k\u00e9y"]), inner,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from([*SNIFF_WORDS, "k\u00e9y"]), inner,
                                                                 max_size=4),
     max_leaves=25)
 
