@@ -305,15 +305,20 @@ def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest
     from toolkit.corpus import gemini_cli, openhands, sweagent
     from toolkit.corpus.importer import document_keys
 
+    record = {"type": "user", "message": {"role": "user", "content": "hi"}, "parentUuid": None, "uuid": "u"}
+
     crafted = [json.dumps({"instance_id": "x", "history": [{"id": 1, "action": "run"}]}),
                json.dumps([{"id": 0, "action": "message", "source": "user"}], indent=2),
                json.dumps({"kind": "MessageEvent", "source": "agent"}),
                json.dumps({"trajectory": [{"action": "ls", "observation": "."}], "info": {}}),
                json.dumps({"sessionId": "s", "projectHash": "h", "messages": []}, indent=2),
-               '{"k\\u0069nd": "MessageEvent"}', json.dumps({"messages": [{"role": "user", "content": '"kind": 1'}]})]
+               '{"k\\u0069nd": "MessageEvent"}', json.dumps({"messages": [{"role": "user", "content": '"kind": 1'}]}),
+               json.dumps([record, record], indent=2), "{\n" + f'  "records": [\n    {json.dumps(record)}\n  ]\n}}',
+               json.dumps({"interactions": [{"request": {}, "response": {}}]}), json.dumps({"type": "x", "sessionId": 1})]
     heads = crafted + [formats.read_head(p).decode("utf-8", errors="replace")
                        for p in [*corpus_files(), *sorted(p for p in DATA.rglob("*") if p.is_file())]]
-    sniffs = (openhands.sniff, sweagent.sniff, gemini_cli.sniff)
+    modules = (openhands, sweagent, gemini_cli, claude_code, recording)
+    sniffs = (openhands.sniff, sweagent.sniff, gemini_cli.sniff, claude_code.sniff, recording.detect)
     asked = 0
     for head in heads:
         if len(head.encode("utf-8")) >= formats.SNIFF_BYTES:
@@ -325,11 +330,13 @@ def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest
             with_keys = [sniff(Path("x.json"), head) for sniff in sniffs]
         finally:
             forget_sniffed()
-        for module in (openhands, sweagent, gemini_cli):
+        for module in modules:
             monkeypatch.setattr(module, "document_keys", lambda head: None)
+        sniffing_whole(head, head.encode("utf-8"), True)
         try:
             assert [sniff(Path("x.json"), head) for sniff in sniffs] == with_keys, head[:200]
         finally:
+            forget_sniffed()
             monkeypatch.undo()
     assert asked >= len(crafted)
 

@@ -47,6 +47,7 @@ from toolkit.corpus.importer import (
     ImportContext,
     Importer,
     collector_paused,
+    document_keys,
     head_lines,
     iter_json_lines_bytes,
     line_of,
@@ -165,9 +166,19 @@ def looks_like_record(value: object) -> bool:
     return kind in SESSION_RECORD_TYPES and "sessionId" in value
 
 
+RECORD_KEYS = frozenset({"parentUuid", "sessionId", "leafUuid", "messageId"})
+"""One of which every record ``looks_like_record`` takes carries, beside its ``type``."""
+
+
 def sniff(path: Path, head: str) -> bool:
-    """Claude Code records as JSONL or as a JSON array, judged from the first records."""
+    """Claude Code records as JSONL or as a JSON array, judged from the first records. A head that
+    is one whole JSON document says no at once when its objects lack the keys every record has:
+    every record the lines or items below decode to is one of its objects, and the keys the text
+    tests are keys of them (see ``document_keys``)."""
     text = head.lstrip("\ufeff \t\r\n")
+    keys = document_keys(head) if text.startswith(("[", "{")) else None
+    if keys is not None and ("type" not in keys or RECORD_KEYS.isdisjoint(keys)):
+        return False
     if text.startswith("["):
         return _sniff_array(text, head)
     if not text.startswith("{"):

@@ -26,8 +26,10 @@ from toolkit.corpus.importer import (
     Claim,
     ImportContext,
     Importer,
+    document_keys,
     head_lines,
     sniffed_document,
+    whole_file_bytes,
     whole_file_size,
 )
 from toolkit.corpus.wires import WIRES, classify
@@ -73,14 +75,16 @@ def detect(path: Path, head: str) -> Detection | None:
         if CASSETTE_YAML.search(head) and re.search(r"(?m)^\s*-?\s*request:", head):
             return Detection(FORMAT)
         return None
-    # The cassette scan costs 16 us a 20 KB head, the test of its key before it 6.
-    if text[0] == "{" and (('interactions"' in head and CASSETTE_JSON.search(head))
+    # The cassette scan costs 16 us a 20 KB head, the test of its key before it 6, a whole
+    # document's keys (see ``document_keys``) nothing more.
+    if text[0] == "{" and ((_may_hold_cassette(head) and CASSETTE_JSON.search(head))
                            or (HAR_JSON.search(head[:200]) and '"entries"' in head)):
         return Detection(FORMAT)
     whole: object = None
-    first_line = next(head_lines(text, 1))
     if size <= WHOLE_PARSE:
-        whole = _parse_head(head) if "\ufffd" not in head else _parse_whole(path)
+        clean = whole_file_bytes(head) is not None or "\ufffd" not in head
+        whole = _parse_head(head) if clean else _parse_whole(path)
+    first_line = next(head_lines(text, 1)) if whole is None else ""
     if whole is None and "\n" in text.strip() and is_json_object(first_line):
         row = orjson.loads(first_line)
         if is_exchange(row):
@@ -97,6 +101,15 @@ def detect(path: Path, head: str) -> Detection | None:
         if whole is None:
             return None
     return _claim(whole, whole)
+
+
+CASSETTE_KEYS = frozenset({"interactions", "http_interactions"})
+
+
+def _may_hold_cassette(head: str) -> bool:
+    """Whether ``CASSETTE_JSON`` can match: told from a whole document's keys, else from the text."""
+    keys = document_keys(head)
+    return 'interactions"' in head if keys is None else not CASSETTE_KEYS.isdisjoint(keys)
 
 
 def _size(path: Path, head: str) -> int | None:
