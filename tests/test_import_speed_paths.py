@@ -314,7 +314,10 @@ def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest
                json.dumps({"sessionId": "s", "projectHash": "h", "messages": []}, indent=2),
                '{"k\\u0069nd": "MessageEvent"}', json.dumps({"messages": [{"role": "user", "content": '"kind": 1'}]}),
                json.dumps([record, record], indent=2), "{\n" + f'  "records": [\n    {json.dumps(record)}\n  ]\n}}',
-               json.dumps({"interactions": [{"request": {}, "response": {}}]}), json.dumps({"type": "x", "sessionId": 1})]
+               json.dumps({"interactions": [{"request": {}, "response": {}}]}), json.dumps({"type": "x", "sessionId": 1}),
+               json.dumps({"type": "message", "timestamp": "t", "role": "user", "content": "hi"}),
+               json.dumps({"history": [{"role": "user", "parts": [{"text": "hi"}]}]}, indent=1),
+               json.dumps({"response": "ok", "stats": {"models": {}}}, indent=2)]
     heads = crafted + [formats.read_head(p).decode("utf-8", errors="replace")
                        for p in [*corpus_files(), *sorted(p for p in DATA.rglob("*") if p.is_file())]]
     modules = (openhands, sweagent, gemini_cli, claude_code, recording)

@@ -546,6 +546,11 @@ def _stream_event(rec: dict[str, Any]) -> bool:
                 and isinstance(rec.get("content"), str)))
 
 
+KEYS = frozenset({"sessionId", "session_id", "tool_id", "history", "clientHistory", "response"})
+STREAM_MESSAGE_KEYS = frozenset({"type", "timestamp", "role", "content"})
+"""The keys ``sniff`` tests for, in the text or in the objects a line decodes to: every way it says
+yes needs one of ``KEYS`` or all of ``STREAM_MESSAGE_KEYS`` (a stream-json message event)."""
+
 SESSION_START = re.compile(r'\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')
 
 
@@ -558,6 +563,9 @@ def sniff(path: Path, head: str) -> bool:
         return re.match(r'\[\s*\{\s*"sessionId"\s*:', stripped) is not None and '"messageId"' in stripped[:4000]
     if not stripped.startswith("{"):
         return False
+    keys = document_keys(head)  # a whole document lacking every key a way to say yes needs: no
+    if keys is not None and KEYS.isdisjoint(keys) and not keys >= STREAM_MESSAGE_KEYS:
+        return False
     lines = [line for line in head_lines(stripped, 12) if line.strip()]
     for number, line in enumerate(lines):
         rec = sniffed_value(line)
@@ -568,8 +576,7 @@ def sniff(path: Path, head: str) -> bool:
             return True  # a first line longer than the head
     if lines[0].strip() != "{":
         return False
-    keys = document_keys(head)  # a key a whole document lacks is in no window of it
-    if keys is None or {"sessionId", "projectHash"} <= keys:
+    if keys is None or {"sessionId", "projectHash"} <= keys:  # a key a whole document lacks is in no window
         window = stripped[:8000]
         if re.search(r'"sessionId"\s*:', window) and re.search(r'"projectHash"\s*:', window):
             return True
