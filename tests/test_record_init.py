@@ -1,9 +1,10 @@
-"""The record kinds build through ``record._set_directly``'s ``__init__``: it must take the arguments
+"""The record kinds build through ``record._built_unfrozen``'s ``__new__``: it must take the arguments
 the dataclass's own ``__init__`` takes, fill the same fields, refuse what it refuses, and leave the
 kinds frozen. The reference is a plain frozen dataclass made anew from each kind's fields."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import pickle
@@ -44,10 +45,11 @@ def test_signature_is_the_dataclasses(kind: type[Any]) -> None:
         [(p.name, p.kind) for p in theirs.parameters.values()]
     plain = [p.default for p in ours.parameters.values() if p.name != "_index"]
     assert plain == [p.default for p in theirs.parameters.values() if p.name != "_index"]
-    assert kind.__init__.__qualname__ == f"{kind.__qualname__}.__init__"
-    assert kind.__init__.__module__ == "toolkit.record"
-    hints = typing.get_type_hints(kind.__init__)  # the string annotations resolve where the kinds live
+    assert kind.__new__.__qualname__ == f"{kind.__qualname__}.__new__"
+    assert kind.__new__.__module__ == "toolkit.record"
+    hints = typing.get_type_hints(kind.__new__)  # the string annotations resolve where the kinds live
     assert set(hints) == {p.name for p in ours.parameters.values()} | {"return"}
+    assert hints["return"] is kind
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
@@ -80,12 +82,31 @@ def test_refuses_what_the_dataclass_refuses(kind: type[Any]) -> None:
 
 def test_kinds_stay_frozen_and_pickle() -> None:
     message = Message("m", None, "user", (Text("hi"),), source=SourceRef("f.jsonl", 3))
+    assert type(message) is Message and isinstance(message, record.Record)
     with pytest.raises(dataclasses.FrozenInstanceError):
         message.id = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del message.id
     session = Session("s", "demo", (message,), tip="m")
     assert pickle.loads(pickle.dumps(session)) == session
+    assert copy.deepcopy(session) == session and copy.copy(message) == message
+    assert dataclasses.replace(message, id="n") == Message("n", None, "user", (Text("hi"),), source=SourceRef("f.jsonl", 3))
     assert session.get("m") is message
     assert ToolUse("c", "read", {}).kind == "tool_use"
+    assert hash(Text("a")) == hash(Text("a")) and Text("a") == Text("a")
+
+
+def test_a_subclass_without_slots_of_its_own_builds_and_others_refuse() -> None:
+    class Marked(Text):
+        __slots__ = ()
+
+    assert type(Marked("a")) is Marked and Marked("a").text == "a"
+
+    class Loose(Text):
+        pass
+
+    with pytest.raises(TypeError, match="layout"):
+        Loose("a")
 
 
 def test_each_session_gets_its_own_index() -> None:
