@@ -245,7 +245,8 @@ def _turn(it: Interaction, wire: Wire, kind: str, stem: str, by_response: dict[s
                     provider=provider, model=model_of(it.uri))
     request = wire.parse_request(body, origin)
     if kind == "messages":  # a bare message list: what the run was sent besides it is unknown
-        request = replace(request, config=replace(request.config, tools=None, surface_hash=None, provider=None))
+        unknown = replace(request.config, tools=None, surface_hash=None, provider=None)
+        request = ParsedRequest(request.messages, unknown, request.next_index)
     if history:
         request = replace(request, messages=history + chain(request.messages, history[-1].id))
     return ModelCall(it, request, provider=provider, problems=inherited + deferred.problems)

@@ -145,8 +145,9 @@ def _parse_whole(path: Path) -> object:
 def _parse_head(head: str) -> object:
     """``_parse_whole`` of a file the head holds whole, from the head: it is the file's bytes decoded,
     and when no byte needed replacing orjson reads the text as it reads those bytes (reading the
-    file again cost 12 us). The parse is the one an earlier sniff made, when one did (25 us for 20 KB):
-    the line sniffs parse a one-line document, the Claude Code sniff a whole array."""
+    file again cost 12 us). The parse is the one an earlier sniff made, from the bytes the head was
+    decoded from (see ``sniffed_document``): every sniff that asks for a whole document's keys, or
+    parses a one-line document, makes or shares it."""
     value = sniffed_document(head)
     return None if value is NOT_JSON else value
 

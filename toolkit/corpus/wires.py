@@ -126,6 +126,11 @@ def _role_list(value: object) -> bool:
     return shaped >= MESSAGE_SHARE * len(sample) and any(isinstance(m, dict) and "role" in m for m in sample)
 
 
+def _parted(messages: list[object]) -> int:
+    """How many of the sampled items are Gemini contents (objects with ``parts``)."""
+    return sum(1 for m in messages[:SIGNAL_SAMPLE] if isinstance(m, dict) and "parts" in m)
+
+
 def _tools_signal(tools: object) -> tuple[int, int]:
     openai = anthropic = 0
     if isinstance(tools, list):
@@ -142,8 +147,7 @@ def classify(doc: object) -> tuple[str, str] | None:
     """``(wire, kind)`` of a bare body, kind being ``request``, ``response`` or ``messages``; ``None``
     when the document is not a body of any of these wires."""
     if isinstance(doc, list):
-        parted = sum(1 for m in doc[:SIGNAL_SAMPLE] if isinstance(m, dict) and "parts" in m)
-        if not _role_list(doc) and not (doc and parted >= MESSAGE_SHARE * len(doc[:SIGNAL_SAMPLE])):
+        if not _role_list(doc) and not (doc and _parted(doc) >= MESSAGE_SHARE * len(doc[:SIGNAL_SAMPLE])):
             return None
         openai, anthropic, responses, gemini = _message_signals(doc)
         if gemini and gemini >= max(openai, anthropic, responses):
