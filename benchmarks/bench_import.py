@@ -8,11 +8,18 @@ generated:
   lists, with tool calls, tool results of JSON and text, multi-part user content). Target: at most 4x
   a loop of ``json.loads(path.read_bytes())`` per file.
 
+The time target is judged on the median, over the rounds, of the load's time over the loop run
+just before it. The ratio of the fastest load to the fastest loop is reported beside it, and on this
+host it reads high: its speed wanders within seconds, a 0.07 s loop often catches a quiet moment
+that a 0.25 s load cannot, and in 15 runs on 2026-12-02 of the chat corpus the fastest load's
+processor time (not only its wall time) rose by about 30% in two of them while the fastest loop's
+stayed put (best against best 2.80-4.15x, median 3.16x; paired median 2.27-3.94x, median 3.16x).
+
 Memory: the load's peak resident memory against the loop that discards what it parsed and a loop
 that keeps every parsed value in a list (the same data held as Python values). Target: at most 2x
 the keeping loop.
 
-Run: ``python -m benchmarks.bench_import [--mb 200] [--chat-files 800] [--repeat 3] [--only CORPUS]``.
+Run: ``python -m benchmarks.bench_import [--mb 200] [--chat-files 800] [--repeat 5] [--only CORPUS]``.
 Prints one JSON object and exits 1 when a target is missed. ``--profile DIR`` instead writes the cProfile of each
 load (top 40 by own time) to ``DIR/import-claude-code.txt`` and ``DIR/import-chat.txt``, replacing
 the section of the same ``--label`` and keeping the others (the profile before a change beside the
@@ -253,10 +260,9 @@ def generate_chat(directory: Path, files: int, kilobytes: int) -> int:
 
 def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict[str, Any]:
     """The three sides over one corpus, ``repeat`` times interleaved; the fastest time of each side
-    (the least disturbed by the rest of the machine) and its highest peak memory. The load runs
-    right after the discarding loop in each round, and the median of those neighbours' ratios is
-    reported beside the ratio of the fastest times: this host's speed drifts by a quarter within
-    minutes, and a loop of 0.08 s is the side it moves most. The ratio of processor time (user and
+    and its highest peak memory. The load runs right after the discarding loop in each round, and the
+    median of those neighbours' ratios is the one the target is judged on (see the module's
+    docstring): this host's speed drifts by a quarter within minutes. The ratio of processor time (user and
     kernel) leaves out what the host took from the process, and the kernel time and minor faults
     show what the pages the load keeps cost, which varies most here."""
     runs: dict[str, list[Run]] = {"discard": [], "toolkit": [], "keep": []}
@@ -268,6 +274,7 @@ def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict
     grown = {side: max(r.peak_kib - r.rss_before_kib for r in found) for side, found in runs.items()}
     processor = {side: min(r.user_seconds + r.system_seconds for r in found) for side, found in runs.items()}
     ratio = best["toolkit"] / best["discard"]
+    paired = statistics.median(t.seconds / d.seconds for t, d in zip(runs["toolkit"], runs["discard"], strict=True))
     memory = peak["toolkit"] / peak["keep"]
     return {
         "corpus_mb": round(size / 1e6, 1),
@@ -278,8 +285,7 @@ def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict
         "json_loads_runs_s": [round(r.seconds, 3) for r in runs["discard"]],
         "toolkit_warm_up_s": round(min(r.warm_seconds for r in runs["toolkit"]), 3),
         "ratio": round(ratio, 2),
-        "ratio_paired_median": round(statistics.median(
-            t.seconds / d.seconds for t, d in zip(runs["toolkit"], runs["discard"], strict=True)), 2),
+        "ratio_paired_median": round(paired, 2),
         "target_ratio": TIME_TARGETS[name],
         "processor_ratio": round(processor["toolkit"] / processor["discard"], 2),
         "toolkit_kernel_s_runs": [round(r.system_seconds, 3) for r in runs["toolkit"]],
@@ -291,7 +297,7 @@ def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict
         "memory_ratio_to_kept": round(memory, 2),
         "memory_ratio_to_discarded": round(peak["toolkit"] / peak["discard"], 2),
         "target_memory_ratio": MEMORY_TARGET,
-        "met": ratio <= TIME_TARGETS[name] and memory <= MEMORY_TARGET,
+        "met": paired <= TIME_TARGETS[name] and memory <= MEMORY_TARGET,
     }
 
 
@@ -339,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-lines", type=int, default=300, help="lines of each long Claude Code tool output")
     parser.add_argument("--chat-files", type=int, default=800, help="Chat Completions files to generate")
     parser.add_argument("--chat-kb", type=int, default=20, help="size of each Chat Completions file (KB)")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of each side; the fastest is kept")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of the three sides, run in turn")
     parser.add_argument("--only", choices=sorted(TIME_TARGETS), help="measure one corpus only")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="write the profiles to DIR instead")
     parser.add_argument("--label", default="after", help="the section of the profile files to replace")
