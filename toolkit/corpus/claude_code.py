@@ -177,7 +177,8 @@ def sniff(path: Path, head: str) -> bool:
     tests are keys of them (see ``document_keys``)."""
     text = head.lstrip("\ufeff \t\r\n")
     keys = document_keys(head) if text.startswith(("[", "{")) else None
-    if keys is not None and ("type" not in keys or RECORD_KEYS.isdisjoint(keys)):
+    if keys is not None and ("type" not in keys or RECORD_KEYS.isdisjoint(keys)
+                             or ("parentUuid" not in keys and not _holds_record_keys(sniffed_document(head)))):
         return False
     if text.startswith("["):
         return _sniff_array(text, head)
@@ -195,6 +196,24 @@ def sniff(path: Path, head: str) -> bool:
             return False
     first = next(head_lines(text, 1))
     return parsed == 0 and '"parentUuid":' in first and '"sessionId":' in first
+
+
+def _holds_record_keys(document: object) -> bool:
+    """Whether one object of the document carries a ``type`` and one of ``RECORD_KEYS``, as every
+    record ``looks_like_record`` takes does. Without one, and without ``parentUuid`` (the keys the
+    text tests), no line or item of it is a record: a Gemini CLI session has ``sessionId`` at its top
+    and ``type`` in its messages, and was read line by line for nothing (25 us for 8 KB)."""
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            if "type" in value and not RECORD_KEYS.isdisjoint(value):
+                return True
+            value = value.values()
+        elif type(value) is not list:
+            continue
+        stack.extend(item for item in value if type(item) is dict or type(item) is list)
+    return False
 
 
 def opens_with_record(head: bytes) -> bool:
@@ -219,7 +238,10 @@ def opens_with_record(head: bytes) -> bool:
         line, data = raw.decode("utf-8"), raw
     except UnicodeDecodeError:
         line, data = raw.decode("utf-8", errors="replace"), None
-    return looks_like_record(sniffed_json(line.strip(), data))
+    text = line.strip()
+    if len(text) != len(line.strip(" \t\r\n")):  # stripped of more than JSON's whitespace
+        data = None
+    return looks_like_record(sniffed_json(text, data))
 
 
 def _sniff_array(text: str, head: str) -> bool:
