@@ -324,6 +324,10 @@ def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest
                json.dumps({"sessionId": "s", "records": [record]}, indent=1),
                '{\n  "records": [\n    ' + json.dumps({**{k: v for k, v in record.items() if k != "parentUuid"},
                                                      "sessionId": "s"}) + "\n  ]\n}"]
+    crafted += ['{"\\"kind": "MessageEvent"}', '{"x\\"kind": "MessageEvent", "source": "agent"}', '{"\\"trajectory": []}',
+                '{"a\\"trajectory": [], "info": {}}', '{\n"\\"sessionId": "s", "\\"projectHash": "h"\n}',
+                '{"\\"interactions": [{"request": {}, "response": {}}]}', '{"parentUuid": null, "sessionId": "s",\n"x": 1}\n',
+                '[{"parentUuid": null, "sessionId": "s", "isSidechain": false, "x": ' + "[" * 1010 + "]" * 1010 + "}]"]
     lines = '{"type": "session_meta", "payload": {"id": "x"}}\n{"type": "response_item", "payload": {}}\n'
     sniffing_whole(lines, lines.encode(), True)
     try:
@@ -354,7 +358,7 @@ def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest
         finally:
             forget_sniffed()
             monkeypatch.undo()
-    assert asked >= len(crafted) - 1
+    assert asked >= len(crafted) - 8
 
 
 def test_a_detection_keeps_a_document_of_its_own(tmp_path: Path) -> None:

@@ -169,16 +169,20 @@ def looks_like_record(value: object) -> bool:
 RECORD_KEYS = frozenset({"parentUuid", "sessionId", "leafUuid", "messageId"})
 """One of which every record ``looks_like_record`` takes carries, beside its ``type``."""
 
+FALLBACK_KEYS = frozenset({"parentUuid", "sessionId"})
+"""The keys the sniff's tests of the text need when no line or item decodes to a record (a first line
+longer than the head, an array nested deeper than ``json`` decodes)."""
+
 
 def sniff(path: Path, head: str) -> bool:
     """Claude Code records as JSONL or as a JSON array, judged from the first records. A head that
-    is one whole JSON document says no at once when its objects lack the keys every record has:
-    every record the lines or items below decode to is one of its objects, and the keys the text
-    tests are keys of them (see ``document_keys``)."""
+    is one whole JSON document says no at once when none of its objects has the keys every record
+    has and it lacks the keys the text tests: every record the lines or items below decode to is one
+    of its objects, and the keys the text tests are keys of them (see ``document_keys``)."""
     text = head.lstrip("\ufeff \t\r\n")
     keys = document_keys(head) if text.startswith(("[", "{")) else None
-    if keys is not None and ("type" not in keys or RECORD_KEYS.isdisjoint(keys)
-                             or ("parentUuid" not in keys and not _holds_record_keys(sniffed_document(head)))):
+    if keys is not None and not keys >= FALLBACK_KEYS and (
+            "type" not in keys or RECORD_KEYS.isdisjoint(keys) or not _holds_record_keys(sniffed_document(head))):
         return False
     if text.startswith("["):
         return _sniff_array(text, head)
@@ -200,9 +204,9 @@ def sniff(path: Path, head: str) -> bool:
 
 def _holds_record_keys(document: object) -> bool:
     """Whether one object of the document carries a ``type`` and one of ``RECORD_KEYS``, as every
-    record ``looks_like_record`` takes does. Without one, and without ``parentUuid`` (the keys the
-    text tests), no line or item of it is a record: a Gemini CLI session has ``sessionId`` at its top
-    and ``type`` in its messages, and was read line by line for nothing (25 us for 8 KB)."""
+    record ``looks_like_record`` takes does. Without one, and without ``FALLBACK_KEYS``, no line or
+    item of it is a record: a Gemini CLI session has ``sessionId`` at its top and ``type`` in its
+    messages, and was read line by line for nothing (25 us for 8 KB)."""
     stack = [document]
     while stack:
         value = stack.pop()
