@@ -9,11 +9,14 @@ generated:
   a loop of ``json.loads(path.read_bytes())`` per file.
 
 The time target is judged on the median, over the rounds, of the load's time over the loop run
-just before it. The ratio of the fastest load to the fastest loop is reported beside it, and on this
-host it reads high: its speed wanders within seconds, a 0.07 s loop often catches a quiet moment
-that a 0.25 s load cannot, and in 15 runs on 2026-12-02 of the chat corpus the fastest load's
-processor time (not only its wall time) rose by about 30% in two of them while the fastest loop's
-stayed put (best against best 2.80-4.15x, median 3.16x; paired median 2.27-3.94x, median 3.16x).
+just before it (from 2026-12-02; before, on the fastest load over the fastest loop, which is still
+printed). Over 15 runs of the chat corpus on 2026-12-02 both had the median 3.16x; fastest against
+fastest ranged 2.80-4.15x and missed 4x once, the paired median 2.27-3.94x. The fastest of five
+0.07 s loops and of five 0.22 s loads often come from different moments of a host whose speed
+wanders within seconds: in the two runs at 4.0x and above, the fastest load's processor time itself
+was about 30% above its usual (a busy neighbour slows the work, not only the wall clock) while the
+fastest loop's was not. Pairing compares each load with the loop run seconds before it, which
+cancels drift slower than that but not changes within a run, so its spread is wider.
 
 Memory: the load's peak resident memory against the loop that discards what it parsed and a loop
 that keeps every parsed value in a list (the same data held as Python values). Target: at most 2x
@@ -262,9 +265,9 @@ def compare(name: str, corpus: Path, size: int, files: int, repeat: int) -> dict
     """The three sides over one corpus, ``repeat`` times interleaved; the fastest time of each side
     and its highest peak memory. The load runs right after the discarding loop in each round, and the
     median of those neighbours' ratios is the one the target is judged on (see the module's
-    docstring): this host's speed drifts by a quarter within minutes. The ratio of processor time (user and
-    kernel) leaves out what the host took from the process, and the kernel time and minor faults
-    show what the pages the load keeps cost, which varies most here."""
+    docstring). The ratio of processor time (user and kernel) leaves out time the process waited
+    for a processor, though not a neighbour that slows the work itself; the kernel time and minor
+    faults show what the pages the load keeps cost."""
     runs: dict[str, list[Run]] = {"discard": [], "toolkit": [], "keep": []}
     for _ in range(repeat):
         for side, found in runs.items():
