@@ -377,7 +377,8 @@ def _built_unfrozen(*kinds: type[Any]) -> None:
     (``__init__`` is ``object``'s): its signature, defaults, default factories, ``__post_init__``
     and errors are the dataclass's, and the kinds stay frozen and pickle as before
     (``tests/test_record_init.py`` compares them with plain frozen dataclasses). The kinds are
-    closed: a subclass that adds a ``__dict__`` or slots cannot be built."""
+    closed: a subclass that adds a ``__dict__`` or slots cannot be built, and a kind's ``__init__``
+    called on an object (as a subclass's ``super().__init__``) fills nothing."""
     for kind in kinds:
         twin = type(f"_Unfrozen{kind.__name__}", kind.__bases__, {"__slots__": kind.__slots__})
         scope: dict[str, object] = {"_FACTORY": _FACTORY, "_twin": twin, "_new": object.__new__}
