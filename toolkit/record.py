@@ -369,13 +369,14 @@ def _built_unfrozen(*kinds: type[Any]) -> None:
     """Give each kind a constructor that fills its slots on an unfrozen twin and then makes the
     object the kind. A frozen dataclass cannot store to its own slots: its ``__init__`` calls
     ``object.__setattr__`` once per field, and filling them through the slots' descriptors instead
-    still makes a call and an argument tuple of each store. The twin has the kind's bases and slots and no ``__setattr__`` of its own, so each store is the
-    interpreter's plain slot store; giving the object the kind's class afterwards is one check that
-    their layouts are the same. Building a ``Message`` runs 4.6k instructions instead of the
+    still makes a call and an argument tuple of each store. The twin has the kind's bases and slots
+    and no ``__setattr__`` of its own, so each store is the interpreter's plain slot store; giving
+    the object the kind's class afterwards is one check that their layouts are the same. Building a ``Message`` runs 4.6k instructions instead of the
     descriptors' 9.7k (cachegrind); a load of small Chat Completions files runs 7% fewer and takes
     8% less time, of Claude Code files 5% and 6% (measured 2026-12-02). The constructor is ``__new__``
     (``__init__`` is ``object``'s): its signature, defaults, default factories, ``__post_init__``
-    and errors are the dataclass's, and the kinds stay frozen and pickle as before
+    and errors are the dataclass's (the errors name ``__new__``), and the kinds stay frozen and
+    pickle as before
     (``tests/test_record_init.py`` compares them with plain frozen dataclasses). The kinds are
     closed: a subclass that adds a ``__dict__`` or slots cannot be built, and a kind's ``__init__``
     called on an object (as a subclass's ``super().__init__``) fills nothing."""

@@ -51,6 +51,7 @@ from toolkit.corpus.importer import (
     head_lines,
     iter_json_lines_bytes,
     line_of,
+    objects_of,
     parse_arguments,
     parse_time,
     sniffed_document,
@@ -207,17 +208,7 @@ def _holds_record_keys(document: object) -> bool:
     record ``looks_like_record`` takes does. Without one, and without ``FALLBACK_KEYS``, no line or
     item of it is a record: a Gemini CLI session has ``sessionId`` at its top and ``type`` in its
     messages, and was read line by line for nothing (25 us for 8 KB)."""
-    stack = [document]
-    while stack:
-        value = stack.pop()
-        if type(value) is dict:
-            if "type" in value and not RECORD_KEYS.isdisjoint(value):
-                return True
-            value = value.values()
-        elif type(value) is not list:
-            continue
-        stack.extend(item for item in value if type(item) is dict or type(item) is list)
-    return False
+    return any("type" in value and not RECORD_KEYS.isdisjoint(value) for value in objects_of(document))
 
 
 def opens_with_record(head: bytes) -> bool:

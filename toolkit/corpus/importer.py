@@ -353,7 +353,7 @@ def document_keys(head: str) -> set[str] | None:
     if whole_file_size(head) is None or _lines_of_values(head):
         return None
     document = sniffed_document(head)
-    found = None if document is NOT_JSON else _keys_of(document)
+    found = None if document is NOT_JSON else set().union(*objects_of(document))
     if found is not None and '"' in "".join(found):  # see the docstring: the text decides
         found = None
     _KEYS[:] = [(head, found)]
@@ -369,13 +369,13 @@ def _lines_of_values(head: str) -> bool:
     return end >= 0 and head[end + 1:end + 2] in ("{", "[")
 
 
-def _keys_of(document: object) -> set[str]:
-    keys: set[str] = set()
+def objects_of(document: object) -> Iterator[dict[str, Any]]:
+    """Every object of a parsed JSON document, at any depth (an order of its own, not the text's)."""
     stack = [document]
     while stack:
         value = stack.pop()
         if type(value) is dict:
-            keys.update(value)
+            yield value
             value = value.values()
         elif type(value) is not list:
             continue
@@ -383,7 +383,6 @@ def _keys_of(document: object) -> set[str]:
             kind = type(item)
             if kind is dict or kind is list:
                 stack.append(item)
-    return keys
 
 
 _KEYS: list[tuple[str, set[str] | None]] = []
@@ -414,18 +413,22 @@ def whole_file_size(head: str) -> int | None:
     """The size of the file whose whole text ``head`` is, when ``formats.sniff`` said so for this
     very text (the same object), else ``None``: a sniff then asks the file system (a stat cost 5 us
     a file in a load, measured 2026-12-01)."""
-    for text, size, _ in _WHOLE:
-        if text is head:
-            return size
-    return None
+    whole = _whole(head)
+    return None if whole is None else whole[0]
 
 
 def whole_file_bytes(head: str) -> bytes | None:
     """The bytes of the file whose whole text ``head`` is (the same object), when ``formats.sniff``
     said so and they decoded without a replacement, else ``None``."""
-    for text, _, data in _WHOLE:
+    whole = _whole(head)
+    return None if whole is None else whole[1]
+
+
+def _whole(head: str) -> tuple[int, bytes | None] | None:
+    """What ``sniffing_whole`` said of this very text: the file's size and its clean bytes."""
+    for text, size, data in _WHOLE:
         if text is head:
-            return data
+            return size, data
     return None
 
 
