@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 BENCHMARKS = ("bench_cli", "bench_import", "bench_replay", "bench_costs", "bench_snapshot", "bench_widgets",
-              "bench_simulate", "bench_parallel")
+              "bench_simulate", "bench_parallel", "bench_ocr")
 
 
 def main() -> int:

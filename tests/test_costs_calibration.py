@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import readable_sessions
 from toolkit.corpus import load
 from toolkit.costs import calibration as cal
 from toolkit.costs import context_tokens, count_exact
@@ -162,9 +163,10 @@ def test_context_tokens() -> None:
 
 @pytest.mark.slow
 def test_corpora_reproduce_the_stored_calibration(corpora: Path) -> None:
-    """The constants in text.py are what tune() finds (within 10%: importers of the corpora keep
-    improving, which moves the fit a little; a larger drift means the constants need re-tuning)."""
-    tuned = cal.tune(load(corpora, progress=False).sessions)
+    """The constants in text.py are what tune() finds on the formats read (within 10%: importers of
+    the corpora keep improving, which moves the fit a little; a larger drift means the constants need
+    re-tuning)."""
+    tuned = cal.tune(readable_sessions(load(corpora, progress=False)))
     claude = tuned["anthropic"].method.named()
     for name, weight in CLAUDE_WEIGHTS:
         assert claude.get(name, 0.0) == pytest.approx(weight, rel=0.1), name
@@ -179,7 +181,7 @@ def test_corpora_reproduce_the_stored_calibration(corpora: Path) -> None:
 
 @pytest.mark.slow
 def test_calibration_table_on_corpora(corpora: Path) -> None:
-    frame = cal.table(load(corpora, progress=False).sessions)
+    frame = cal.table(readable_sessions(load(corpora, progress=False)))
     assert set(frame["provider"]) == {"anthropic", "openai", "google"}
     for provider in ("anthropic", "google"):
         rows = frame.filter(frame["provider"] == provider)

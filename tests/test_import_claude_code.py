@@ -15,9 +15,16 @@ from typing import Any, assert_never
 import pytest
 from PIL import Image as PILImage
 
-from tests.conftest import CORPORA
+from tests.conftest import CORPORA, REPO
 from toolkit.corpus import Corpus, load
-from toolkit.corpus.claude_code import AGENT_MARK, IMPORTER, SIDECHAIN_MARK
+from toolkit.corpus.claude_code import (
+    AGENT_MARK,
+    IMPORTER,
+    SIDECHAIN_MARK,
+    looks_like_record,
+    opens_with_record,
+    qwen_code_record,
+)
 from toolkit.corpus.formats import SNIFF_BYTES
 from toolkit.record import (
     Image,
@@ -365,6 +372,18 @@ def test_sniff_claims_claude_code_and_nothing_else(corpora: Path) -> None:
         assert IMPORTER.sniff(path, head) == (CC in path.parents), path.name
 
 
+def test_no_record_of_a_real_claude_code_file_looks_like_qwen_code(corpora: Path) -> None:
+    """The sniff's Qwen Code rule cannot turn away a real Claude Code file: no record of one has it,
+    while no line of the shared Qwen Code chat passes for a Claude Code record."""
+    files = [*CC_FILES, *sorted((REPO / "data" / "claude_code").glob("*.jsonl"))]
+    records = [rec for path in files for rec in raw_records(path)]
+    assert len(files) >= 11 and len(records) > 2000
+    assert not any(qwen_code_record(rec) for rec in records)
+    for path in sorted((corpora / "qwen_code").rglob("*.jsonl")):
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        assert lines and not any(map(looks_like_record, lines)), path.name
+
+
 # ---------------------------------------------------------------- hand-made input
 
 SID = "5e551011-0000-4000-8000-000000000001"
@@ -624,6 +643,63 @@ def test_sniff_reads_a_first_line_longer_than_the_sniffed_head(tmp_path: Path) -
     assert IMPORTER.sniff(path, head)
     assert not IMPORTER.sniff(path, '{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\n')
     assert not IMPORTER.sniff(path, '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]')
+
+
+def qwen_chat(first: str = "is there a rule?") -> list[dict[str, Any]]:
+    """A small Qwen Code 0.14 chat, as ``~/.qwen/projects/<project>/chats/<session>.jsonl`` holds it:
+    Claude Code's record envelope around Gemini ``Content`` parts, telemetry as ``system`` records."""
+    envelope = {"sessionId": "qwen-s1", "cwd": "C:\\work", "version": "0.14.0", "gitBranch": "main"}
+    return [
+        {"uuid": "q1", "parentUuid": None, **envelope, "timestamp": "2026-04-07T02:23:07.292Z", "type": "user",
+         "message": {"role": "user", "parts": [{"text": first}]}},
+        {"uuid": "q2", "parentUuid": "q1", **envelope, "timestamp": "2026-04-07T02:23:14.621Z", "type": "system",
+         "subtype": "ui_telemetry", "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_response",
+                                                                  "input_token_count": 210, "output_token_count": 34}}},
+        {"uuid": "q3", "parentUuid": "q2", **envelope, "timestamp": "2026-04-07T02:23:14.728Z", "type": "assistant",
+         "model": "coder-model", "message": {"role": "model", "parts": [
+             {"text": "Look for rule files.", "thought": True},
+             {"functionCall": {"id": "call_1", "name": "list_directory", "args": {"path": "."}}}]}},
+        {"uuid": "q4", "parentUuid": "q3", **envelope, "timestamp": "2026-04-07T02:23:15.001Z", "type": "tool_result",
+         "message": {"role": "user", "parts": [{"functionResponse": {
+             "id": "call_1", "name": "list_directory", "response": {"output": "QWEN.md"}}}]},
+         "toolCallResult": {"callId": "call_1", "status": "success"}},
+        {"uuid": "q5", "parentUuid": "q4", **envelope, "timestamp": "2026-04-07T02:23:16.100Z", "type": "system",
+         "subtype": "slash_command", "systemPayload": {"phase": "invocation", "rawCommand": "/stats"}},
+    ]
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(rec, separators=(",", ":")) + "\n" for rec in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("layout", ["as written", "opening with a system record", "first line past the head"])
+def test_a_qwen_code_chat_is_not_claimed(layout: str, tmp_path: Path) -> None:
+    """Read as Claude Code, a Qwen Code chat loads as a session without a single tool call and a problem
+    per tool result; unclaimed, it is one "unknown format" problem naming the file."""
+    records = qwen_chat("x" * (2 * SNIFF_BYTES) if layout == "first line past the head" else "is there a rule?")
+    if layout == "opening with a system record":
+        records = [records[4], *records[:4]]
+    path = write_jsonl(tmp_path / "chats" / "qwen-s1.jsonl", records)
+    head_bytes = path.read_bytes()[:SNIFF_BYTES]
+    assert not opens_with_record(head_bytes)
+    assert not IMPORTER.sniff(path, head_bytes.decode("utf-8", errors="replace"))
+    corpus = load(tmp_path, progress=False)
+    assert corpus.sessions == [] and corpus.formats == {}
+    assert [(p.file, p.reason.split(":")[0]) for p in corpus.problems] == [
+        (str(Path("chats", "qwen-s1.jsonl")), "unknown format")]
+
+
+def test_a_claude_code_record_beside_qwen_keys_is_still_claude_code(tmp_path: Path) -> None:
+    """A message is Qwen's only where ``parts`` stands in for ``content``: a Claude Code message that
+    also carried ``parts`` is still read."""
+    path = Transcript().user("u1", None, "hello").write(tmp_path / "cc.jsonl")
+    (record,) = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    record["message"]["parts"] = [{"text": "hello"}]
+    write_jsonl(path, [record])
+    assert looks_like_record(record) and not qwen_code_record(record)
+    assert load(path).formats == {"cc.jsonl": "claude_code"}
 
 
 def test_records_outside_the_tree_are_kept_even_without_messages(tmp_path: Path) -> None:

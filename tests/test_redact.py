@@ -6,7 +6,6 @@ secret scanners never flag the repository."""
 
 from __future__ import annotations
 
-import argparse
 import base64
 import contextlib
 import gzip
@@ -25,7 +24,7 @@ import yaml
 from PIL import Image as PILImage
 
 from tests.conftest import DATA
-from toolkit.cli import redact as redact_cli
+from toolkit.cli import main
 from toolkit.cli.info import summary as info_summary
 from toolkit.corpus import load
 from toolkit.redact import KINDS, RedactionSummary, placeholder, redact, redact_text, scan, scan_text
@@ -683,12 +682,8 @@ def test_a_single_file_and_refusals(tmp_path: Path) -> None:
 
 
 def command(argv: list[str]) -> int:
-    """``toolkit redact`` without the registry (the module is called directly)."""
-    parser = argparse.ArgumentParser(prog="toolkit")
-    redact_cli.register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["redact", *argv])
-    code: int = args.func(args)
-    return code
+    """``toolkit redact`` as the command line runs it."""
+    return main(["redact", *argv])
 
 
 def test_command_prints_per_kind_and_per_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -730,6 +725,12 @@ def test_shared_corpora_redact_with_counts_preserved(corpora: Path, tmp_path: Pa
     assert summary.count("error") == 0 and summary.count("not-scanned") == 0
     assert counts(out) == counts(corpora)
     assert scan(out, homes=()).by_kind == {}
-    # what the public transcripts hold: home directories, e-mail addresses, one AWS key id
-    assert set(summary.by_kind) == {"home-user", "email", "aws-access-key-id"}
+    # What the public transcripts hold: home directories, e-mail addresses, one AWS key id (Gemini
+    # CLI); and, pasted from .env and Terraform files into the sessions of formats not read yet,
+    # database URLs with their passwords (Kimi CLI, Cline; one Cline URL's is the placeholder
+    # "PASSWORD"), one GitHub token whose checksum holds (Kimi CLI), Google API keys (Cline, Continue),
+    # one SendGrid key and one RSA private key, printed in two layouts (Cline).
+    assert set(summary.by_kind) == {"home-user", "email", "aws-access-key-id", "url-password", "github-token",
+                                    "google-key", "sendgrid-key", "private-key"}
     assert summary.distinct["aws-access-key-id"] == 1
+    assert summary.distinct["github-token"] == summary.distinct["sendgrid-key"] == 1

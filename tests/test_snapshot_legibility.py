@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import CORPORA
+from tests.conftest import CORPORA, missing_package
 from toolkit.corpus import load as load_corpus
 from toolkit.snapshot.compact import turns
 from toolkit.snapshot.font import load
@@ -109,7 +109,7 @@ def test_no_page_is_called_legible_above_the_threshold() -> None:
     assert unread.as_dict()["reader_cer"] is None and unread.as_dict()["legible"] is None
 
 
-@pytest.mark.skipif(not tesseract_available(), reason="tesseract is not installed")
+@pytest.mark.skipif(not tesseract_available(), reason=missing_package("tesseract-ocr"))
 def test_tesseract_reads_pages_with_cells_large_enough() -> None:
     result = legibility(PROSE, Geometry("9x15", 800, 400), "claude-sonnet-4.5", reader_names=("tesseract",))
     reading, = result.readings
@@ -117,7 +117,7 @@ def test_tesseract_reads_pages_with_cells_large_enough() -> None:
     assert reading.cer <= 0.03 and result.accuracy == 1.0
 
 
-@pytest.mark.skipif(not tesseract_available(), reason="tesseract is not installed")
+@pytest.mark.skipif(not tesseract_available(), reason=missing_package("tesseract-ocr"))
 def test_tesseract_reads_what_a_downscale_leaves() -> None:
     mild = legibility(PROSE, Geometry("9x15", 1600, 800), "claude-sonnet-4.5", reader_names=("tesseract",))
     assert mild.downscaled is True

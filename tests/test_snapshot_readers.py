@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
+from tests.conftest import missing_package
 from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.legibility import shown
 from toolkit.snapshot.readers import (
@@ -80,7 +81,7 @@ def test_unknown_reader_is_an_error() -> None:
         readers(["easyocr"])
 
 
-@pytest.mark.skipif(not tesseract_available(), reason="tesseract is not installed")
+@pytest.mark.skipif(not tesseract_available(), reason=missing_package("tesseract-ocr"))
 def test_tesseract_reads_the_control() -> None:
     lines = [line for line in TEXT.splitlines() if line][:8]
     engine, = readers(["tesseract"])

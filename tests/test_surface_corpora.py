@@ -1,8 +1,9 @@
 """The shared real corpora: sources that recorded the request bodies yield their tool surfaces,
 exactly as sent; transcript formats that keep tool names only are UNKNOWN and say why.
 
-Each file is loaded through whichever importer claims it. Every importer exists, so a file no
-importer claims is a detection regression and fails."""
+Each file is loaded through whichever importer claims it. Every importer of the formats read exists
+(``tests.helpers.NOT_YET_READ`` names the folders of the others), so a file of one that no importer
+claims is a detection regression and fails."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import CORPORA, corpus_files
+from tests.conftest import CORPORA
+from tests.helpers import readable_corpus_files
 from toolkit.corpus import Corpus, detect, load
 from toolkit.surface import Fidelity, SurfaceStore, fidelity, record_surfaces, runs, tools_for_replay
 
@@ -90,8 +92,8 @@ def sent_surfaces(path: Path) -> dict[str, Any] | None:
     return None
 
 
-SPEC_FILES = [p for p in corpus_files() if sent_surfaces(p)]
-NAME_ONLY_FILES = [p for p in corpus_files() if p.relative_to(CORPORA).parts[0] in ("claude_code", "codex")]
+SPEC_FILES = [p for p in readable_corpus_files() if sent_surfaces(p)]
+NAME_ONLY_FILES = [p for p in readable_corpus_files() if p.relative_to(CORPORA).parts[0] in ("claude_code", "codex")]
 
 
 def rel(path: Path) -> str:

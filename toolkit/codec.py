@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, assert_never, cast
 
+from toolkit.errors import InvalidInput
 from toolkit.record import (
     Block,
     Event,
@@ -93,7 +94,7 @@ def decode_block(d: dict[str, Any]) -> Block:
         return decode_image(d)
     if kind == "opaque":
         return Opaque(type=d["type"], raw=d.get("raw"), reason=d.get("reason", ""))
-    raise ValueError(f"unknown block kind {kind!r} in stored record")
+    raise InvalidInput(f"unknown block kind {kind!r} in stored record")
 
 
 def encode_usage(usage: Usage | None) -> JsonValue:

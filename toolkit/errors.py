@@ -1,9 +1,11 @@
-"""The toolkit's own errors: one base the ``toolkit`` command turns into one line, and a named error
-for each name a caller can get wrong (a wire, a mode, a session, a model).
+"""The toolkit's own errors: one base the ``toolkit`` command turns into one line, a generic error
+for each way input can be bad (a value, a missing name, a missing path, bytes that do not decode),
+and a named error for each name a caller can get wrong (a wire, a mode, a session, a model).
 
-Each also keeps the builtin it replaced (``ValueError`` for a bad name, ``KeyError`` for a missing
-session), so code that caught those still catches them, and each message names the bad value and
-the valid choices. Every layer raises these, so this module imports nothing from the toolkit.
+Each also keeps the builtin it replaced (``ValueError`` for a bad value or name, ``KeyError`` for a
+missing key, ``FileNotFoundError`` for a missing path), so code that caught those still catches
+them, and each message names the bad value and, where there are some, the valid choices. Every
+layer raises these, so this module imports nothing from the toolkit.
 """
 
 from __future__ import annotations
@@ -34,13 +36,34 @@ def _restore(kind: type[ToolkitError], args: tuple[Any, ...]) -> ToolkitError:
     return error
 
 
+class InvalidInput(ToolkitError, ValueError):
+    """A value, argument or file content the caller gave that the toolkit cannot use; still a
+    ``ValueError``, which is what such a mistake raised before."""
+
+
+class UnreadableInput(InvalidInput):
+    """Input that cannot be read as what it must be (bytes that are not UTF-8, text that is not
+    JSON or TOML, a file that cannot be opened): told apart from a readable but wrong value so a
+    caller can say "cannot read" rather than "wrong"."""
+
+
+class NotFound(ToolkitError, KeyError):
+    """A name or key the caller gave (a message id, a checkpoint, an encoding) that names nothing;
+    still a ``KeyError`` for callers that look things up, shown unquoted (``ToolkitError.__str__``)."""
+
+
+class MissingPath(ToolkitError, FileNotFoundError):
+    """A file or directory the caller named that does not exist; still a ``FileNotFoundError``, so
+    callers that handle a missing file keep handling it."""
+
+
 def listed(choices: Sequence[str]) -> str:
     """``a, b, c``, or the first ``SHOWN`` and how many more."""
     more = f" and {len(choices) - SHOWN} more" if len(choices) > SHOWN else ""
     return ", ".join(choices[:SHOWN]) + more
 
 
-class UnknownWire(ToolkitError, ValueError):
+class UnknownWire(InvalidInput):
     """A wire name that is none of the replay wires."""
 
     def __init__(self, wire: str, wires: Sequence[str]) -> None:
@@ -49,7 +72,7 @@ class UnknownWire(ToolkitError, ValueError):
         self.choices = tuple(wires)
 
 
-class UnknownMode(ToolkitError, ValueError):
+class UnknownMode(InvalidInput):
     """A replay mode name that is none of the modes."""
 
     def __init__(self, mode: str, modes: Sequence[str]) -> None:
@@ -58,7 +81,7 @@ class UnknownMode(ToolkitError, ValueError):
         self.choices = tuple(modes)
 
 
-class UnknownSession(ToolkitError, KeyError):
+class UnknownSession(NotFound):
     """A session id that names no session of a corpus (or store)."""
 
     def __init__(self, session_id: str, sessions: Sequence[str], where: str = "this corpus") -> None:
@@ -68,7 +91,7 @@ class UnknownSession(ToolkitError, KeyError):
         self.choices = tuple(sessions)
 
 
-class UnknownModel(ToolkitError, ValueError):
+class UnknownModel(InvalidInput):
     """A model id that matches no known family (``families``: provider → its family names)."""
 
     def __init__(self, model: str, families: Mapping[str, Sequence[str]], reason: str = "") -> None:
@@ -78,4 +101,7 @@ class UnknownModel(ToolkitError, ValueError):
         self.model = model
 
 
-__all__ = ["ToolkitError", "UnknownMode", "UnknownModel", "UnknownSession", "UnknownWire"]
+__all__ = [
+    "InvalidInput", "MissingPath", "NotFound", "ToolkitError", "UnknownMode", "UnknownModel", "UnknownSession",
+    "UnknownWire", "UnreadableInput",
+]

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkit.errors import MissingPath
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from importlib.abc import Loader
@@ -25,7 +27,7 @@ def resolve(path: str | Path) -> Path:
     for parent in (here, *here.parents):
         if (parent / candidate).exists():
             return parent / candidate
-    raise FileNotFoundError(f"{path} not found from {here} or any parent directory")
+    raise MissingPath(f"{path} not found from {here} or any parent directory")
 
 
 def setup() -> None:

@@ -14,6 +14,8 @@ from datetime import datetime
 from types import FunctionType
 from typing import Any, Literal, TypeAlias
 
+from toolkit.errors import InvalidInput
+
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """Any value a JSON document can hold, as `json.loads` returns it."""
 
@@ -255,16 +257,14 @@ class Problem(Record):
         return f"{where}: {self.reason}"
 
 
-class RecordError(ValueError):
-    """A problem raised rather than collected (``strict=True``)."""
+class RecordError(InvalidInput):
+    """A problem raised rather than collected (``strict=True``): a file that is not what its format
+    says, so bad input like any other. Raised in a worker process, it reaches the caller with its
+    ``problem`` (``ToolkitError`` pickles the attributes)."""
 
     def __init__(self, problem: Problem) -> None:
         super().__init__(str(problem))
         self.problem = problem
-
-    def __reduce__(self) -> tuple[type[RecordError], tuple[Problem]]:
-        """Raised in a worker process, it reaches the caller with its problem."""
-        return type(self), (self.problem,)
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,9 +44,15 @@ def _command(argv: Sequence[str]) -> str | None:
     return None
 
 
+INTERRUPTED = 130
+"""The exit code of a command stopped by Ctrl-C: 128 + SIGINT, as a shell reports it."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; a ``ToolkitError`` it does not handle itself (a name the caller got wrong)
-    is one line on standard error and exit code 2, as argparse does for a bad option."""
+    """Run one command; a ``ToolkitError`` it does not handle itself (bad input: a wrong name or
+    value, a missing path, a file that cannot be read) is one line on standard error and exit code
+    2, as argparse does for a bad option, so no subcommand catches errors only to print them. Ctrl-C
+    is one line too, and exit code 130, not a traceback."""
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command(words)
     parser = build_parser(command or "")
@@ -56,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ToolkitError as exc:
         print(f"toolkit {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"toolkit {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return code
 
 
@@ -63,4 +72,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["COMMANDS", "Command", "build_parser", "help_for", "main"]
+__all__ = ["COMMANDS", "INTERRUPTED", "Command", "build_parser", "help_for", "main"]

@@ -64,14 +64,12 @@ def workers_option(parser: argparse.ArgumentParser) -> None:
                              "(RAY_ADDRESS; needs the ray extra: pip install -e '.[ray]')")
 
 
-def missing(path: str, command: str) -> bool:
-    """Whether a corpus path a command was given does not exist (said on standard error, so the
-    command can exit 2 instead of reporting an empty corpus)."""
+def require_path(path: str) -> None:
+    """Refuse a corpus path that does not exist, so the command exits 2 instead of reporting an
+    empty corpus (``load`` collects a missing path as a problem and carries on)."""
     from pathlib import Path
 
-    if Path(path).exists():
-        return False
-    import sys
+    from toolkit.errors import MissingPath
 
-    print(f"toolkit {command}: {path}: no such file or directory", file=sys.stderr)
-    return True
+    if not Path(path).exists():
+        raise MissingPath(f"{path}: no such file or directory")

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from toolkit.cli.commands import help_for, missing
+from toolkit.cli.commands import help_for, require_path
 from toolkit.compaction.recorded import observed
 from toolkit.corpus import load
 
@@ -53,8 +53,7 @@ def table(found: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if missing(args.path, "compactions"):
-        return 2
+    require_path(args.path)
     found, sessions, problems = rows(args.path, progress=not args.json and None)
     if args.json:
         sys.stdout.write(json.dumps(found, ensure_ascii=False) + "\n")

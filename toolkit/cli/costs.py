@@ -12,7 +12,7 @@ from typing import Any
 
 from toolkit.cli.commands import help_for
 from toolkit.costs.images import PLATFORMS, ImageCost, image_tokens
-from toolkit.costs.models import UnknownModelError
+from toolkit.errors import MissingPath, UnreadableInput
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,11 +75,8 @@ def image_lines(cost: ImageCost) -> list[str]:
 
 
 def run_image(args: argparse.Namespace) -> int:
-    try:
-        cost = image_tokens(args.width, args.height, args.model, args.detail, platform=args.platform,
-                            media_resolution=args.media_resolution)
-    except (UnknownModelError, ValueError) as exc:
-        return _fail(str(exc))
+    cost = image_tokens(args.width, args.height, args.model, args.detail, platform=args.platform,
+                        media_resolution=args.media_resolution)
     if args.json:
         print(json.dumps({**_plain(cost), "downscaled": cost.downscaled}, ensure_ascii=False))
         return 0
@@ -87,21 +84,27 @@ def run_image(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_text(args: argparse.Namespace) -> int:
-    where = "standard input" if str(args.file) == "-" else str(args.file)
+def read_text(file: Path) -> tuple[str, str]:
+    """The text of ``file`` (``-``: standard input) and the name to report it by; a file that is
+    missing, unreadable or not UTF-8 is a ``ToolkitError`` naming it, so ``main`` says it in one line."""
+    where = "standard input" if str(file) == "-" else str(file)
     try:
-        data = sys.stdin.buffer.read() if where == "standard input" else args.file.read_bytes()
-        text = data.decode("utf-8")
+        data = sys.stdin.buffer.read() if where == "standard input" else file.read_bytes()
+    except FileNotFoundError as exc:
+        raise MissingPath(f"{where}: cannot read: {exc.strerror or exc}") from None
     except OSError as exc:
-        return _fail(f"{where}: cannot read: {exc.strerror or exc}")
+        raise UnreadableInput(f"{where}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8"), where
     except UnicodeDecodeError as exc:
-        return _fail(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})")
+        raise UnreadableInput(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+def run_text(args: argparse.Namespace) -> int:
+    text, where = read_text(args.file)
     from toolkit.costs.text import text_tokens
 
-    try:
-        count = text_tokens(text, args.model)
-    except UnknownModelError as exc:
-        return _fail(str(exc))
+    count = text_tokens(text, args.model)
     if args.json:
         print(json.dumps({**_plain(count), "file": where, "chars": len(text)}, ensure_ascii=False))
         return 0

@@ -8,7 +8,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from toolkit.cli.commands import help_for, missing
+from toolkit.cli.commands import help_for, require_path
+from toolkit.errors import NotFound
 
 if TYPE_CHECKING:
     from toolkit.corpus import Corpus
@@ -65,11 +66,11 @@ def _points(corpus: Corpus, at: str, expect: list[str] | None) -> list[Point]:
         return [Point(p.file, p.session, p.at, tuple(expect), p.recorded) for p in found] if expect else found
     session = next((s for s in corpus.sessions if at in s), None)
     if session is None:
-        raise KeyError(f"no session holds message {at!r}")
+        raise NotFound(f"no session holds message {at!r}")
     point = next((p for p in session_points(session) if p.at == at), None)
     if point is None:
         if not expect:
-            raise KeyError(f"no reply follows {at!r} on its session's main path whose tool could be expected: "
+            raise NotFound(f"no reply follows {at!r} on its session's main path whose tool could be expected: "
                            "name the expected one with --expect")
         return [Point(session.file, session.id, at, tuple(expect), "said")]
     return [replace(point, expect=tuple(expect))] if expect else [point]
@@ -77,36 +78,27 @@ def _points(corpus: Corpus, at: str, expect: list[str] | None) -> list[Point]:
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.corpus import load
-    from toolkit.experiment.run import Endpoint, ExperimentError, plan
+    from toolkit.experiment.run import Endpoint, plan
     from toolkit.experiment.run import run as send
     from toolkit.experiment.trials import Trial
     from toolkit.replay import MODES
 
-    if missing(args.path, "experiment"):
-        return 2
+    require_path(args.path)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes or args.n < 1:
         print(f"toolkit experiment: modes must be among {', '.join(MODES)} and -n at least 1", file=sys.stderr)
         return 2
     corpus = load(args.path, progress=False)
-    try:
-        points = _points(corpus, args.at, args.expect)
-    except KeyError as exc:
-        print(f"toolkit experiment: {exc.args[0]}", file=sys.stderr)
-        return 2
+    points = _points(corpus, args.at, args.expect)
     if not points:
         print("toolkit experiment: no points found where the recorded reply called a tool", file=sys.stderr)
         return 1
     trials = [Trial(p, args.wire, args.model, mode, args.n) for p in points for mode in modes]
-    try:
-        if args.dry_run:
-            return _print_plan(plan(trials, corpus))
-        endpoint = Endpoint(base_url=args.base_url, api_key_env=args.api_key_env, max_retries=args.max_retries)
-        outcome = _send(send, trials, corpus, args, endpoint)
-    except ExperimentError as exc:
-        print(f"toolkit experiment: {exc}", file=sys.stderr)
-        return 2
+    if args.dry_run:
+        return _print_plan(plan(trials, corpus))
+    endpoint = Endpoint(base_url=args.base_url, api_key_env=args.api_key_env, max_retries=args.max_retries)
+    outcome = _send(send, trials, corpus, args, endpoint)
     print(f"{outcome.sent} sent, {outcome.skipped} already done, {outcome.failed} failed, "
           f"${outcome.spent_usd:.4f} reported in {args.output}", file=sys.stderr)
     if outcome.stopped:
@@ -138,8 +130,7 @@ def _print_plan(planned: Any) -> int:
 def run_report(args: argparse.Namespace) -> int:
     from toolkit.experiment.report import load_results, table
 
-    if missing(args.results, "experiment-report"):
-        return 2
+    require_path(args.results)
     rows = table(load_results(args.results))
     if args.json:
         print(json.dumps(rows.to_dicts(), ensure_ascii=False))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from toolkit.cli.commands import help_for
 from toolkit.surface import fingerprint
@@ -11,11 +10,7 @@ from toolkit.surface.fingerprint import read_tools
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        tools = read_tools(args.file)
-    except ValueError as exc:
-        print(f"toolkit fingerprint: {exc}", file=sys.stderr)
-        return 2
+    tools = read_tools(args.file)
     print(fingerprint(tools, semantic=args.semantic))
     return 0
 

@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from toolkit.cli.commands import help_for, missing, workers_option
+from toolkit.cli.commands import help_for, require_path, workers_option
 from toolkit.content import block_images
 from toolkit.corpus import Corpus, load
 from toolkit.corpus.corpus import anything_read
@@ -76,8 +76,7 @@ def run_info(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from toolkit.corpus.ingesting import ingest
 
-    if missing(args.path, "import"):
-        return 2
+    require_path(args.path)
     try:
         done = ingest(args.path, args.output, workers=args.workers, engine=args.engine, progress=True)
     except ImportError as exc:

@@ -11,11 +11,7 @@ from toolkit.redact import RedactionSummary, redact
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        summary = redact(args.path, args.output, progress=not args.json and sys.stderr.isatty())
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"toolkit redact: {exc}", file=sys.stderr)
-        return 2
+    summary = redact(args.path, args.output, progress=not args.json and sys.stderr.isatty())
     if args.json:
         sys.stdout.write(json.dumps(summary.to_json(), ensure_ascii=False) + "\n")
     else:

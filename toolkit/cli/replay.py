@@ -55,13 +55,9 @@ def run(args: argparse.Namespace) -> int:
     if len(wires) != 1 or len(modes) != 1:
         print("toolkit replay: 'all' wires or modes need --all --check", file=sys.stderr)
         return 2
-    try:
-        session = corpus.session(args.session) if args.session else corpus.longest()
-        req = request(session, wire=wires[0], mode=modes[0], vision=not args.no_vision, upto=args.upto,
-                      images=corpus.images, model=args.model)
-    except (KeyError, ValueError) as exc:
-        print(f"toolkit replay: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+    session = corpus.session(args.session) if args.session else corpus.longest()
+    req = request(session, wire=wires[0], mode=modes[0], vision=not args.no_vision, upto=args.upto,
+                  images=corpus.images, model=args.model)
     sys.stdout.buffer.write(req.bytes + b"\n")
     sys.stdout.flush()
     for note in req.notes:

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for, missing, workers_option
+from toolkit.cli.commands import help_for, require_path, workers_option
 from toolkit.corpus import load
 
 
@@ -18,18 +18,13 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.costs.prices import price_for
     from toolkit.costs.windows import window_for
 
-    if missing(args.path, "simulate"):
-        return 2
-    try:
-        policies = [policy(spec) for spec in args.policy or ["none", "elide-only", "ladder"]]
-        for model in args.model:
-            if args.window is None:
-                window_for(model)
-            cache_rule(model)
-            price_for(model)
-    except ValueError as error:
-        print(f"toolkit simulate: {error}", file=sys.stderr)
-        return 2
+    require_path(args.path)
+    policies = [policy(spec) for spec in args.policy or ["none", "elide-only", "ladder"]]
+    for model in args.model:
+        if args.window is None:
+            window_for(model)
+        cache_rule(model)
+        price_for(model)
     corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
     frame = simulate_corpus(corpus, args.model, policies, window=args.window, read_pages=args.read_pages,
                             progress=not args.json, workers=args.workers, engine=args.engine)

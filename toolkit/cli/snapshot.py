@@ -12,7 +12,7 @@ from pathlib import Path
 
 from toolkit.cli.commands import help_for
 from toolkit.corpus import detect, load
-from toolkit.costs import UnknownModelError
+from toolkit.errors import InvalidInput, MissingPath
 from toolkit.snapshot.compact import compact, turns
 from toolkit.snapshot.font import cells
 from toolkit.snapshot.geometry import Geometry
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _size(text: str, what: str) -> tuple[int, int]:
     width, sep, height = text.lower().partition("x")
     if not sep or not width.isdigit() or not height.isdigit():
-        raise ValueError(f"{what} must be WxH, e.g. 4x6 or 1568x784, got {text!r}")
+        raise InvalidInput(f"{what} must be WxH, e.g. 4x6 or 1568x784, got {text!r}")
     return int(width), int(height)
 
 
@@ -60,20 +60,16 @@ def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str |
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.cell and args.cell not in cells():
-            raise ValueError(f"--cell: no glyph cell {args.cell!r}; cells: {', '.join(cells())}")
-        geometry = geometry_for(args.model, args.cell)
-        if args.page:
-            geometry = geometry.with_page(*_size(args.page, "--page"))
-        if not args.file.is_file():
-            raise ValueError(f"{args.file}: no such file")
-        text, what = content(args.file, args.head, args.tail, geometry)
-        names = () if args.readers == "none" else tuple(n.strip() for n in args.readers.split(",") if n.strip())
-        result = assess(text, geometry, args.model, reader_names=names, reader_rows=args.reader_rows or None)
-    except (UnknownModelError, ValueError, KeyError, UnicodeDecodeError) as exc:
-        print(f"toolkit snapshot: {exc}", file=sys.stderr)
-        return 2
+    if args.cell and args.cell not in cells():
+        raise InvalidInput(f"--cell: no glyph cell {args.cell!r}; cells: {', '.join(cells())}")
+    geometry = geometry_for(args.model, args.cell)
+    if args.page:
+        geometry = geometry.with_page(*_size(args.page, "--page"))
+    if not args.file.is_file():
+        raise MissingPath(f"{args.file}: no such file")
+    text, what = content(args.file, args.head, args.tail, geometry)
+    names = () if args.readers == "none" else tuple(n.strip() for n in args.readers.split(",") if n.strip())
+    result = assess(text, geometry, args.model, reader_names=names, reader_rows=args.reader_rows or None)
     written = write_pages(text, geometry, args.out) if args.out else []
     report(result, what, written, args.json)
     return 0

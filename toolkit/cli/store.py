@@ -8,6 +8,7 @@ import sys
 from toolkit.cli.commands import help_for
 from toolkit.cli.info import readable
 from toolkit.corpus import load
+from toolkit.errors import InvalidInput
 from toolkit.transcripts import SchemaError, TranscriptStore
 
 
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
         with TranscriptStore(args.output, surfaces=args.surfaces) as store:
             stored = store.add(corpus, replace=args.replace, progress=True)
             total = len(store)
-    except (SchemaError, ValueError) as exc:
+    except (SchemaError, InvalidInput) as exc:  # the store refused it: exit 1, as for an unreadable corpus
         print(exc, file=sys.stderr)
         return 1
     messages = sum(len(s.messages) for s in corpus.sessions)

@@ -13,11 +13,7 @@ from toolkit.surface.fingerprint import read_tools
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        current = read_tools(args.tools) if args.tools else None
-    except ValueError as exc:
-        print(f"toolkit surfaces: {exc}", file=sys.stderr)
-        return 2
+    current = read_tools(args.tools) if args.tools else None
     corpus = load(args.path, progress=not args.json and None)
     store = SurfaceStore(args.store) if args.store else None
     if store is not None:

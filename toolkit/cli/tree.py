@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from toolkit.cli.commands import help_for
-from toolkit.errors import UnknownSession
+from toolkit.errors import NotFound, UnknownSession
 from toolkit.record import Session
 from toolkit.transcripts import Checkpoint, SchemaError, TranscriptStore, is_store, tree_text
 
@@ -22,7 +22,7 @@ def pick(ids: Sequence[str], wanted: str) -> str:
         return matches[0]
     if not matches:
         raise UnknownSession(wanted, ids, where="the corpus or store")
-    raise KeyError(f"session prefix {wanted!r} is ambiguous: {', '.join(matches)}")
+    raise NotFound(f"session prefix {wanted!r} is ambiguous: {', '.join(matches)}")
 
 
 def trees(path: str, session: str | None) -> list[tuple[Session, list[Checkpoint]]]:
@@ -45,10 +45,7 @@ def trees(path: str, session: str | None) -> list[tuple[Session, list[Checkpoint
 def run(args: argparse.Namespace) -> int:
     try:
         found = trees(args.path, args.session)
-    except KeyError as exc:
-        print(f"toolkit tree: {exc.args[0]}", file=sys.stderr)
-        return 2
-    except SchemaError as exc:
+    except SchemaError as exc:  # not a store at all: exit 1, as for a path that holds no session
         print(exc, file=sys.stderr)
         return 1
     if not found:

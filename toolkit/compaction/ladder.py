@@ -24,6 +24,7 @@ from toolkit.compaction.rungs import History, Step, drop_images, elide, snapshot
 from toolkit.compaction.summaries import Summariser, Summary, summariser
 from toolkit.costs.calibration import ContextCounter
 from toolkit.costs.windows import window_for
+from toolkit.errors import InvalidInput
 from toolkit.record import Message
 from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.tradeoff import geometry_for
@@ -114,7 +115,7 @@ def compact(messages: Sequence[Message] | History, model: str, budget: int | Non
         trigger: Trigger = "proactive"
     else:
         if overflow <= 0:
-            raise ValueError(f"overflow must be a positive number of tokens, got {overflow}")
+            raise InvalidInput(f"overflow must be a positive number of tokens, got {overflow}")
         trigger = "reactive"
         target = int(target * before / (budget + overflow))
     if not policy.compacts:

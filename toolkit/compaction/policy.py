@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.compaction.markers import RUNGS, RungName
+from toolkit.errors import InvalidInput, UnreadableInput
 from toolkit.snapshot.font import cells
 
 
@@ -47,16 +48,16 @@ class Policy:
     def __post_init__(self) -> None:
         unknown = [r for r in self.rungs if r not in RUNGS]
         if unknown:
-            raise ValueError(f"policy {self.name!r}: unknown rung(s) {unknown}; rungs are {', '.join(RUNGS)}")
+            raise InvalidInput(f"policy {self.name!r}: unknown rung(s) {unknown}; rungs are {', '.join(RUNGS)}")
         if not 0 < self.target <= self.threshold <= 1.5:
-            raise ValueError(f"policy {self.name!r}: need 0 < target <= threshold <= 1.5, got "
-                             f"target {self.target}, threshold {self.threshold}")
+            raise InvalidInput(f"policy {self.name!r}: need 0 < target <= threshold <= 1.5, got "
+                               f"target {self.target}, threshold {self.threshold}")
         for name in ("keep_results", "keep_images", "head", "tail", "summary_chars", "keep_user_tokens"):
             value = getattr(self, name)
             if value is not None and value < 0:
-                raise ValueError(f"policy {self.name!r}: {name} must not be negative")
+                raise InvalidInput(f"policy {self.name!r}: {name} must not be negative")
         if self.geometry is not None and self.geometry not in cells():
-            raise ValueError(f"policy {self.name!r}: no glyph cell {self.geometry!r}; cells: {', '.join(cells())}")
+            raise InvalidInput(f"policy {self.name!r}: no glyph cell {self.geometry!r}; cells: {', '.join(cells())}")
 
     @property
     def compacts(self) -> bool:
@@ -95,25 +96,25 @@ def from_mapping(data: dict[str, Any], origin: str) -> Policy:
     known = _field_types()
     unknown = sorted(set(data) - set(known))
     if unknown:
-        raise ValueError(f"{origin}: unknown policy key(s) {unknown}; known: {', '.join(known)}")
+        raise InvalidInput(f"{origin}: unknown policy key(s) {unknown}; known: {', '.join(known)}")
     if "name" not in data or "rungs" not in data:
-        raise ValueError(f"{origin}: a policy needs 'name' and 'rungs'")
+        raise InvalidInput(f"{origin}: a policy needs 'name' and 'rungs'")
     values = dict(data)
     for key in ("rungs", "exclude_tools"):
         if key in values:
             if not isinstance(values[key], list) or not all(isinstance(v, str) for v in values[key]):
-                raise ValueError(f"{origin}: {key} must be a list of strings")
+                raise InvalidInput(f"{origin}: {key} must be a list of strings")
             values[key] = tuple(values[key])
     for key, kind in (("threshold", (int, float)), ("target", (int, float)), ("keep_results", int),
                       ("keep_images", int), ("head", int), ("tail", int), ("summary_chars", int),
                       ("keep_user_tokens", int), ("keep_errors", bool), ("name", str), ("description", str),
                       ("summariser", str), ("geometry", str)):
         if key in values and (not isinstance(values[key], kind) or (kind is not bool and isinstance(values[key], bool))):
-            raise ValueError(f"{origin}: {key} has the wrong type ({type(values[key]).__name__})")
+            raise InvalidInput(f"{origin}: {key} has the wrong type ({type(values[key]).__name__})")
     try:
         return Policy(**values)
     except ValueError as error:
-        raise ValueError(f"{origin}: {error}") from None
+        raise InvalidInput(f"{origin}: {error}") from None
 
 
 def load(spec: str | Path) -> Policy:
@@ -123,12 +124,12 @@ def load(spec: str | Path) -> Policy:
         return POLICIES[spec]
     path = Path(spec)
     if not path.is_file():
-        raise ValueError(f"no policy named {str(spec)!r} and no such file; built-in: {', '.join(POLICIES)}")
+        raise InvalidInput(f"no policy named {str(spec)!r} and no such file; built-in: {', '.join(POLICIES)}")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{path}: not a TOML file: {error}") from None
+        raise UnreadableInput(f"{path}: not a TOML file: {error}") from None
     table = data.get("policy", data)
     if not isinstance(table, dict):
-        raise ValueError(f"{path}: [policy] must be a table")
+        raise InvalidInput(f"{path}: [policy] must be a table")
     return from_mapping(table, str(path))

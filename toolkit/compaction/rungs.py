@@ -25,6 +25,7 @@ from toolkit.compaction.markers import (
 )
 from toolkit.compaction.summaries import Summariser, Summary
 from toolkit.content import block_text, history_text
+from toolkit.errors import InvalidInput
 from toolkit.record import Image, Message, Text, ToolResult, ToolUse, bare_tool_name
 from toolkit.snapshot.compact import (
     SNAPSHOT_TAG,
@@ -214,7 +215,7 @@ def summarize(history: History, summariser: Summariser, *, head: int = 0, tail: 
     kept_after = list(source[tail_start:])
     if keep_user_tokens is not None:
         if measure is None:
-            raise ValueError("summarize: keep_user_tokens needs a measure of a message's tokens")
+            raise InvalidInput("summarize: keep_user_tokens needs a measure of a message's tokens")
         kept_after = _recent_user_turns(source, head_end, keep_user_tokens, measure)
     summary = summariser.summarise(middle, budget_chars=budget_chars)
     marker = summarised(len(middle), middle[0].id, middle[-1].id, summary.by)

@@ -43,6 +43,7 @@ from toolkit.content import block_text
 from toolkit.costs.caching import cache_rule, input_cost, reusable
 from toolkit.costs.calibration import NOT_SENT, ContextCounter
 from toolkit.costs.windows import window_for
+from toolkit.errors import InvalidInput
 from toolkit.record import Message, Session
 from toolkit.snapshot.compact import SNAPSHOT_TAG
 from toolkit.workers import Engine, batches, engine_named, ordered_map, worker_count
@@ -399,5 +400,5 @@ def fitting_window(frame: pl.DataFrame, share: float = 0.75) -> int:
     seeing what policies do on sessions too short to reach a real model's window (the demo corpus)."""
     largest = frame["context_tokens"].max()
     if not isinstance(largest, int) or largest <= 0:
-        raise ValueError("no request in the frame to size a window from")
+        raise InvalidInput("no request in the frame to size a window from")
     return max(1000, round(largest * share / 1000) * 1000)

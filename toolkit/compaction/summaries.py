@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from toolkit.compaction.mentions import error_lines, mentions, strings
 from toolkit.content import block_images, block_text
 from toolkit.costs.models import PROVIDERS, Provider, UnknownModelError
-from toolkit.errors import ToolkitError
+from toolkit.errors import InvalidInput, ToolkitError
 from toolkit.jsontext import loads
 from toolkit.models import model_family
 from toolkit.record import JsonValue, Message, Reasoning, Text, ToolResult, ToolUse
@@ -64,7 +64,9 @@ class SummaryFailed(ToolkitError, RuntimeError):
     """A model summary that could not be had: SDK missing, key missing, or the call failed."""
 
 
-class UnknownSummariser(ToolkitError, ValueError):
+class UnknownSummariser(InvalidInput):
+    """A summariser spec that is neither ``extractive`` nor ``model:<model id>``."""
+
     def __init__(self, spec: str) -> None:
         super().__init__(f"unknown summariser {spec!r} (use 'extractive' or 'model:<model id>')")
         self.spec = spec
@@ -72,9 +74,9 @@ class UnknownSummariser(ToolkitError, ValueError):
 
 def _check(messages: Sequence[Message], budget_chars: int) -> None:
     if budget_chars < 1:
-        raise ValueError(f"budget_chars must be positive, got {budget_chars}")
+        raise InvalidInput(f"budget_chars must be positive, got {budget_chars}")
     if not messages:
-        raise ValueError("no messages to summarise")
+        raise InvalidInput("no messages to summarise")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -328,7 +330,7 @@ class ModelSummariser:
 
     def __post_init__(self) -> None:
         if self.max_output_tokens < 1:
-            raise ValueError(f"max_output_tokens must be positive, got {self.max_output_tokens}")
+            raise InvalidInput(f"max_output_tokens must be positive, got {self.max_output_tokens}")
         _ = self.provider  # fails now on a model no SDK serves, not at the first call
 
     @property

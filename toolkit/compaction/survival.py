@@ -35,6 +35,7 @@ from toolkit.compaction.markers import SUMMARY_TAG
 from toolkit.compaction.mentions import error_lines, has_extension, paths, strings, urls, without_urls
 from toolkit.compaction.rungs import History, snapshot
 from toolkit.content import block_text, history_text
+from toolkit.errors import InvalidInput
 from toolkit.record import Block, Image, Message, Opaque, Reasoning, Text, ToolResult, ToolUse
 from toolkit.snapshot.compact import SNAPSHOT_TAG, Snapshot, tool_names, turns
 from toolkit.snapshot.geometry import seen
@@ -338,8 +339,8 @@ def read_page(data: bytes, page: Page, model: str | None = None, reader: Reader 
     reader = reader or page_reader()
     image: PILImage.Image = PILImage.open(BytesIO(data))
     if image.size != page.geometry.size:
-        raise ValueError(f"a {image.width}x{image.height} image is not this {page.geometry.width}x"
-                         f"{page.geometry.height} page")
+        raise InvalidInput(f"a {image.width}x{image.height} image is not this {page.geometry.width}x"
+                           f"{page.geometry.height} page")
     size = image.size if model is None else seen(image.width, image.height, model).size
     key = (reader.name, hashlib.sha256(data).hexdigest(), size)
     if key in _READ:
@@ -435,8 +436,8 @@ def _snapshot_texts(snapshots: Sequence[Message], images: Mapping[str, bytes], p
     if not read_pages:
         missing = [m.id for m in snapshots if page_text is None or m.id not in page_text]
         if missing:
-            raise ValueError(f"no page_text for snapshot message(s) {', '.join(missing)}: pass "
-                             "page_text=source_text(compacted.snapshots)")
+            raise InvalidInput(f"no page_text for snapshot message(s) {', '.join(missing)}: pass "
+                               "page_text=source_text(compacted.snapshots)")
         assert page_text is not None
         return [normalise(page_text[m.id]) for m in snapshots]
     out = []
@@ -446,10 +447,10 @@ def _snapshot_texts(snapshots: Sequence[Message], images: Mapping[str, bytes], p
             if not isinstance(block, Image) or block.sha256 is None:
                 continue
             if block.sha256 not in images:
-                raise ValueError(f"snapshot {message.id} names page {block.sha256}, which images does not hold")
+                raise InvalidInput(f"snapshot {message.id} names page {block.sha256}, which images does not hold")
             if pages is None or block.sha256 not in pages:
-                raise ValueError(f"no layout for page {block.sha256} of snapshot {message.id}: pass "
-                                 "pages=pages_by_sha256(compacted.pages)")
+                raise InvalidInput(f"no layout for page {block.sha256} of snapshot {message.id}: pass "
+                                   "pages=pages_by_sha256(compacted.pages)")
             read.append(read_page(images[block.sha256], pages[block.sha256], model))
         out.append("".join(read))
     return out

@@ -152,20 +152,39 @@ def provider_of(model: str | None) -> str | None:
 
 
 def looks_like_record(value: object) -> bool:
-    """A record Claude Code writes, recognised by its type and the keys that type always carries."""
+    """A record Claude Code writes, recognised by its type and the keys that type always carries.
+    Qwen Code writes records with the same envelope, told apart by what only Qwen's carry (see
+    ``qwen_code_record``)."""
     if not isinstance(value, dict):
         return False
     kind = text_of(value.get("type"))
     if kind in ("user", "assistant"):
-        return isinstance(value.get("message"), dict) and ("parentUuid" in value or "sessionId" in value)
+        message = value.get("message")
+        return (isinstance(message, dict) and ("parentUuid" in value or "sessionId" in value)
+                and not qwen_code_record(value))
     if kind in NODE_EVENT_TYPES:
-        return "parentUuid" in value and "uuid" in value
+        return "parentUuid" in value and "uuid" in value and not qwen_code_record(value)
     if kind == "summary":
         return "leafUuid" in value
     if kind == "file-history-snapshot":
         return "snapshot" in value and "messageId" in value
     return kind in SESSION_RECORD_TYPES and "sessionId" in value
 
+
+def qwen_code_record(value: dict[str, Any]) -> bool:
+    """A Qwen Code chat record (``~/.qwen/projects/<project>/chats/*.jsonl``): Claude Code's
+    envelope around a Gemini ``Content`` (``message.parts``, never ``content``, which every Anthropic
+    message has), or a ``system`` record with Qwen's ``systemPayload`` (telemetry, slash commands,
+    compression), a key no Claude Code record has. Read as Claude Code, such a file loads as a session
+    without a tool call and a problem per tool result."""
+    message = value.get("message")
+    if isinstance(message, dict):
+        return "parts" in message and "content" not in message
+    return "systemPayload" in value
+
+
+QWEN_FIRST_LINE = re.compile(r'"message":\{"role":"(?:user|model)","parts":')
+"""How a Qwen Code message record's message opens, for a first line longer than the head."""
 
 RECORD_KEYS = frozenset({"parentUuid", "sessionId", "leafUuid", "messageId"})
 """One of which every record ``looks_like_record`` takes carries, beside its ``type``."""
@@ -200,7 +219,8 @@ def sniff(path: Path, head: str) -> bool:
         if parsed >= 8:
             return False
     first = next(head_lines(text, 1))
-    return parsed == 0 and '"parentUuid":' in first and '"sessionId":' in first
+    return (parsed == 0 and '"parentUuid":' in first and '"sessionId":' in first
+            and QWEN_FIRST_LINE.search(first) is None)
 
 
 def _holds_record_keys(document: object) -> bool:

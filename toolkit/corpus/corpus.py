@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.errors import UnknownSession
+from toolkit.errors import InvalidInput, UnknownSession
 from toolkit.record import Problem, Session
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class Corpus:
     def longest(self) -> Session:
         """The session whose path is longest (ties: the first loaded)."""
         if not self.sessions:
-            raise ValueError("the corpus holds no session")
+            raise InvalidInput("the corpus holds no session")
         return max(self.sessions, key=lambda s: len(s.path()))
 
     def frames(self) -> dict[str, pl.DataFrame]:

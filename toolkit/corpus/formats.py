@@ -10,6 +10,7 @@ from pathlib import Path
 
 from toolkit.corpus.importer import SNIFF_BYTES as SNIFF_BYTES  # detection's head size, named here too
 from toolkit.corpus.importer import Claim, Importer, forget_sniffed, sniffing_whole
+from toolkit.errors import NotFound
 
 MANIFEST = "corpus.json"
 """The file that marks a directory as a saved corpus (see ``Corpus.save``): a load reopens it from
@@ -118,4 +119,4 @@ def by_name(name: str) -> Importer:
         if importer.name == name:
             return importer
     known = ", ".join(i.name for i in importers())
-    raise KeyError(f"no importer named {name!r} (known: {known})")
+    raise NotFound(f"no importer named {name!r} (known: {known})")

@@ -456,7 +456,7 @@ def _role(role: str) -> Role:
     match role:
         case "system" | "user" | "assistant" | "tool":
             return role
-    raise ValueError(role)
+    raise ValueError(role)  # cannot happen: the one caller kept only roles in ROLES
 
 
 def _unique_id(raw_id: Any, index: int, state: _Sample) -> str:

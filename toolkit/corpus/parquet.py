@@ -34,6 +34,7 @@ import polars as pl
 from toolkit import codec
 from toolkit.corpus.formats import MANIFEST
 from toolkit.corpus.shapes import surface_hash
+from toolkit.errors import InvalidInput
 from toolkit.jsontext import json_bytes, json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig, Session
 from toolkit.surface import SurfaceStore
@@ -157,8 +158,8 @@ def _manifest(directory: Path) -> dict[str, Any]:
     manifest: dict[str, Any] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
     version = manifest.get("format_version")
     if version not in READABLE_VERSIONS:
-        raise ValueError(f"{directory / MANIFEST}: saved corpus format {version!r} is not one of "
-                         f"{', '.join(map(str, READABLE_VERSIONS))}")
+        raise InvalidInput(f"{directory / MANIFEST}: saved corpus format {version!r} is not one of "
+                           f"{', '.join(map(str, READABLE_VERSIONS))}")
     return manifest
 
 

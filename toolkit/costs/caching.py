@@ -24,6 +24,7 @@ from typing import Literal, assert_never
 
 from toolkit.costs.models import Provider, Source, by_family
 from toolkit.costs.prices import Cost, request_cost
+from toolkit.errors import InvalidInput
 
 CacheMode = Literal["breakpoint", "automatic", "implicit", "none"]
 
@@ -231,9 +232,9 @@ def split_input(model: str, prompt: int, reusable: int, *, elapsed: float | None
     lifetime). What counts as identical is the caller's judgement (tools, system, images, thinking
     settings all take part in the prefix)."""
     if prompt < 0:
-        raise ValueError(f"prompt must not be negative, got {prompt}")
+        raise InvalidInput(f"prompt must not be negative, got {prompt}")
     if elapsed is not None and elapsed < 0:
-        raise ValueError(f"elapsed must not be negative, got {elapsed}")
+        raise InvalidInput(f"elapsed must not be negative, got {elapsed}")
     rule = cache_rule(model)
     reusable = min(max(reusable, 0), prompt)
     if rule.mode == "none" or prompt < rule.minimum:

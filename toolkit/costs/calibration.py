@@ -39,6 +39,7 @@ from toolkit.content import block_images, block_text
 from toolkit.costs.images import image_tokens
 from toolkit.costs.models import Family, UnknownModelError, resolve
 from toolkit.costs.text import ESTIMATORS, FEATURES, FRAMING, count_exact, features
+from toolkit.errors import InvalidInput
 from toolkit.jsontext import json_text
 from toolkit.record import Image, JsonValue, Message, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
@@ -375,7 +376,7 @@ def fit(reqs: Sequence[UsageSample], columns: Sequence[str], name: str,
 def fit_pairs(pairs: Sequence[tuple[UsageSample, UsageSample]], columns: Sequence[str], name: str,
               fixed: dict[str, float] | None = None) -> Method:
     if not pairs:
-        raise ValueError("no growth pairs to fit on")
+        raise InvalidInput("no growth pairs to fit on")
     held = _weights((fixed or {}).items())
     idx = [_INDEX[c] for c in columns if c not in (fixed or {})]
     deltas = np.array([b.vector - a.vector for a, b in pairs])

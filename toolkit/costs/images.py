@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Literal, Protocol, assert_never, get_args
 
 from toolkit.costs.models import Source, resolve
+from toolkit.errors import InvalidInput
 
 Evidence = Literal["documented", "measured", "assumed"]
 """Where a figure comes from: ``documented`` by the provider; ``measured`` from the usage providers
@@ -185,7 +186,7 @@ def _choose(detail: str | None, levels: tuple[str, ...], auto: str, model_rule: 
     if level == "auto":
         return auto
     if level not in levels:
-        raise ValueError(f"{model_rule} does not support detail {detail!r} (supports: auto, {', '.join(levels)})")
+        raise InvalidInput(f"{model_rule} does not support detail {detail!r} (supports: auto, {', '.join(levels)})")
     return level
 
 
@@ -268,7 +269,7 @@ class OpenAIPatches:
             w, h = _patch_budget_shrink(w, h, level.budget)
             patches = math.ceil(w / OPENAI_PATCH) * math.ceil(h / OPENAI_PATCH)
         if patches > OPENAI_MAX_PATCHES:
-            raise ValueError(
+            raise InvalidInput(
                 f"{width}x{height} needs {patches} patches at detail {level_name!r}, over the "
                 f"{OPENAI_MAX_PATCHES:,} the API accepts: the request is rejected, not resized ({self.source})"
             )
@@ -308,12 +309,12 @@ class AnthropicPatches:
 
     def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
         if max(width, height) > ANTHROPIC_MAX_SIDE:
-            raise ValueError(f"{width}x{height}: Claude rejects images over {ANTHROPIC_MAX_SIDE} px a side ({self.source})")
+            raise InvalidInput(f"{width}x{height}: Claude rejects images over {ANTHROPIC_MAX_SIDE} px a side ({self.source})")
         level = "auto" if detail is None else detail.lower()
         if level == "legacy":
             return ANTHROPIC_LEGACY.apply(width, height, None, platform)
         if level not in ("auto", self.tier):
-            raise ValueError(f"{self.name} takes no detail {detail!r} (use None, {self.tier!r} or 'legacy')")
+            raise InvalidInput(f"{self.name} takes no detail {detail!r} (use None, {self.tier!r} or 'legacy')")
         w, h = self.resize(width, height)
         patches = math.ceil(w / ANTHROPIC_PATCH) * math.ceil(h / ANTHROPIC_PATCH)
         return _Outcome(self.name, self.source, patches, (w, h), patches, self.tier)
@@ -446,7 +447,7 @@ class GeminiTwo:
         level = _gemini_level(detail)
         if level is not None:
             if level not in GEMINI_2_LEVELS:
-                raise ValueError(f"Gemini 2.x media_resolution has no level {detail!r} ({', '.join(GEMINI_2_LEVELS)})")
+                raise InvalidInput(f"Gemini 2.x media_resolution has no level {detail!r} ({', '.join(GEMINI_2_LEVELS)})")
             note = "Pan & Scan crops come on top (up to ~2048 in all, per the page)" if level == "high" else ""
             return _level_outcome("gemini-2-media-resolution", GEMINI_MEDIA_RESOLUTION_2_5, GEMINI_2_LEVELS[level],
                                   width, height, level, note)
@@ -497,7 +498,7 @@ class GeminiMediaResolution:
     def apply(self, width: int, height: int, detail: str | None, platform: Platform) -> _Outcome:
         level = _gemini_level(detail) or "high"
         if level not in GEMINI_3_LEVELS:
-            raise ValueError(f"Gemini 3 media_resolution has no level {detail!r} ({', '.join(GEMINI_3_LEVELS)})")
+            raise InvalidInput(f"Gemini 3 media_resolution has no level {detail!r} ({', '.join(GEMINI_3_LEVELS)})")
         return _level_outcome(self.name, self.source, GEMINI_3_LEVELS[level], width, height, level,
                               "a ceiling: the billed count is at most this")
 
@@ -587,7 +588,7 @@ def rule_for(model: str) -> ImageRule:
     family = resolve(model).family
     rule = RULES.get(family.name)
     if rule is None:
-        raise ValueError(
+        raise InvalidInput(
             f"no documented image rule for {model!r} (family {family.name}); families with one: {', '.join(RULES)}"
         )
     return rule
@@ -597,7 +598,7 @@ def _platform(platform: str) -> Platform:
     for known in PLATFORMS:
         if platform == known:
             return known
-    raise ValueError(f"unknown platform {platform!r} (choices: {', '.join(PLATFORMS)})")
+    raise InvalidInput(f"unknown platform {platform!r} (choices: {', '.join(PLATFORMS)})")
 
 
 def _is_gemini(rule: ImageRule) -> bool:
@@ -607,14 +608,14 @@ def _is_gemini(rule: ImageRule) -> bool:
 def _outcome(width: int, height: int, model: str, detail: str | None, platform: str,
              media_resolution: str | None) -> tuple[ImageRule, Platform, _Outcome]:
     if width <= 0 or height <= 0:
-        raise ValueError(f"image size must be positive, got {width}x{height}")
+        raise InvalidInput(f"image size must be positive, got {width}x{height}")
     where = _platform(platform)
     rule = rule_for(model)
     if media_resolution is not None:
         if not _is_gemini(rule):
-            raise ValueError(f"{model}: media_resolution is a Gemini setting (use detail for this model)")
+            raise InvalidInput(f"{model}: media_resolution is a Gemini setting (use detail for this model)")
         if detail is not None and _gemini_level(detail) != _gemini_level(media_resolution):
-            raise ValueError(f"{model}: detail {detail!r} and media_resolution {media_resolution!r} disagree")
+            raise InvalidInput(f"{model}: detail {detail!r} and media_resolution {media_resolution!r} disagree")
         detail = media_resolution
     return rule, where, rule.apply(width, height, detail, where)
 
@@ -627,7 +628,7 @@ def image_tokens(width: int, height: int, model: str, detail: str | None = None,
     the other providers bill the same wherever they are served."""
     rule, where, out = _outcome(width, height, model, detail, platform, media_resolution)
     if out.tokens is None:
-        raise ValueError(f"{model}: {out.note} ({rule.source}); resize_for() still gives the size the model sees")
+        raise InvalidInput(f"{model}: {out.note} ({rule.source}); resize_for() still gives the size the model sees")
     return ImageCost(
         tokens=out.tokens, width=width, height=height, resized=out.resized, rule=out.rule, source=out.source,
         model=model, family=resolve(model).family.name, detail=out.detail, units=out.units,

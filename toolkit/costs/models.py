@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal, TypeVar
 
-from toolkit.errors import UnknownModel
+from toolkit.errors import InvalidInput, UnknownModel
 from toolkit.models import name_family, split_route
 
 _T = TypeVar("_T")
@@ -261,6 +261,6 @@ def by_family(model: str, table: Mapping[str, _T], what: str) -> _T:
     name = resolve(model).family.name
     found = table.get(name)
     if found is None:
-        raise ValueError(f"no {what} recorded for {model!r} (family {name}); families with one: "
-                         f"{', '.join(sorted(table))}")
+        raise InvalidInput(f"no {what} recorded for {model!r} (family {name}); families with one: "
+                           f"{', '.join(sorted(table))}")
     return found

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from toolkit.costs.models import Source, resolve
+from toolkit.errors import InvalidInput
 
 PER_MILLION = 1_000_000
 
@@ -192,10 +193,10 @@ def price_for(model: str, on: date | None = None) -> Price:
     entries = [p for p in PRICES if p.family == family]
     if not entries:
         priced = sorted({p.family for p in PRICES})
-        raise ValueError(f"no price recorded for {model!r} (family {family}); priced families: {', '.join(priced)}")
+        raise InvalidInput(f"no price recorded for {model!r} (family {family}); priced families: {', '.join(priced)}")
     in_force = [p for p in entries if p.effective is None or on is None or p.effective <= on]
     if not in_force:
-        raise ValueError(f"no price for {model!r} in force on {on} (earliest recorded: {entries[0].effective})")
+        raise InvalidInput(f"no price for {model!r} in force on {on} (earliest recorded: {entries[0].effective})")
     return max(in_force, key=lambda p: p.effective or date.min)
 
 
@@ -215,14 +216,14 @@ def request_cost(
     for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens),
                         ("cached_tokens", cached_tokens), ("cache_write_tokens", cache_write_tokens)):
         if value < 0:
-            raise ValueError(f"{name} must not be negative, got {value}")
+            raise InvalidInput(f"{name} must not be negative, got {value}")
     price = price_for(model, on)
     prompt = input_tokens + cached_tokens + cache_write_tokens
     long_context = price.long_above is not None and price.long_rates is not None and prompt > price.long_above
     rates = price.long_rates if long_context and price.long_rates is not None else price.rates
     if cache_write_1h:
         if rates.cache_write_1h is None:
-            raise ValueError(f"{model}: no 1-hour cache write rate recorded ({price.source})")
+            raise InvalidInput(f"{model}: no 1-hour cache write rate recorded ({price.source})")
         rates = replace(rates, cache_write=rates.cache_write_1h)
     cached_rate = rates.input if rates.cached_input is None else rates.cached_input
     write_rate = rates.input if rates.cache_write is None else rates.cache_write

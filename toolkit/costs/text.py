@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import tiktoken
 
 from toolkit.costs.models import CLAUDE, CLAUDE_2026, GEMINI, Source, resolve
+from toolkit.errors import NotFound, ToolkitError
 
 TIKTOKEN_SOURCE = Source(
     "https://github.com/openai/tiktoken/blob/0.14.0/tiktoken_ext/openai_public.py", "2026-08-16",
@@ -32,8 +33,9 @@ TIKTOKEN_SOURCE = Source(
 )
 
 
-class VocabularyError(RuntimeError):
-    """A bundled vocabulary is missing or is not the file tiktoken pins."""
+class VocabularyError(ToolkitError, RuntimeError):
+    """A bundled vocabulary is missing or is not the file tiktoken pins (a broken install, not a
+    bad argument: still the ``RuntimeError`` it was)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,7 @@ def _ranks(vocabulary: str) -> dict[bytes, int]:
 def encoding(name: str) -> tiktoken.Encoding:
     """An official tiktoken encoding built from the verified bundled ranks, never downloaded."""
     if name not in ENCODINGS:
-        raise KeyError(f"no offline encoding {name!r} (known: {', '.join(ENCODINGS)})")
+        raise NotFound(f"no offline encoding {name!r} (known: {', '.join(ENCODINGS)})")
     spec = ENCODINGS[name]
     return tiktoken.Encoding(
         name, pat_str=spec.pattern, mergeable_ranks=_ranks(spec.vocabulary), special_tokens=spec.special_tokens,

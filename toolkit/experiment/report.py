@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.errors import InvalidInput
 from toolkit.experiment.run import read_ledger
 from toolkit.experiment.trials import REPLY_KINDS
 from toolkit.replay.plan import MODES
@@ -42,7 +43,7 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     Unlike p ± z√(p(1-p)/n) it stays inside [0, 1] and is not empty at 0 or n of n (9 of 9 gives
     0.70 to 1). ``(0, 1)`` for no trials."""
     if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
+        raise InvalidInput(f"need 0 <= successes <= n, got {successes} of {n}")
     if n == 0:
         return 0.0, 1.0
     p = successes / n

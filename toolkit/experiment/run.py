@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.corpus import Corpus
+from toolkit.errors import InvalidInput
 from toolkit.experiment.said import classify
 from toolkit.experiment.trials import Trial
 from toolkit.record import JsonValue, RunConfig, Session, ToolUse, bare_tool_name
@@ -249,7 +250,7 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
     for once the spend the ledger reports reaches it (replies in flight then still land, so the
     spend can pass the cap by up to ``concurrency - 1`` replies); unpriced models count as free."""
     if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+        raise InvalidInput(f"concurrency must be at least 1, got {concurrency}")
     ledger = _Ledger.open(Path(results), secrets(endpoint))
     todo = [job for job in jobs if job.id not in ledger.done]
     skipped = len(jobs) - len(todo)

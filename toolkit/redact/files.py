@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.corpus import SKIP_DIRS
+from toolkit.errors import InvalidInput, MissingPath
 from toolkit.redact.bodies import _Contents, _contents, _redact_contents
 from toolkit.redact.detect import KINDS, Finding, _default_homes, _Rule, _rules
 from toolkit.redact.placeholders import _canonical, _Placeholders
@@ -164,19 +165,19 @@ def _walk(root: Path) -> list[_Plan]:
 def _destination(source: Path, out: Path) -> Path:
     """Where the copy goes; refuses a copy that would land inside or onto its source."""
     if not source.exists():
-        raise FileNotFoundError(f"no such file or directory: {source}")
+        raise MissingPath(f"no such file or directory: {source}")
     src, dst = source.resolve(), out.resolve()
     if source.is_dir():
         if dst == src:
-            raise ValueError(f"refusing to write the redacted copy onto its source: {out} is {source}")
+            raise InvalidInput(f"refusing to write the redacted copy onto its source: {out} is {source}")
         if src in dst.parents:
-            raise ValueError(f"refusing to write the redacted copy inside its source: {out} is inside {source}")
+            raise InvalidInput(f"refusing to write the redacted copy inside its source: {out} is inside {source}")
         if out.exists() and not out.is_dir():
-            raise ValueError(f"{out} exists and is not a directory")
+            raise InvalidInput(f"{out} exists and is not a directory")
         return out
     target = out / source.name if out.is_dir() else out
     if target.resolve() == src:
-        raise ValueError(f"refusing to write the redacted copy onto its source: {target} is {source}")
+        raise InvalidInput(f"refusing to write the redacted copy onto its source: {target} is {source}")
     return target
 
 
@@ -187,8 +188,8 @@ def _refuse_overlap(source: Path, destination: Path, plans: Sequence[_Plan]) -> 
     for plan in plans:
         where = (destination / plan.rel).resolve()
         if where == src or src in where.parents:
-            raise ValueError(f"refusing to write the redacted copy into its source: {destination / plan.rel} "
-                             f"is inside {source}")
+            raise InvalidInput(f"refusing to write the redacted copy into its source: {destination / plan.rel} "
+                               f"is inside {source}")
 
 
 def _progress(total: int, show: bool) -> Any:
@@ -202,7 +203,7 @@ def scan(path: str | Path, *, homes: Sequence[str] | None = None, progress: bool
     a secret is counted where a detector sees it, not where only its repetition would be replaced."""
     source = Path(path)
     if not source.exists():
-        raise FileNotFoundError(f"no such file or directory: {source}")
+        raise MissingPath(f"no such file or directory: {source}")
     rules = _rules(tuple(homes) if homes is not None else _default_homes())
     plans = _walk(source)
     reports: list[FileReport] = []
@@ -234,8 +235,9 @@ def redact(
     archives (inspect ``.eval``) are rewritten member by member; other files are copied and
     reported as not scanned; version-control and tool directories (``.git``,
     ``.venv``...) are not copied. A file that cannot be read or written is reported with its reason
-    and the run goes on. Raises ``ValueError``, before writing anything, when ``out`` is ``path``
-    or a file of the copy would land inside ``path``.
+    and the run goes on. Raises ``InvalidInput`` (a ``ValueError``), before writing anything, when
+    ``out`` is ``path`` or a file of the copy would land inside ``path``, and ``MissingPath`` when
+    ``path`` does not exist.
 
     Two passes: the first finds secrets in every file, the second replaces them and every other
     verbatim appearance of a secret found anywhere (so a token labelled in one file is replaced

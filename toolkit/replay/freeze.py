@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.errors import InvalidInput
 from toolkit.record import Session
 from toolkit.replay.lookup import wire_spec
 from toolkit.replay.plan import MODES
@@ -50,7 +51,7 @@ def freeze(
     the SDK call that sends it. ``at`` is a message id (default: the session's tip)."""
     point = at if at is not None else session.tip
     if point is None:
-        raise ValueError(f"session {session.id!r} has no messages to freeze")
+        raise InvalidInput(f"session {session.id!r} has no messages to freeze")
     directory = Path(out_dir) / f"{_safe(session.id)}__{_safe(point)}"
     files: list[Path] = []
     entries: list[dict[str, object]] = []

@@ -34,7 +34,7 @@ from typing import assert_never
 
 import orjson
 
-from toolkit.errors import UnknownMode
+from toolkit.errors import NotFound, UnknownMode
 from toolkit.jsontext import json_text
 from toolkit.models import model_family, route_family, split_route
 from toolkit.record import (
@@ -195,7 +195,7 @@ def build_plan(
 ) -> tuple[Plan, list[str], list[Message]]:
     """The neutral plan (and the notes so far, and the path) a wire module spells."""
     if upto is not None and upto not in session:
-        raise KeyError(f"session {session.id!r} has no message {upto!r}")
+        raise NotFound(f"session {session.id!r} has no message {upto!r}")
     path = session.path(upto)
     config = session.run_config(path[-1].id) if path else session.run_config()
     notes: list[str] = []

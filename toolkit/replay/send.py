@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit.errors import ToolkitError
+from toolkit.errors import InvalidInput, ToolkitError
 from toolkit.record import bare_tool_name
 
 SDK_KEY_VARIABLES: tuple[str, ...] = (
@@ -229,7 +229,7 @@ def generate_sender(endpoint: Endpoint) -> Sender:
 
 def _object(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValueError(f"the response is not a JSON object: {type(value).__name__}")
+        raise InvalidInput(f"the response is not a JSON object: {type(value).__name__}")
     return value
 
 

@@ -3,6 +3,7 @@ compare with, the generational loss of re-snapping, and a live explorer built fr
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -316,13 +317,16 @@ def describe(result: Assessment) -> str:
 
 EXPLORER_READERS = ("rapidocr",)
 EXPLORER_ROWS = 30
-"""The explorer reads 30 rows with RapidOCR on every change: about a second, quick enough to follow
-the controls (``assess`` with more rows and tesseract gives the fuller figure)."""
+"""The explorer's reader: RapidOCR (a Python dependency, so present wherever the toolkit is) on 30
+rows spread over the pages, only when asked (its button): a reading takes seconds on a busy machine,
+too long to follow every change of a control (``assess`` with more rows and tesseract gives the
+fuller figure)."""
 
 
 def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[str]) -> Any:
-    """Widgets: model, glyph cell, page size (the model's preset or typed in), text sample; the
-    first page, its cost, compression and legibility update on every change."""
+    """Widgets: model, glyph cell, page size (the model's preset or typed in), text sample. The
+    first page, its cost, compression and atlas decode update on every change; an OCR reading of
+    the state shown runs behind its button, with a sign that it is reading."""
     import ipywidgets as widgets
 
     model = widgets.Dropdown(options=list(models), description="model")
@@ -333,28 +337,47 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
     width = widgets.BoundedIntText(value=1024, min=64, max=4000, step=8, description="width")
     height = widgets.BoundedIntText(value=1024, min=64, max=4000, step=8, description="height")
     sample = widgets.Dropdown(options=list(texts), description="text")
+    read = widgets.Button(description="read with OCR", tooltip=f"RapidOCR on {EXPLORER_ROWS} rows and their control")
+    status = widgets.HTML()
     image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
     stats = widgets.HTML()
 
-    def update(*_: Any) -> None:
+    def geometry() -> Geometry:
+        preset_page = geometry_for(model.value, cell.value)
+        if follow.value:
+            width.value, height.value = preset_page.width, preset_page.height
+            return preset_page
+        return Geometry(cell.value, width.value, height.value, columns=preset_page.columns)
+
+    def show(readers: Sequence[str]) -> None:
         try:
-            geometry = geometry_for(model.value, cell.value)
-            if follow.value:
-                width.value, height.value = geometry.width, geometry.height
-            else:
-                geometry = Geometry(cell.value, width.value, height.value, columns=geometry.columns)
-            result = assess(texts[sample.value], geometry, model.value, reader_names=EXPLORER_READERS,
-                            reader_rows=EXPLORER_ROWS)
+            page = geometry()
+            result = assess(texts[sample.value], page, model.value, reader_names=readers, reader_rows=EXPLORER_ROWS)
         except ValueError as exc:
-            stats.value = f"<b>{exc}</b>"
+            stats.value = f"<b>{html.escape(str(exc))}</b>"
             return
-        image.value = render(texts[sample.value], geometry)[0].png()
+        image.value = render(texts[sample.value], page)[0].png()
         stats.value = describe(result)
+
+    def update(*_: Any) -> None:
+        show(())
+        status.value = "no OCR reading of this page yet"
+
+    def ocr(_: Any) -> None:
+        read.disabled = True
+        status.value = f"<i>reading {EXPLORER_ROWS} rows with RapidOCR…</i>"
+        try:
+            show(EXPLORER_READERS)
+        finally:
+            read.disabled = False
+            status.value = ""
 
     for control in (model, cell, follow, width, height, sample):
         control.observe(update, names="value")
+    read.on_click(ocr)
     update()
-    return widgets.VBox([widgets.HBox([model, cell, sample]), widgets.HBox([follow, width, height]), stats, image])
+    return widgets.VBox([widgets.HBox([model, cell, sample]), widgets.HBox([follow, width, height]),
+                         widgets.HBox([read, status]), stats, image])
 
 
 __all__ = ["PUBLISHED", "READERS", "Axes", "Box", "Geometry", "compression_domain", "describe", "explorer", "generation_chart",

@@ -18,6 +18,7 @@ from typing import assert_never
 import numpy as np
 from PIL import Image
 
+from toolkit.errors import InvalidInput
 from toolkit.record import Image as ImageBlock
 from toolkit.record import Message, Opaque, Reasoning, Text, ToolResult, ToolUse, bare_tool_name
 from toolkit.replay import prose
@@ -132,7 +133,7 @@ def expand(messages: Sequence[Message], snapshots: Mapping[str, Snapshot]) -> li
             last_source[message.id] = sources[-1].id if sources else message.parent_id
             out.extend(sources)
         elif SNAPSHOT_TAG in message.tags:
-            raise ValueError(
+            raise InvalidInput(
                 f"message {message.id} is a snapshot whose source messages are not known: compact the "
                 "Compacted object itself (it keeps them), or use resnap() to re-render from pixels"
             )

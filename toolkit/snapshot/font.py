@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image
 
+from toolkit.errors import InvalidInput, NotFound
+
 FONTS = Path(__file__).parent / "fonts"
 """The committed atlas (read beside this file, so reading it imports no package)."""
 
@@ -148,7 +150,7 @@ def parse_cell(cell: str) -> tuple[int, int]:
     size = cell.rpartition("-")[2]
     width, x, height = size.partition("x")
     if not (x and width.isdigit() and height.isdigit()):
-        raise ValueError(f"not a glyph cell name: {cell!r} (expected WxH or face-WxH)")
+        raise InvalidInput(f"not a glyph cell name: {cell!r} (expected WxH or face-WxH)")
     return int(width), int(height)
 
 
@@ -171,7 +173,7 @@ def load(cell: str = "4x6") -> Font:
     cells_ = _atlas()["cells"]
     assert isinstance(cells_, dict)
     if cell not in cells_:
-        raise KeyError(f"no glyph cell {cell!r}; cells: {', '.join(cells_)}")
+        raise NotFound(f"no glyph cell {cell!r}; cells: {', '.join(cells_)}")
     meta = cells_[cell]
     width, height, columns = int(meta["width"]), int(meta["height"]), int(meta["columns"])
     png = FONTS.joinpath(str(meta["file"])).read_bytes()

@@ -51,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toolkit.costs import Evidence, ImageCost, Source, image_tokens, resolve
+from toolkit.errors import InvalidInput
 from toolkit.snapshot.font import cells, load, parse_cell
 
 Pricing = Literal["flat", "area"]
@@ -72,7 +73,7 @@ def header_style(name: str) -> HeaderStyle:
     for style in HEADER_STYLES:
         if name == style:
             return style
-    raise ValueError(f"no header style {name!r}; styles: {', '.join(HEADER_STYLES)}")
+    raise InvalidInput(f"no header style {name!r}; styles: {', '.join(HEADER_STYLES)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +99,15 @@ class Geometry:
 
     def __post_init__(self) -> None:
         if self.cell not in cells():
-            raise ValueError(f"no glyph cell {self.cell!r}; cells: {', '.join(cells())}")
+            raise InvalidInput(f"no glyph cell {self.cell!r}; cells: {', '.join(cells())}")
         if self.margin < 0 or self.line_spacing < 0 or self.tab_size < 1 or self.columns < 1 or self.gutter < 0:
-            raise ValueError(f"margin, line spacing, gutter must be >= 0, tab size and columns >= 1: {self}")
+            raise InvalidInput(f"margin, line spacing, gutter must be >= 0, tab size and columns >= 1: {self}")
         header_style(self.header)
         if (self.row_rule or self.header == "rule") and self.line_spacing < 1:
-            raise ValueError(f"a row rule or a ruled header sits in the gap between rows: line spacing must be "
+            raise InvalidInput(f"a row rule or a ruled header sits in the gap between rows: line spacing must be "
                              f">= 1: {self}")
         if self.cols < 8 or self.rows < 2:
-            raise ValueError(f"a {self.width}x{self.height} page in {self.columns} column(s) holds {self.cols}x{self.rows} "
+            raise InvalidInput(f"a {self.width}x{self.height} page in {self.columns} column(s) holds {self.cols}x{self.rows} "
                              f"cells of {self.cell} per column; at least 8 columns of cells and 2 rows are needed")
 
     def __repr__(self) -> str:
@@ -188,8 +189,10 @@ class Seen:
         return self.size[0] < self.cost.width or self.size[1] < self.cost.height
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def seen(width: int, height: int, model: str) -> Seen:
-    """The page as ``model`` sees it, with how that is known."""
+    """The page as ``model`` sees it, with how that is known (cached: the page searches of every
+    glyph cell of a family ask for the same sizes)."""
     cost = image_tokens(width, height, model)
     return Seen(cost.resized, cost.seen_evidence, cost.seen_source, cost)
 
@@ -260,12 +263,17 @@ def rows_needed(lengths: Lengths, cols: int) -> int:
     """Rows a text takes at ``cols`` cells per row: a wrapped row starts with the continuation mark."""
     length = np.array([item[0] for item in lengths], dtype=np.int64)
     count = np.array([item[1] for item in lengths], dtype=np.int64)
-    return _rows(length, count, cols)
+    return int(_rows(length, count, np.array([cols], dtype=np.int64))[0])
 
 
-def _rows(length: npt.NDArray[np.int64], count: npt.NDArray[np.int64], cols: int) -> int:
-    wraps = np.where(length > cols, (length - cols + cols - 2) // (cols - 1), 0)
-    return int((count * (1 + wraps)).sum())
+def _rows(length: npt.NDArray[np.int64], count: npt.NDArray[np.int64],
+          cols: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Rows the text takes at each row width of ``cols`` (all widths in one pass: the page search
+    asks for every column count of a page at once)."""
+    widths = cols[:, None]
+    wraps = np.where(length > widths, (length - widths + widths - 2) // (widths - 1), 0)
+    rows: npt.NDArray[np.int64] = (count * (1 + wraps)).sum(axis=1)
+    return rows
 
 
 def preset(model: str, cell: str = "4x6", *, margin: int = 2, line_spacing: int = 0,
@@ -300,6 +308,8 @@ def _sides(low: int, high: int, margin: int, unit: int, offset: int, step_px: in
 
 MIN_COLUMN_CELLS = 48
 """Text columns are never narrower than 48 cells, so code and paths wrap rarely."""
+COLUMN_COUNTS = np.arange(1, 64, dtype=np.int64)
+"""Text columns a page may be split into."""
 TIE = 0.99
 """Pages within 1% of the best characters per token count as equal and the largest wins: area
 pricing makes many small pages cost about the same, but requests limit the number of images
@@ -321,6 +331,18 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
     line_length = np.array([item[0] for item in lengths], dtype=np.int64)
     line_count = np.array([item[1] for item in lengths], dtype=np.int64)
 
+    layouts: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
+
+    def layout(w: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Cells per row, column counts and rows the text takes, for every column count that fits
+        a page ``w`` wide (the same for every height)."""
+        if w not in layouts:
+            cols = (w - 2 * margin - (COLUMN_COUNTS - 1) * GUTTER) // cw // COLUMN_COUNTS
+            fitting = int(np.count_nonzero(cols >= MIN_COLUMN_CELLS))  # cols falls as columns rise
+            cols = cols[:fitting]
+            layouts[w] = cols, COLUMN_COUNTS[:fitting], _rows(line_length, line_count, cols)
+        return layouts[w]
+
     def score(w: int, h: int) -> tuple[float, int, int] | None:
         try:
             view = seen(w, h, family)
@@ -329,16 +351,12 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
         if view.size != (w, h):
             return None
         rows = (h - 2 * margin + line_spacing) // pitch
-        best: tuple[float, int, int] | None = None
-        for columns in range(1, 64):
-            cols = (w - 2 * margin - (columns - 1) * GUTTER) // cw // columns
-            if cols < MIN_COLUMN_CELLS or rows < 2:
-                break
-            pages = _rows(line_length, line_count, cols) / (rows * columns)
-            found = (chars / (pages * view.cost.tokens), cols * rows * columns, columns)
-            if best is None or found[0] > best[0]:
-                best = found
-        return best
+        cols, columns, needed = layout(w)
+        if rows < 2 or not len(cols):
+            return None
+        per_token = chars / (needed / (rows * columns) * view.cost.tokens)
+        best = int(np.argmax(per_token))  # the fewest columns among equals
+        return float(per_token[best]), int(cols[best] * rows * columns[best]), int(columns[best])
 
     results: dict[tuple[int, int], tuple[float, int, int]] = {}
 
@@ -352,7 +370,7 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
     sweep(sorted({*_sides(MIN_PAGE_SIDE, max_side, margin, cw, 0, 32), *round_sides}),
           sorted({*_sides(MIN_PAGE_SIDE, max_side, margin, pitch, line_spacing, 32), *round_sides}))
     if not results:
-        raise ValueError(f"{family}: no page of {cell} cells up to {max_side} px is seen at full size")
+        raise InvalidInput(f"{family}: no page of {cell} cells up to {max_side} px is seen at full size")
     for _ in range(2):
         (bw, bh), _best = max(results.items(), key=lambda item: item[1])
         sweep(_sides(max(MIN_PAGE_SIDE, bw - 40), min(max_side, bw + 40), margin, cw, 0, 1),

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 
+from toolkit.errors import InvalidInput
 from toolkit.record import JsonValue, RunConfig, Session
 from toolkit.surface.fidelity import Fidelity, differs_reason, fidelity
 from toolkit.surface.fingerprint import (
@@ -353,7 +354,7 @@ def _resolve(surface: Tools | str, store: SurfaceStore | None) -> Tools:
     if not isinstance(surface, str):
         return surface
     if store is None:
-        raise ValueError(f"surface {surface} is given by hash, so diff needs the store that holds it")
+        raise InvalidInput(f"surface {surface} is given by hash, so diff needs the store that holds it")
     return store.get(surface)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from toolkit.errors import InvalidInput
 from toolkit.record import JsonValue, Problem, RunConfig, Session
 from toolkit.surface.fingerprint import Tools, fingerprint, is_surface_hash
 from toolkit.surface.store import SurfaceError, SurfaceStore
@@ -171,7 +172,7 @@ def tools_for_replay(
     return None, f"surface {recorded} was recorded by hash only and {where}; the tools cannot be rebuilt"
 
 
-class SurfaceMismatch(ValueError):
+class SurfaceMismatch(InvalidInput):
     """A run config whose recorded hash is not the hash of the specs it carries."""
 
 

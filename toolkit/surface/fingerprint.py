@@ -19,6 +19,7 @@ from typing import TypeAlias
 
 import orjson
 
+from toolkit.errors import InvalidInput, UnreadableInput
 from toolkit.record import JsonValue
 
 Tools: TypeAlias = Sequence[JsonValue] | Mapping[str, JsonValue]
@@ -52,34 +53,35 @@ def tools_of(document: JsonValue) -> list[JsonValue]:
             inner = document["tools"]
             if isinstance(inner, list | dict):
                 return as_list(inner)
-            raise ValueError(f"the request body's tools is a JSON {type(inner).__name__}, not a list")
+            raise InvalidInput(f"the request body's tools is a JSON {type(inner).__name__}, not a list")
         return [document]
     if isinstance(document, list):
         return document
-    raise ValueError(f"a JSON {type(document).__name__} holds no tool surface (expected a list or an object)")
+    raise InvalidInput(f"a JSON {type(document).__name__} holds no tool surface (expected a list or an object)")
 
 
 def read_tools(path: str | Path) -> list[JsonValue]:
     """The tool surface in a JSON file (``-``: standard input): a list of specs, one spec, or a
-    request body with ``tools``. Bad input raises ``ValueError`` naming the file, line and reason."""
+    request body with ``tools``. Bad input raises ``InvalidInput`` (a ``ValueError``; its
+    ``UnreadableInput`` when the file cannot be read as UTF-8 JSON) naming the file, line and reason."""
     name = "<stdin>" if str(path) == "-" else str(path)
     try:
         data = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
     except OSError as exc:
-        raise ValueError(f"{name}: cannot read: {exc.strerror or exc}") from None
+        raise UnreadableInput(f"{name}: cannot read: {exc.strerror or exc}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ValueError(f"{name}:{line}: not valid UTF-8 ({exc.reason})") from None
+        raise UnreadableInput(f"{name}:{line}: not valid UTF-8 ({exc.reason})") from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{name}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise UnreadableInput(f"{name}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     try:
         return tools_of(document)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise InvalidInput(f"{name}: {exc}") from None
 
 
 def canonical_bytes(tools: Tools) -> bytes:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.errors import InvalidInput, NotFound, ToolkitError
 from toolkit.record import JsonValue, Problem
 from toolkit.surface.fingerprint import HASH_PREFIX, Tools, canonical_bytes, is_surface_hash
 
@@ -28,19 +29,16 @@ LINK_UNSUPPORTED = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errn
 """``os.link`` failures that mean the file system has no hard links (FAT, some network mounts)."""
 
 
-class SurfaceError(Exception):
+class SurfaceError(ToolkitError):
     """Something wrong with a surface name or blob."""
 
 
-class BadSurfaceName(SurfaceError, ValueError):
+class BadSurfaceName(SurfaceError, InvalidInput):
     """A name that is not ``sha256:`` and 64 lowercase hex digits (so never a path)."""
 
 
-class SurfaceNotFound(SurfaceError, KeyError):
+class SurfaceNotFound(SurfaceError, NotFound):
     """The store holds no blob for this hash: the specs were never stored here."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
 
 
 class SurfaceCorrupt(SurfaceError):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from toolkit.errors import ToolkitError
+
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = []
 
@@ -18,7 +20,7 @@ APPLICATION_ID = 0x54524E53
 SQLite databases without guessing from table names."""
 
 
-class SchemaError(RuntimeError):
+class SchemaError(ToolkitError, RuntimeError):
     """The file is an SQLite database this toolkit cannot use as a transcript store."""
 
 

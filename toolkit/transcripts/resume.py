@@ -16,6 +16,7 @@ from datetime import datetime
 
 from toolkit.content import block_text, message_images
 from toolkit.costs import UnknownModelError, image_tokens, resolve, rule_for, text_tokens
+from toolkit.errors import InvalidInput, NotFound
 from toolkit.record import Image, Message
 from toolkit.transcripts.turns import call_positions, is_turn_start
 
@@ -146,12 +147,12 @@ class Resumed:
                 return mark
         for gone in self.dropped:
             if gone.name == name:
-                raise LookupError(f"checkpoint {name!r} was dropped on resume: {gone.reason}")
-        raise KeyError(f"no checkpoint {name!r} in session {self.session_id!r}")
+                raise NotFound(f"checkpoint {name!r} was dropped on resume: {gone.reason}")
+        raise NotFound(f"no checkpoint {name!r} in session {self.session_id!r}")
 
     def rewind(self, name: str) -> tuple[Message, ...]:
         """The kept messages up to and including the checkpoint's own message; a dropped checkpoint
-        raises ``LookupError`` instead of landing on a neighbour."""
+        raises ``NotFound`` (a ``LookupError``) instead of landing on a neighbour."""
         target = self.checkpoint(name).message_id
         for index, message in enumerate(self.messages):
             if message.id == target:
@@ -176,20 +177,20 @@ def trim(
         count = token_counter(path_model(path))
     counted_by = count.method if isinstance(count, TokenCounter) else "a count given by the caller"
     if max_messages is not None and max_messages < 0:
-        raise ValueError(f"max_messages must be >= 0, not {max_messages}")
+        raise InvalidInput(f"max_messages must be >= 0, not {max_messages}")
     if max_tokens is not None and max_tokens < 0:
-        raise ValueError(f"max_tokens must be >= 0, not {max_tokens}")
+        raise InvalidInput(f"max_tokens must be >= 0, not {max_tokens}")
     pinned = 0
     while pinned < len(path) and path[pinned].role == "system":
         pinned += 1
     sizes = [count(m) for m in path]
     pinned_tokens = sum(sizes[:pinned])
     if max_tokens is not None and pinned_tokens > max_tokens:
-        raise ValueError(f"session {session_id!r}: the {pinned} system message(s) at the root alone need "
-                         f"{pinned_tokens} tokens, more than max_tokens={max_tokens}")
+        raise InvalidInput(f"session {session_id!r}: the {pinned} system message(s) at the root alone need "
+                           f"{pinned_tokens} tokens, more than max_tokens={max_tokens}")
     if max_messages is not None and pinned > max_messages:
-        raise ValueError(f"session {session_id!r}: the {pinned} system message(s) at the root alone exceed "
-                         f"max_messages={max_messages}")
+        raise InvalidInput(f"session {session_id!r}: the {pinned} system message(s) at the root alone exceed "
+                           f"max_messages={max_messages}")
     start = _cut(path, sizes, pinned, pinned_tokens, max_messages, max_tokens)
     kept = (*path[:pinned], *path[start:])
     kept_ids = {m.id for m in kept}

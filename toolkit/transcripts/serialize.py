@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, assert_never, cast
 
 from toolkit import codec
+from toolkit.errors import InvalidInput
 from toolkit.record import (
     BLOCK_KINDS,
     EVENT_KINDS,
@@ -130,7 +131,7 @@ def message_from_row(row: Sequence[Any], blocks: Sequence[Block]) -> Message:
     (id_, parent_id, role, time, model, provider, has_usage, inp, out, cache_read, cache_write, sidechain,
      tags, source_file, source_line) = row
     if role not in ROLES:
-        raise ValueError(f"stored message {id_!r} has unknown role {role!r}")
+        raise InvalidInput(f"stored message {id_!r} has unknown role {role!r}")
     return Message(
         id=id_, parent_id=parent_id, role=cast(Role, role), blocks=tuple(blocks), time=codec.decode_time(time),
         model=model, provider=provider,
@@ -141,10 +142,10 @@ def message_from_row(row: Sequence[Any], blocks: Sequence[Block]) -> Message:
 
 def block_from_row(kind: str, body: str) -> Block:
     if kind not in BLOCK_KINDS:
-        raise ValueError(f"stored block has unknown kind {kind!r}")
+        raise InvalidInput(f"stored block has unknown kind {kind!r}")
     block = codec.decode_block(loads(body))
     if block.kind != kind:
-        raise ValueError(f"stored block row says {kind!r} but its body holds {block.kind!r}")
+        raise InvalidInput(f"stored block row says {kind!r} but its body holds {block.kind!r}")
     return block
 
 
@@ -159,7 +160,7 @@ def event_from_row(row: Sequence[Any]) -> Event:
     """``row`` holds the columns of ``EVENT_COLUMNS`` from ``kind`` on."""
     kind, type_, time, message_id, text, raw, source_file, source_line, tokens_before, trigger = row
     if kind not in EVENT_KINDS:
-        raise ValueError(f"stored event has unknown kind {kind!r}")
+        raise InvalidInput(f"stored event has unknown kind {kind!r}")
     return Event(kind=cast(EventKind, kind), type=type_, time=codec.decode_time(time), message_id=message_id,
                  text=text, raw=loads(raw), source=_source(source_file, source_line), tokens_before=tokens_before,
                  trigger=trigger)

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
-from toolkit.errors import UnknownSession
+from toolkit.errors import InvalidInput, NotFound, UnknownSession
 from toolkit.record import Block, Event, Message, Problem, RunConfig, Session
 from toolkit.surface import (
     SurfaceMismatch,
@@ -195,7 +195,7 @@ class TranscriptStore:
         row = self._db.execute("SELECT min(seq) FROM messages WHERE session_id = ? AND id = ?",
                                (session_id, message_id)).fetchone()
         if row is None or row[0] is None:
-            raise KeyError(f"no message {message_id!r} in session {session_id!r}")
+            raise NotFound(f"no message {message_id!r} in session {session_id!r}")
         seq: int = row[0]
         return seq
 
@@ -408,15 +408,15 @@ class TranscriptStore:
         first: dict[str, Session] = {}
         for session in sessions:
             if session.id in first:
-                raise ValueError(f"session id {session.id!r} is given twice (from {first[session.id].file or '?'} "
-                                 f"and {session.file or '?'}); give one of them another id")
+                raise InvalidInput(f"session id {session.id!r} is given twice (from {first[session.id].file or '?'} "
+                                   f"and {session.file or '?'}); give one of them another id")
             first[session.id] = session
         if not replace:
             for session in sessions:
                 if session.id in self:
                     where = f" (from {session.file})" if session.file else ""
-                    raise ValueError(f"session {session.id!r}{where} is already in {self.file}; "
-                                     "pass replace=True to overwrite it")
+                    raise InvalidInput(f"session {session.id!r}{where} is already in {self.file}; "
+                                       "pass replace=True to overwrite it")
         with self._write() as db:
             db.executemany("INSERT OR IGNORE INTO images (sha256, data) VALUES (?, ?)", found_images.items())
             known = set(self.problems())  # loading a corpus again does not repeat its problems
@@ -526,10 +526,10 @@ class TranscriptStore:
             source = self._header(session_id)
             end = source.tip if message_id is None else message_id
             if end is None:
-                raise ValueError(f"session {session_id!r} has no messages to fork")
+                raise InvalidInput(f"session {session_id!r} has no messages to fork")
             self._seq_of(session_id, end)
             if new_id in self:
-                raise ValueError(f"session {new_id!r} already exists in {self.file}")
+                raise InvalidInput(f"session {new_id!r} already exists in {self.file}")
             path = self._messages(session_id, self._path_seqs(session_id, end))
             original_configs, original_events = self._configs_and_events(session_id)
             renamed = {m.id: fork_id(new_id, m.id) for m in path}
@@ -556,7 +556,7 @@ class TranscriptStore:
         with self._write() as db:
             tip = self._header(session_id).tip
             if tip is None:
-                raise ValueError(f"session {session_id!r} has no messages: nothing to checkpoint")
+                raise InvalidInput(f"session {session_id!r} has no messages: nothing to checkpoint")
             db.execute("INSERT INTO checkpoints (session_id, name, message_id, created) VALUES (?, ?, ?, ?)"
                        " ON CONFLICT (session_id, name) DO UPDATE SET message_id = excluded.message_id,"
                        " created = excluded.created", (session_id, name, tip, _now()))
@@ -572,7 +572,7 @@ class TranscriptStore:
                              (session_id, name)).fetchone()
             if row is None:
                 known = [r[0] for r in db.execute("SELECT name FROM checkpoints WHERE session_id = ?", (session_id,))]
-                raise KeyError(f"no checkpoint {name!r} in session {session_id!r} (known: {', '.join(known) or 'none'})")
+                raise NotFound(f"no checkpoint {name!r} in session {session_id!r} (known: {', '.join(known) or 'none'})")
             target: str = row[0]
             self._seq_of(session_id, target)
             db.execute("UPDATE sessions SET tip = ? WHERE id = ?", (target, session_id))

@@ -9,10 +9,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
+from toolkit.errors import InvalidInput
 from toolkit.record import Image, Message, Opaque, Reasoning, Text, ToolResult, ToolUse
 
 
-class TurnError(ValueError):
+class TurnError(InvalidInput):
     """A turn the store refuses: it names the session, the message and the reason."""
 
 

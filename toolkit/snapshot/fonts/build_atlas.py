@@ -53,6 +53,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont, features
 
+from toolkit.errors import InvalidInput
+
 Bitmap = npt.NDArray[np.bool_]
 Coverage = npt.NDArray[np.uint8]
 Glyph = Bitmap | Coverage
@@ -151,7 +153,7 @@ class Face:
 def _read_pcf(data: bytes, origin: str) -> Face:
     """A PCF font's glyphs placed in character cells (format as in X.Org libXfont ``pcfread.c``)."""
     if data[:4] != b"\x01fcp":
-        raise ValueError(f"{origin}: not a PCF file")
+        raise InvalidInput(f"{origin}: not a PCF file")
     (count,) = struct.unpack_from("<i", data, 4)
     toc: dict[int, int] = {}
     for i in range(count):
@@ -160,7 +162,7 @@ def _read_pcf(data: bytes, origin: str) -> Face:
 
     def table(kind: int) -> tuple[int, str, int]:
         if kind not in toc:
-            raise ValueError(f"{origin}: PCF table {kind} missing")
+            raise InvalidInput(f"{origin}: PCF table {kind} missing")
         (fmt,) = struct.unpack_from("<i", data, toc[kind])
         return fmt, (">" if fmt & 4 else "<"), toc[kind] + 4
 
@@ -272,7 +274,7 @@ def _inked(glyphs: dict[int, Glyph]) -> dict[int, Glyph]:
 def _drawn(rows: tuple[str, ...], face: Face) -> Bitmap:
     cell = np.array([[c == "#" for c in row] for row in rows], dtype=bool)
     if cell.shape != (face.height, face.width):
-        raise ValueError(f"drawn glyph is {cell.shape}, cell {face.name} is {(face.height, face.width)}")
+        raise InvalidInput(f"drawn glyph is {cell.shape}, cell {face.name} is {(face.height, face.width)}")
     return cell
 
 
@@ -367,7 +369,7 @@ def _cell(face: Face, out: Path) -> dict[str, object]:
     for mark_name, bits in zip(MARKS, own, strict=True):
         clash = seen.get(bits.tobytes())
         if clash is not None:
-            raise ValueError(f"{face.name}: mark {mark_name} has the same bitmap as U+{clash:04X}")
+            raise InvalidInput(f"{face.name}: mark {mark_name} has the same bitmap as U+{clash:04X}")
         seen[bits.tobytes()] = -1
     stack.extend(own)
     rows = (len(stack) + ATLAS_COLUMNS - 1) // ATLAS_COLUMNS
@@ -397,7 +399,7 @@ def _ttf_codepoints(data: bytes, origin: str) -> list[int]:
     (tables,) = struct.unpack_from(">H", data, 4)
     offsets = {data[12 + 16 * i: 16 + 16 * i]: struct.unpack_from(">I", data, 20 + 16 * i)[0] for i in range(tables)}
     if b"cmap" not in offsets:
-        raise ValueError(f"{origin}: no cmap table")
+        raise InvalidInput(f"{origin}: no cmap table")
     cmap = offsets[b"cmap"]
     (count,) = struct.unpack_from(">H", data, cmap + 2)
     for i in range(count):
@@ -423,7 +425,7 @@ def _ttf_codepoints(data: bytes, origin: str) -> list[int]:
                 if glyph:
                     out.append(cp)
         return out
-    raise ValueError(f"{origin}: no Unicode BMP cmap (format 4) subtable")
+    raise InvalidInput(f"{origin}: no Unicode BMP cmap (format 4) subtable")
 
 
 def _dejavu(path: Path, size: int, *, grey: bool = False, hinted: bool = True,
@@ -446,7 +448,7 @@ def _dejavu(path: Path, size: int, *, grey: bool = False, hinted: bool = True,
     else:
         top, bottom = rows
         if not 0 <= top < bottom <= ascent + descent:
-            raise ValueError(f"rows {rows} are not within the font's {ascent} + {descent} px")
+            raise InvalidInput(f"rows {rows} are not within the font's {ascent} + {descent} px")
     full = grey and hinted and os.environ.get("FREETYPE_PROPERTIES") == FULL_HINTING
     glyphs: dict[int, Glyph] = {}
     for cp in _ttf_codepoints(data, str(path)):
@@ -477,16 +479,16 @@ def _full_hinted(path: Path, size: int) -> Face:
                            str(top), str(top + light.height)],
                           env={**os.environ, "FREETYPE_PROPERTIES": FULL_HINTING}, capture_output=True, check=False)
     if done.returncode:
-        raise ValueError(f"rasterising {path.name} {size} px fully hinted failed: {done.stderr.decode()}")
+        raise InvalidInput(f"rasterising {path.name} {size} px fully hinted failed: {done.stderr.decode()}")
     with np.load(BytesIO(done.stdout)) as arrays:
         codepoints, stack, meta = arrays["codepoints"], arrays["glyphs"], json.loads(str(arrays["meta"]))
     face = Face(meta["name"], int(meta["width"]), int(meta["height"]), int(meta["ascent"]),
                 {int(cp): glyph for cp, glyph in zip(codepoints, stack, strict=True)}, meta["font"], meta["copyright"],
                 True)
     if not face.name.startswith("dejavu-aa-fullhint-") or (face.width, face.height) != (light.width, light.height):
-        raise ValueError(f"fully hinted {size} px came back as {face.name}, not in the cell of {light.name}")
+        raise InvalidInput(f"fully hinted {size} px came back as {face.name}, not in the cell of {light.name}")
     if all(np.array_equal(face.glyphs[cp], light.glyphs[cp]) for cp in range(0x21, 0x7F)):
-        raise ValueError(f"FreeType {features.version('freetype2')} ignored FREETYPE_PROPERTIES={FULL_HINTING}: "
+        raise InvalidInput(f"FreeType {features.version('freetype2')} ignored FREETYPE_PROPERTIES={FULL_HINTING}: "
                          "its fully hinted ASCII is its default hinting's")
     return face
 
@@ -539,7 +541,7 @@ def _unhinted(data: bytes, origin: str) -> bytes:
     (count,) = struct.unpack_from(">H", data, 4)
     tables = {data[12 + 16 * i:16 + 16 * i]: struct.unpack_from(">II", data, 20 + 16 * i) for i in range(count)}
     if b"glyf" not in tables:
-        raise ValueError(f"{origin}: no glyf table (not a TrueType-outline font)")
+        raise InvalidInput(f"{origin}: no glyf table (not a TrueType-outline font)")
     head, maxp, loca, glyf = (tables[tag][0] for tag in (b"head", b"maxp", b"loca", b"glyf"))
     (glyph_count,) = struct.unpack_from(">H", data, maxp + 4)
     if struct.unpack_from(">h", data, head + 50)[0]:
@@ -575,7 +577,7 @@ def _version(package: str) -> str:
     done = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", package], capture_output=True, text=True,
                           check=False)
     if done.returncode or not done.stdout:
-        raise ValueError(f"Debian package {package} is not installed: {done.stderr.strip()}")
+        raise InvalidInput(f"Debian package {package} is not installed: {done.stderr.strip()}")
     return done.stdout
 
 
@@ -584,7 +586,7 @@ def build(fonts: Path, out: Path) -> dict[str, object]:
     come first in their own order, the other 1-bit faces after them by cell area, then the
     greyscale cells (hinted, then unhinted, then hinted in both directions, each smallest first)."""
     if "FREETYPE_PROPERTIES" in os.environ:
-        raise ValueError("FREETYPE_PROPERTIES is set: the atlas is built with FreeType's default properties "
+        raise InvalidInput("FREETYPE_PROPERTIES is set: the atlas is built with FreeType's default properties "
                          "(the fully hinted cells set their own in a child process)")
     cells: dict[str, object] = {}
     for name in CELLS:
@@ -597,7 +599,7 @@ def build(fonts: Path, out: Path) -> dict[str, object]:
     grey += [("dejavu-aa-fullhint", _full_hinted(DEJAVU, size)) for size in FULL_HINT_SIZES]
     names = [face.name for _, face in others + grey]
     if len(set(names)) != len(names):
-        raise ValueError(f"two faces give one cell name: {sorted(names)}")
+        raise InvalidInput(f"two faces give one cell name: {sorted(names)}")
     for family, face in sorted(others, key=lambda item: (item[1].width * item[1].height, item[1].name)):
         cells[face.name] = {**_cell(face, out), "face": family}
     for family, face in grey:
