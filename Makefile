@@ -12,10 +12,16 @@ MAKEFLAGS += --jobs=2
 system:
 	@./.ci/system-packages
 
+# rfc3987-syntax (which Jupyter's jsonschema[format-nongpl] pulls in) builds about 35 Earley parsers
+# when jsonschema is imported: 2.5-3.5 s of CPU in every process that imports altair, nbformat or
+# Ray (each notebook kernel, each of Ray's workers and agents; on a busy 2-core machine Ray's agent
+# then misses its fixed 15 s start-up wait). jsonschema imports it only to check the "iri" formats,
+# which no schema here uses, and skips those checks without it (python-jsonschema/jsonschema#1428).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	touch $(STAMP)
 
 report: $(STAMP) system

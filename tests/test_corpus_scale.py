@@ -20,7 +20,7 @@ from toolkit.compaction import simulate_corpus
 from toolkit.corpus import Corpus, ingest, load, scan
 from toolkit.corpus.reading import sources
 from toolkit.record import RecordError
-from toolkit.workers import PER_WORKER, TAPER, WORKER_DIED, batches, ordered_map, worker_count
+from toolkit.workers import PER_WORKER, TAPER, WORKER_DIED, batches, ordered_map, start_ray, worker_count
 
 DATA = REPO / "data"
 SOURCES = [pytest.param(DATA, id="demo"),
@@ -206,9 +206,11 @@ def test_a_sweep_in_two_processes_is_the_sweep_in_one() -> None:
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
-    """A local Ray instance with 2 CPUs, as a cluster of one machine."""
+    """A local Ray instance with 2 CPUs, as a cluster of one machine, started once for this file
+    (``--dist loadfile`` keeps it in one worker) the way the engine starts one: tried twice, and
+    reported with Ray's own log tails if both fail."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (the ray extra: pip install -e '.[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    start_ray(num_cpus=2)
     try:
         yield
     finally:

@@ -39,10 +39,6 @@ from toolkit.transcripts import SchemaError
 
 TOOLKIT = REPO / "toolkit"
 
-NOT_YET_CONVERTED: tuple[str, ...] = ("toolkit/workers.py",)
-"""Parts of the package (a folder ending in ``/``, or a file) whose exception classes and bare
-builtin raises are not checked yet: they are being converted separately. Empty it once they are."""
-
 BUILTIN_RAISES = frozenset({"ValueError", "KeyError", "FileNotFoundError", "LookupError"})
 """Builtins that, raised bare, would report bad input outside the ``ToolkitError`` hierarchy."""
 
@@ -179,11 +175,10 @@ def test_each_generic_base_is_still_its_builtin_and_reads_as_its_message(
 
 
 def _checked_sources() -> Iterator[tuple[str, Path]]:
-    """Every module of the package outside ``NOT_YET_CONVERTED``, as (``toolkit/...`` path, file)."""
+    """Every module of the package, as (``toolkit/...`` path, file)."""
     for path in sorted(TOOLKIT.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
-        if not any(rel == part or (part.endswith("/") and rel.startswith(part)) for part in NOT_YET_CONVERTED):
-            yield rel, path
+        yield rel, path
 
 
 def _module_name(rel: str) -> str:

@@ -1,5 +1,6 @@
 """One function over many items, in this process, in local worker processes, or as Ray tasks on
-whatever cluster ``ray.init()`` reaches, with results always in input order.
+the cluster ``RAY_ADDRESS`` names or a local instance (``start_ray``), with results always in input
+order.
 
 Order is what makes the engines interchangeable: a corpus loaded or a sweep run on any of them is
 the same value (same ids, same order, same problems), because the caller merges results in the
@@ -14,10 +15,19 @@ costs about 0.25 s on this machine kind (measured 2026-12-01), so one item never
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import functools
+import importlib
+import logging
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal, TypeVar, get_args
+
+from toolkit.errors import InvalidInput, ToolkitError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,7 +48,7 @@ def engine_named(name: str) -> Engine:
     for engine in ENGINES:
         if engine == name:
             return engine
-    raise ValueError(f"unknown engine {name!r} (known: {', '.join(ENGINES)})")
+    raise InvalidInput(f"unknown engine {name!r} (known: {', '.join(ENGINES)})")
 
 
 def worker_count(workers: int | None, engine: Engine | str = "local") -> int:
@@ -46,7 +56,7 @@ def worker_count(workers: int | None, engine: Engine | str = "local") -> int:
     process alone locally, every CPU of the cluster on Ray), 0 is every core (every cluster CPU)."""
     chosen = engine_named(engine)
     if workers is not None and workers < 0:
-        raise ValueError(f"workers must be at least 1 (or 0 for every core), not {workers}")
+        raise InvalidInput(f"workers must be at least 1 (or 0 for every core), not {workers}")
     if chosen == "ray" and not workers:
         return _ray_cpus()
     if workers is None:
@@ -103,8 +113,8 @@ def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None
     ``local`` with one worker (or one item) runs in this process. ``local`` with N workers runs this
     process and N - 1 spawned ones, each taking the next item the moment it is free, so a slow item
     never idles the others. ``ray`` submits one task per item (one CPU each) to the cluster
-    ``ray.init()`` connects to (a new local instance when none is running, unless ``RAY_ADDRESS``
-    names one), with at most ``workers`` in flight so results waiting to be merged stay few."""
+    ``RAY_ADDRESS`` names, or else to a local instance (``start_ray``), with at most ``workers`` in
+    flight so results waiting to be merged stay few."""
     count = worker_count(workers, engine)
     if engine_named(engine) == "ray":
         yield from _ray_map(fn, items, count)
@@ -210,16 +220,205 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
         pool.shutdown(wait=not finished)
 
 
-def _ray() -> Any:
+RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_gcs_server_port_wait_time_s": "120"}
+"""Set for a local start unless the caller set them (Ray's processes inherit them). Usage stats
+off, so the head reports nothing (``ray/_common/usage/usage_lib.py`` reads the variable; ``ray.init``
+turns it off itself on release wheels only). 120 s instead of 30 for the GCS to publish its port:
+the one start-up wait Ray lets a caller lengthen (``start_gcs_server`` in ``ray/_private/node.py``);
+the raylet's are fixed."""
+
+RAY_LOGS = ("raylet.out", "raylet.err", "gcs_server.out", "gcs_server.err")
+"""The logs a failed start is reported with: the raylet, whose registration is what times out, and
+the GCS it registers with."""
+
+TAIL = 20
+"""Lines of each log a failed start shows."""
+
+FRAME = re.compile(r"\(\S*\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]")
+"""A native stack frame as Ray's C++ programs print them when they abort (``raylet(+0x2eee5a)
+[0x…] ray::raylet::NodeManager::…``): left out of a tail, so that the failed check above the frames,
+which says what the raylet gave up waiting for, is among the lines shown."""
+
+
+class RayStartFailed(ToolkitError, RuntimeError):
+    """A local Ray instance did not start on any attempt. The message names the last attempt's error
+    and ends with the last ``TAIL`` lines (but stack frames) of each of Ray's ``RAY_LOGS`` for it;
+    ``logs`` maps each name to that tail, or to None where Ray did not write the file."""
+
+    def __init__(self, attempts: int, error: BaseException, root: Path | None, session: Path | None,
+                 logs: dict[str, str | None]) -> None:
+        if session is not None:
+            where = f"Ray's logs of that attempt, in {session / 'logs'}:"
+        elif root is not None:
+            where = f"Ray wrote no session directory for that attempt under {root}."
+        else:
+            where = "Ray's temp directory is unknown to this Ray version, so its logs are not shown."
+        parts = [f"Ray did not start a local instance in {attempts} attempt{'s' * (attempts > 1)}; "
+                 f"the last failed with {type(error).__name__}: {error}", where]
+        for name, tail in logs.items():
+            if tail is None:
+                parts.append(f"--- {name}: not written ---")
+            elif not tail:
+                parts.append(f"--- {name}: empty ---")
+            else:
+                parts.append(f"--- {name}, last {TAIL} lines but stack frames ---\n{tail}")
+        super().__init__("\n".join(parts))
+        self.attempts = attempts
+        self.session = session
+        self.logs = logs
+
+
+def start_ray(num_cpus: int | None = None, attempts: int = 2, *,
+              temp_dir: str | Path | None = None) -> ModuleType:
+    """The ``ray`` module, initialised: as it is if it already is; connected, as ``ray.init()``
+    connects, to the cluster ``RAY_ADDRESS`` names; otherwise a new local instance, started so that
+    a busy machine does not stop it (``address="local"``: a cluster ``ray start`` left on this
+    machine is joined only through ``RAY_ADDRESS``, so the options below always apply).
+
+    Ray has no setting for the waits a busy machine misses: the raylet gives its dashboard agent, a
+    Python process, 15 s to write its ports and then aborts, and ``ray.init`` gives the raylet 30 s
+    to register (``ray/_private/node.py``). So the local start asks for little and tries again:
+    ``include_dashboard=False`` (the head loads one module and no web frontend, and ``ray.init``
+    waits for it before it starts the raylet, so it is done before the raylet's clock runs),
+    ``num_cpus`` when given (the raylet starts that many workers for the first driver, and a test
+    sees the same cluster on any machine), ``log_to_driver=False`` (no worker output streamed here),
+    ``RAY_ENV``, and ``temp_dir`` as Ray's root for its session directories (Ray's default when
+    None). After a failed attempt Ray is shut down and the processes it started are stopped
+    (``ray.shutdown()`` cannot reach them: ``ray.init`` raised before it kept the node), so the next
+    attempt does not compete with them; after ``attempts`` failures, ``RayStartFailed``."""
+    if attempts < 1:
+        raise InvalidInput(f"attempts must be at least 1, not {attempts}")
+    ray = _import_ray()
+    if ray.is_initialized():
+        return ray
+    if os.environ.get("RAY_ADDRESS"):
+        ray.init(logging_level=logging.WARNING, log_to_driver=False)
+        return ray
+    for name, value in RAY_ENV.items():
+        os.environ.setdefault(name, value)
+    options: dict[str, Any] = {"address": "local", "include_dashboard": False, "log_to_driver": False,
+                               "logging_level": logging.WARNING}
+    if num_cpus is not None:
+        options["num_cpus"] = num_cpus
+    if temp_dir is not None:
+        options["_temp_dir"] = os.fspath(temp_dir)
+    root = Path(temp_dir) if temp_dir is not None else _ray_temp_root()
+    for attempt in range(1, attempts):
+        failure = _attempt(ray, options, root)
+        if failure is None:
+            return ray
+        logging.getLogger(__name__).warning("Ray did not start a local instance (attempt %d of %d: %s: %s); "
+                                            "trying again", attempt, attempts, type(failure[0]).__name__,
+                                            failure[0])
+    failure = _attempt(ray, options, root)
+    if failure is None:
+        return ray
+    error, session = failure
+    raise RayStartFailed(attempts, error, root, session, _tails(session)) from error
+
+
+def _attempt(ray: ModuleType, options: dict[str, Any],
+             root: Path | None) -> tuple[Exception, Path | None] | None:
+    """``ray.init(**options)``: None if it started, else its error and the session directory it
+    made under ``root`` (None if it made none), after shutting Ray down and stopping what it started."""
+    sessions = _sessions(root)
+    before = _ray_processes(ray)
+    try:
+        ray.init(**options)
+    except Exception as exc:
+        ray.shutdown()
+        _stop(_ray_processes(ray) - before)
+        new = sorted(_sessions(root) - sessions)
+        return exc, new[-1] if new else None
+    return None
+
+
+def _import_ray() -> ModuleType:
     try:
         import ray
     except ImportError as exc:
         raise ImportError(RAY_MISSING) from exc
-    if not ray.is_initialized():
-        import logging
-
-        ray.init(logging_level=logging.WARNING, log_to_driver=False)
     return ray
+
+
+def _ray_temp_root() -> Path | None:
+    """Ray's default root for session directories (it honours ``RAY_TMPDIR`` and ``TMPDIR``), or
+    None from a Ray that keeps the function elsewhere: a failed start is then reported without its
+    logs, never hidden behind a second error."""
+    try:
+        utils: Any = importlib.import_module("ray._common.utils")
+        return Path(utils.get_default_ray_temp_dir())
+    except (ImportError, AttributeError):
+        return None
+
+
+def _sessions(root: Path | None) -> set[Path]:
+    """This process's session directories under ``root``: Ray names each ``session_<time>_<pid>``
+    after the driver's process id, so other processes' sessions never match."""
+    if root is None:
+        return set()
+    return {path for path in root.glob(f"session_*_{os.getpid()}") if path.is_dir() and not path.is_symlink()}
+
+
+def _tails(session: Path | None) -> dict[str, str | None]:
+    """The last ``TAIL`` lines but ``FRAME``s of each of ``RAY_LOGS`` in ``session`` (with how many
+    frames were left out), None for each one missing."""
+    tails: dict[str, str | None] = {}
+    for name in RAY_LOGS:
+        path = None if session is None else session / "logs" / name
+        if path is None or not path.is_file():
+            tails[name] = None
+            continue
+        lines: collections.deque[str] = collections.deque(maxlen=TAIL)
+        frames = 0
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if FRAME.search(line):
+                    frames += 1
+                else:
+                    lines.append(line)
+        left_out = f"\n({frames} native stack frames left out)" if frames else ""
+        tails[name] = "".join(lines).rstrip("\n") + left_out
+    return tails
+
+
+def _ray_processes(ray: ModuleType) -> set[Any]:
+    """This process's descendants that run Ray's own programs (its binaries and Python entry points
+    all live in the ``ray`` package), as ``psutil`` processes, which compare by pid and start time."""
+    import psutil  # type: ignore[import-untyped]  # Ray depends on it (and ships a copy)
+
+    package = os.path.dirname(os.path.abspath(ray.__file__ or ""))
+    found: set[Any] = set()
+    for process in psutil.Process().children(recursive=True):
+        try:
+            command = process.cmdline()
+        except psutil.Error:  # gone already, or not ours to read
+            continue
+        if any(part.startswith(package + os.sep) for part in command):
+            found.add(process)
+    return found
+
+
+STOP_WAIT = 5.0
+"""Seconds a half-started Ray process is given to exit on SIGTERM before it is killed."""
+
+
+def _stop(processes: set[Any]) -> None:
+    """Terminates ``processes``, kills those still alive after ``STOP_WAIT`` seconds, and reaps them."""
+    import psutil
+
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            process.terminate()
+    _, alive = psutil.wait_procs(list(processes), timeout=STOP_WAIT)
+    for process in alive:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(alive, timeout=STOP_WAIT)
+
+
+def _ray() -> ModuleType:
+    return start_ray()
 
 
 def _ray_cpus() -> int:

@@ -60,8 +60,8 @@ def workers_option(parser: argparse.ArgumentParser) -> None:
                         help="processes to use (default 1; 0: every core); with --engine ray, tasks in "
                              "flight (default: the cluster's CPUs)")
     parser.add_argument("--engine", choices=ENGINES, default="local",
-                        help="local processes, or Ray tasks on the cluster ray.init() reaches "
-                             "(RAY_ADDRESS; needs the ray extra: pip install -e '.[ray]')")
+                        help="local processes, or Ray tasks on the cluster RAY_ADDRESS names, else on a new "
+                             "local instance (needs the ray extra: pip install -e '.[ray]')")
 
 
 def require_path(path: str) -> None:
