@@ -1,11 +1,12 @@
-"""The report as a reader gets it: every notebook executed over the demo corpus into pages that open
-offline, checked in a real browser with the network blocked, and widget cells that never stall."""
+"""The report as a reader gets it: every notebook executed over the demo corpus (with RapidOCR as
+the only reader) into pages that open offline, checked in a real browser with the network blocked."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 
 from tests.conftest import DATA, REPO, missing_package
 from toolkit.report import Executed, build, notebooks
+from toolkit.snapshot.readers import tesseract_available
 
 NOTEBOOKS = notebooks(REPO / "notebooks")
 REPORTS = REPO / "reports"
@@ -22,8 +24,14 @@ SHOTS = REPORTS / "shots"
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Executed]:
-    """The whole report over ``data/``, built once for this module (what ``make report`` writes)."""
-    results = build(DATA, REPORTS, REPO / "notebooks", progress=False)
+    """The whole report over ``data/``, built once for this module (what ``make report`` writes), as
+    a machine without tesseract builds it: with tesseract hidden from the kernels' ``PATH``, RapidOCR
+    (the slower reader, a Python dependency, so always there) is the only one, and every cell must
+    still finish inside its guard."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", str(Path(sys.executable).parent))
+        assert not tesseract_available(), "tesseract must be hidden from the kernels"
+        results = build(DATA, REPORTS, REPO / "notebooks", progress=False)
     return {r.notebook.stem: r for r in results}
 
 
