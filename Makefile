@@ -3,8 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
-# The Python packages and the system packages install at the same time.
-MAKEFLAGS += --jobs=2
 
 .PHONY: report test lint typecheck demo bench clean system
 
@@ -17,12 +15,14 @@ system:
 # Ray (each notebook kernel, each of Ray's workers and agents; on a busy 2-core machine Ray's agent
 # then misses its fixed 15 s start-up wait). jsonschema imports it only to check the "iri" formats,
 # which no schema here uses, and skips those checks without it (python-jsonschema/jsonschema#1428).
+# The system packages install beside the Python packages (one shell, so the first can wait for the other).
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
-	touch $(STAMP)
+	./.ci/system-packages & system=$$!; set -e; \
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+	$(BIN)/python -m pip install --quiet --upgrade pip; \
+	$(BIN)/python -m pip install --quiet -e '.[dev]'; \
+	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax; \
+	wait $$system; touch $(STAMP)
 
 report: $(STAMP) system
 	$(BIN)/toolkit report --corpus data -o reports

@@ -189,10 +189,8 @@ class Seen:
         return self.size[0] < self.cost.width or self.size[1] < self.cost.height
 
 
-@functools.lru_cache(maxsize=1 << 17)
 def seen(width: int, height: int, model: str) -> Seen:
-    """The page as ``model`` sees it, with how that is known (cached: the page searches of every
-    glyph cell of a family ask for the same sizes)."""
+    """The page as ``model`` sees it, with how that is known."""
     cost = image_tokens(width, height, model)
     return Seen(cost.resized, cost.seen_evidence, cost.seen_source, cost)
 

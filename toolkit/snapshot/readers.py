@@ -381,10 +381,15 @@ def read(strips_: Sequence[Strip], reader: Reader) -> Reading:
 
 
 def _engine_key(reader: Reader) -> str | None:
-    """The toolkit's own engines by class and settings; any other reader is never remembered (it
-    may read differently each time)."""
-    if isinstance(reader, RapidOcr | Tesseract):
-        return repr((type(reader).__name__, sorted(vars(reader).items())))
+    """The toolkit's own engines (exactly those classes) by name and version, settings and, for
+    tesseract, the binary run; any other reader, a subclass included, is never remembered (it may
+    read differently each time)."""
+    if type(reader) is RapidOcr:
+        return repr((reader.name, sorted(vars(reader).items())))
+    if type(reader) is Tesseract:
+        import pytesseract
+
+        return repr((reader.name, pytesseract.pytesseract.tesseract_cmd, sorted(vars(reader).items())))
     return None
 
 
