@@ -303,17 +303,14 @@ def start_ray(num_cpus: int | None = None, attempts: int = 2, *,
     if temp_dir is not None:
         options["_temp_dir"] = os.fspath(temp_dir)
     root = Path(temp_dir) if temp_dir is not None else _ray_temp_root()
-    for attempt in range(1, attempts):
+    for attempt in range(1, attempts + 1):
         failure = _attempt(ray, options, root)
         if failure is None:
             return ray
-        logging.getLogger(__name__).warning("Ray did not start a local instance (attempt %d of %d: %s: %s); "
-                                            "trying again", attempt, attempts, type(failure[0]).__name__,
-                                            failure[0])
-    failure = _attempt(ray, options, root)
-    if failure is None:
-        return ray
-    error, session = failure
+        error, session = failure
+        if attempt < attempts:
+            logging.getLogger(__name__).warning("Ray did not start a local instance (attempt %d of %d: %s: %s); "
+                                                "trying again", attempt, attempts, type(error).__name__, error)
     raise RayStartFailed(attempts, error, root, session, _tails(session)) from error
 
 
@@ -417,16 +414,12 @@ def _stop(processes: set[Any]) -> None:
     psutil.wait_procs(alive, timeout=STOP_WAIT)
 
 
-def _ray() -> ModuleType:
-    return start_ray()
-
-
 def _ray_cpus() -> int:
-    return max(1, int(_ray().cluster_resources().get("CPU", 1)))
+    return max(1, int(start_ray().cluster_resources().get("CPU", 1)))
 
 
 def _ray_map(fn: Callable[[T], R], items: Sequence[T], limit: int) -> Iterator[R]:
-    ray = _ray()
+    ray = start_ray()
     remote = ray.remote(num_cpus=1)(fn)
     pending: dict[int, Any] = {}
     submitted = 0

@@ -363,7 +363,8 @@ def read(strips_: Sequence[Strip], reader: Reader) -> Reading:
     """One reader over strips: characters shown and edits, summed. A reading is remembered by the
     exact pixels and rows it read, so asking again for the same pages (a notebook showing one state
     twice, a widget set back to an earlier value) costs nothing and gives the same figure."""
-    engine = _engine_key(reader)
+    name = reader.name  # tesseract's asks the binary for its version
+    engine = _engine_key(reader, name)
     key = None if engine is None else (engine, _digest(strips_))
     if key is not None and (known := _READINGS.get(key)) is not None:
         return known
@@ -372,7 +373,7 @@ def read(strips_: Sequence[Strip], reader: Reader) -> Reading:
         shown, edits = reader.errors(strip)
         chars += shown
         errors += edits
-    reading = Reading(reader.name, chars, errors)
+    reading = Reading(name, chars, errors)
     if key is not None:
         if len(_READINGS) >= READINGS_KEPT:
             del _READINGS[next(iter(_READINGS))]
@@ -380,17 +381,18 @@ def read(strips_: Sequence[Strip], reader: Reader) -> Reading:
     return reading
 
 
-def _engine_key(reader: Reader) -> str | None:
-    """The toolkit's own engines (exactly those classes) by name and version, settings and, for
-    tesseract, the binary run; any other reader, a subclass included, is never remembered (it may
-    read differently each time)."""
-    if type(reader) is RapidOcr:
-        return repr((reader.name, sorted(vars(reader).items())))
+def _engine_key(reader: Reader, name: str) -> str | None:
+    """The toolkit's own engines (exactly those classes) by ``name`` (engine and version), settings
+    and, for tesseract, the binary run; any other reader, a subclass included, is never remembered
+    (it may read differently each time)."""
+    if type(reader) not in (RapidOcr, Tesseract):
+        return None
+    binary = None
     if type(reader) is Tesseract:
         import pytesseract
 
-        return repr((reader.name, pytesseract.pytesseract.tesseract_cmd, sorted(vars(reader).items())))
-    return None
+        binary = pytesseract.pytesseract.tesseract_cmd
+    return repr((name, binary, sorted(vars(reader).items())))
 
 
 def _digest(strips_: Sequence[Strip]) -> bytes:
