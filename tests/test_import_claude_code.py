@@ -26,6 +26,7 @@ from toolkit.corpus.claude_code import (
     qwen_code_record,
 )
 from toolkit.corpus.formats import SNIFF_BYTES
+from toolkit.corpus.importer import Head
 from toolkit.record import (
     Image,
     Message,
@@ -369,7 +370,7 @@ def test_progress_queue_and_hook_records_are_events(corpora: Path) -> None:
 def test_sniff_claims_claude_code_and_nothing_else(corpora: Path) -> None:
     for path in sorted(p for p in corpora.rglob("*") if p.is_file() and p.name != "SOURCES.md"):
         head = path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")
-        assert IMPORTER.sniff(path, head) == (CC in path.parents), path.name
+        assert IMPORTER.sniff(Head.of_text(path, head)) == (CC in path.parents), path.name
 
 
 def test_no_record_of_a_real_claude_code_file_looks_like_qwen_code(corpora: Path) -> None:
@@ -640,9 +641,9 @@ def test_tool_result_images_redacted_thinking_and_url_images(tmp_path: Path) -> 
 def test_sniff_reads_a_first_line_longer_than_the_sniffed_head(tmp_path: Path) -> None:
     path = Transcript().user("u1", None, "x" * (2 * SNIFF_BYTES)).write(tmp_path / "long.jsonl")
     head = path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")
-    assert IMPORTER.sniff(path, head)
-    assert not IMPORTER.sniff(path, '{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\n')
-    assert not IMPORTER.sniff(path, '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]')
+    assert IMPORTER.sniff(Head.of_text(path, head))
+    assert not IMPORTER.sniff(Head.of_text(path, '{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\n'))
+    assert not IMPORTER.sniff(Head.of_text(path, '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]'))
 
 
 def qwen_chat(first: str = "is there a rule?") -> list[dict[str, Any]]:
@@ -683,8 +684,8 @@ def test_a_qwen_code_chat_is_not_claimed(layout: str, tmp_path: Path) -> None:
         records = [records[4], *records[:4]]
     path = write_jsonl(tmp_path / "chats" / "qwen-s1.jsonl", records)
     head_bytes = path.read_bytes()[:SNIFF_BYTES]
-    assert not opens_with_record(head_bytes)
-    assert not IMPORTER.sniff(path, head_bytes.decode("utf-8", errors="replace"))
+    assert not opens_with_record(Head(path, head_bytes))
+    assert not IMPORTER.sniff(Head.of_text(path, head_bytes.decode("utf-8", errors="replace")))
     corpus = load(tmp_path, progress=False)
     assert corpus.sessions == [] and corpus.formats == {}
     assert [(p.file, p.reason.split(":")[0]) for p in corpus.problems] == [

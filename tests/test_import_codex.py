@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import CORPORA, corpus_files
 from toolkit.corpus import load
 from toolkit.corpus.codex import IMPORTER, read, sniff
-from toolkit.corpus.importer import ImportContext
+from toolkit.corpus.importer import Head, ImportContext
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 ROLLOUTS = [p for p in corpus_files() if p.parent.name == "codex"]
@@ -289,7 +289,7 @@ def test_reasoning_keeps_summary_and_encrypted_signature(corpora: Path) -> None:
 def test_sniff_claims_rollouts_only(corpora: Path) -> None:
     for path in corpus_files():
         head = path.read_bytes()[:65536].decode("utf-8", errors="replace")
-        assert sniff(path, head) == (path.parent.name == "codex"), path.name
+        assert sniff(Head.of_text(path, head)) == (path.parent.name == "codex"), path.name
 
 
 # -- layouts and features no shared file shows -------------------------------------------------------
@@ -410,7 +410,7 @@ def test_legacy_bare_item_layout(tmp_path: Path) -> None:
         {"record_type": "state"},
     ])
     head = path.read_text(encoding="utf-8")
-    assert sniff(path, head)
+    assert sniff(Head.of_text(path, head))
     session, ctx = one(path)
     assert ctx.problems == [] and session.id == "old-1"
     assert [m.role for m in session.messages] == ["user", "assistant", "tool"]
@@ -428,7 +428,7 @@ def test_typescript_json_layout(tmp_path: Path) -> None:
             {"type": "function_call_output", "call_id": "call_1", "output": "{\"output\":\"a\\n\",\"metadata\":{\"exit_code\":0}}"},
         ],
     }, indent=2), encoding="utf-8")
-    assert sniff(path, path.read_text(encoding="utf-8"))
+    assert sniff(Head.of_text(path, path.read_text(encoding="utf-8")))
     session, ctx = one(path)
     assert ctx.problems == [] and session.id == "ts-1"
     assert [m.role for m in session.messages] == ["user", "assistant", "tool"]

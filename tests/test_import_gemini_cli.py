@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import corpus_files
 from toolkit.corpus import load
 from toolkit.corpus.gemini_cli import IMPORTER, read, sniff
-from toolkit.corpus.importer import ImportContext
+from toolkit.corpus.importer import Head, ImportContext
 from toolkit.record import Image, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 RECORDINGS = [p for p in corpus_files() if p.parent.name == "gemini" and p.name.startswith("geminicli_chat")]
@@ -113,7 +113,7 @@ def test_stream_counts_match_the_raw_json(path: Path) -> None:
 def test_sniff_claims_gemini_cli_only() -> None:
     for path in corpus_files():
         head = path.read_bytes()[:65536].decode("utf-8", errors="replace")
-        assert sniff(path, head) == (path in RECORDINGS or path in STREAMS), path.name
+        assert sniff(Head.of_text(path, head)) == (path in RECORDINGS or path in STREAMS), path.name
 
 
 # -- the other layouts ----------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ def test_jsonl_recording_updates_rewinds_and_notices(tmp_path: Path) -> None:
         {"id": "u3", "timestamp": "2026-02-01T10:00:07Z", "type": "user", "content": "do Y instead"},
         {"$set": {"summary": "Image reading session", "lastUpdated": "y"}},
     ])
-    assert sniff(path, path.read_text(encoding="utf-8"))
+    assert sniff(Head.of_text(path, path.read_text(encoding="utf-8")))
     session, ctx = one(path)
     assert ctx.problems == [] and session.id == "s-1" and session.title == "Image reading session"
     assert [m.id for m in session.path()] == ["u1", "g1", "g1:results", "u3"]
@@ -208,7 +208,7 @@ def test_checkpoint_contents_pair_calls_by_name(tmp_path: Path) -> None:
         {"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {"output": "a b"}}}]},
         {"role": "model", "parts": [{"text": "a and b"}]},
     ], "authType": "oauth-personal"}, indent=2), encoding="utf-8")
-    assert sniff(path, path.read_text(encoding="utf-8"))
+    assert sniff(Head.of_text(path, path.read_text(encoding="utf-8")))
     session, ctx = one(path)
     assert ctx.problems == [] and session.title == "my%20work"
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
@@ -234,7 +234,7 @@ def test_logs_and_json_output(tmp_path: Path) -> None:
     output = tmp_path / "out.json"
     output.write_text(json.dumps({"session_id": "o-1", "response": "All done.",
                                   "stats": {"models": {}, "tools": {"totalCalls": 2}}}, indent=2), encoding="utf-8")
-    assert sniff(output, output.read_text(encoding="utf-8"))
+    assert sniff(Head.of_text(output, output.read_text(encoding="utf-8")))
     session, ctx = one(output)
     assert ctx.problems == [] and session.messages[0].text == "All done." and session.events[0].type == "stats"
     assert load(tmp_path).formats == {"logs.json": "gemini_cli", "out.json": "gemini_cli"}
@@ -337,7 +337,7 @@ def test_bad_rewind_and_strict(tmp_path: Path) -> None:
 def test_not_a_gemini_cli_document(tmp_path: Path) -> None:
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"hello": "world"}, indent=2), encoding="utf-8")
-    assert not sniff(path, path.read_text(encoding="utf-8"))
+    assert not sniff(Head.of_text(path, path.read_text(encoding="utf-8")))
     ctx = ImportContext()
     assert read(path, ctx) == []
     assert "no Gemini CLI layout" in ctx.problems[0].reason and IMPORTER.name == "gemini_cli"

@@ -28,16 +28,13 @@ from toolkit.corpus import claude_code, codex, formats, load, recording
 from toolkit.corpus.imageheader import _plain_header, image_header, pillow_header
 from toolkit.corpus.importer import (
     NOT_JSON,
+    Head,
     ImportContext,
-    forget_sniffed,
     head_lines,
     iter_json_lines,
     iter_json_lines_bytes,
     name_stem,
     name_suffix,
-    sniffed_json,
-    sniffing_whole,
-    whole_file_size,
 )
 
 # ---- image headers ----------------------------------------------------------------------------------
@@ -164,10 +161,11 @@ def claude_code_heads() -> list[bytes]:
 
 def test_a_record_on_the_first_line_is_what_the_sniff_takes(tmp_path: Path) -> None:
     heads = claude_code_heads()
-    assert sum(claude_code.opens_with_record(head) for head in heads) >= 10  # the shortcut is taken
+    assert sum(claude_code.opens_with_record(Head(tmp_path, head)) for head in heads) >= 10  # the bytes tell
     for head in heads:
-        if claude_code.opens_with_record(head):
-            assert claude_code.sniff(tmp_path, head.decode("utf-8", errors="replace")) is True
+        if claude_code.opens_with_record(Head(tmp_path, head)):
+            text = head.decode("utf-8", errors="replace")
+            assert claude_code.sniff(Head.of_text(tmp_path, text)) is True
 
 
 def test_the_bytes_detection_hands_on_are_the_file(tmp_path: Path) -> None:
@@ -206,7 +204,7 @@ def test_sniffed_json_is_orjson_or_not_json(text: str) -> None:
         expected: object = orjson.loads(text)
     except orjson.JSONDecodeError:
         expected = NOT_JSON
-    assert sniffed_json(text) == expected
+    assert Head.of_text(Path("x"), text).json(text) == expected
 
 
 @given(st.sampled_from(["{}", "{}\x0c", "\xa0[1]\u3000", '{"caf\u00e9": "\u00fc\u2014"}', "[1,]", "\ufeff{}",
@@ -219,8 +217,7 @@ def test_sniffed_json_of_bytes_is_the_texts(line: str, space: str) -> None:
         expected: object = orjson.loads(line)
     except orjson.JSONDecodeError:
         expected = NOT_JSON
-    forget_sniffed()
-    assert sniffed_json(line, (space + line + space).encode("utf-8")) == expected
+    assert Head.of_text(Path("x"), line).json(line, (space + line + space).encode("utf-8")) == expected
 
 
 def test_a_whole_document_is_parsed_from_its_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -268,11 +265,9 @@ JSON_VALUES = st.recursive(
 
 @given(JSON_VALUES, st.sampled_from([None, 1, 2]))
 def test_document_keys_hold_every_key_the_text_shows(value: object, indent: int | None) -> None:
-    """Every key the sniffs' patterns find in a whole document's text is in ``document_keys``, which
+    """Every key the sniffs' patterns find in a whole document's text is in ``Head.keys``, which
     holds the keys of its objects at any depth (string values that look like keys are not keys)."""
     import re
-
-    from toolkit.corpus.importer import document_keys
 
     # whitespace before the colon, which the patterns allow, with indent 2
     text = json.dumps(value, indent=indent, ensure_ascii=False, separators=(",", " \n\t: " if indent == 2 else ": "))
@@ -285,27 +280,20 @@ def test_document_keys_hold_every_key_the_text_shows(value: object, indent: int 
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    forget_sniffed()
-    assert document_keys(text) is None  # not said to be a whole file
-    sniffing_whole(text, text.encode("utf-8"), True)
-    try:
-        found = document_keys(text)
-        assert found == keys
-        for word in SNIFF_WORDS:
-            assert not re.search(rf'"{word}"\s*:', text) or word in found
-        assert document_keys(text) is found  # asked once a file
-    finally:
-        forget_sniffed()
-    sniffing_whole("[1,", b"[1,", True)
-    assert document_keys("[1,") is None  # not one JSON document: the sniffs scan
-    forget_sniffed()
+    assert Head.of_text(Path("x"), text).keys() is None  # not the whole file
+    head = Head.of_text(Path("x"), text, whole=True)
+    found = head.keys()
+    assert found == keys
+    for word in SNIFF_WORDS:
+        assert not re.search(rf'"{word}"\s*:', text) or word in found
+    assert head.keys() is found  # asked once a file
+    assert Head.of_text(Path("x"), "[1,", whole=True).keys() is None  # not one JSON document: the sniffs scan
 
 
 def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sniffs that say no from a whole document's keys give the answer their text patterns give,
     on every file of the demo and shared corpora and on crafted ones."""
     from toolkit.corpus import gemini_cli, openhands, sweagent
-    from toolkit.corpus.importer import document_keys
 
     record = {"type": "user", "message": {"role": "user", "content": "hi"}, "parentUuid": None, "uuid": "u"}
 
@@ -329,35 +317,22 @@ def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest
                 '{"\\"interactions": [{"request": {}, "response": {}}]}', '{"parentUuid": null, "sessionId": "s",\n"x": 1}\n',
                 '[{"parentUuid": null, "sessionId": "s", "isSidechain": false, "x": ' + "[" * 1010 + "]" * 1010 + "}]"]
     lines = '{"type": "session_meta", "payload": {"id": "x"}}\n{"type": "response_item", "payload": {}}\n'
-    sniffing_whole(lines, lines.encode(), True)
-    try:
-        assert document_keys(lines) is None  # JSON Lines are not asked as one document
-    finally:
-        forget_sniffed()
+    assert Head.of_text(Path("x"), lines, whole=True).keys() is None  # JSON Lines are not asked as one document
     crafted.append(lines)
     heads = crafted + [formats.read_head(p).decode("utf-8", errors="replace")
                        for p in [*corpus_files(), *sorted(p for p in DATA.rglob("*") if p.is_file())]]
-    modules = (openhands, sweagent, gemini_cli, claude_code, recording)
     sniffs = (openhands.sniff, sweagent.sniff, gemini_cli.sniff, claude_code.sniff, recording.detect)
     asked = 0
     for head in heads:
         if len(head.encode("utf-8")) >= formats.SNIFF_BYTES:
             continue
-        sniffing_whole(head, head.encode("utf-8"), True)
-        try:
-            if document_keys(head) is not None:
-                asked += 1
-            with_keys = [sniff(Path("x.json"), head) for sniff in sniffs]
-        finally:
-            forget_sniffed()
-        for module in modules:
-            monkeypatch.setattr(module, "document_keys", lambda head: None)
-        sniffing_whole(head, head.encode("utf-8"), True)
-        try:
-            assert [sniff(Path("x.json"), head) for sniff in sniffs] == with_keys, head[:200]
-        finally:
-            forget_sniffed()
-            monkeypatch.undo()
+        if Head.of_text(Path("x.json"), head, whole=True).keys() is not None:
+            asked += 1
+        with_keys = [sniff(Head.of_text(Path("x.json"), head, whole=True)) for sniff in sniffs]
+        with monkeypatch.context() as patched:
+            patched.setattr(Head, "keys", lambda self: None)
+            without = [sniff(Head.of_text(Path("x.json"), head, whole=True)) for sniff in sniffs]
+        assert without == with_keys, head[:200]
     assert asked >= len(crafted) - 8
 
 
@@ -376,9 +351,9 @@ def test_a_detection_keeps_a_document_of_its_own(tmp_path: Path) -> None:
 
 def test_codex_reads_only_lines_that_can_decide(tmp_path: Path) -> None:
     envelope = '{"type": "session_meta", "payload": {"id": "s"}}'
-    assert codex.sniff(tmp_path, f"[{envelope}]\n") is False  # an array line: a list, never an envelope
-    assert codex.sniff(tmp_path, f"[{envelope}\n") is True  # not JSON, but the envelope shows
-    assert codex.sniff(tmp_path, f"[1]\n{envelope}\n") is True
+    assert codex.sniff(Head.of_text(tmp_path, f"[{envelope}]\n")) is False  # a list, never an envelope
+    assert codex.sniff(Head.of_text(tmp_path, f"[{envelope}\n")) is True  # not JSON, but the envelope shows
+    assert codex.sniff(Head.of_text(tmp_path, f"[1]\n{envelope}\n")) is True
 
 
 def test_the_head_read_is_the_first_bytes_of_the_file(tmp_path: Path) -> None:
@@ -397,29 +372,25 @@ def test_the_size_detection_takes_is_the_files(tmp_path: Path) -> None:
     for text in ("[]", '{"messages": []}\n', "caf\u00e9 " * 10, "x" * (formats.SNIFF_BYTES + 5)):
         path = tmp_path / "file.json"
         path.write_text(text, encoding="utf-8")
-        head = formats.read_head(path).decode("utf-8", errors="replace")
-        assert recording._size(path, head) == path.stat().st_size
-    assert recording._size(tmp_path / "gone.json", "caf\u00e9") is None
+        head = Head.of_text(path, formats.read_head(path).decode("utf-8", errors="replace"))
+        assert recording._size(head) == path.stat().st_size
+    assert recording._size(Head.of_text(tmp_path / "gone.json", "caf\u00e9")) is None
 
 
 def test_the_size_of_a_whole_head_is_told_by_the_sniff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``formats.sniff`` names the head that is a whole file; only that very text gets its size."""
+    """A head that is the whole file has the file's size without asking the file system; a head that
+    is not asks it."""
     head = "".join(["caf\u00e9"] * 3)
-    sniffing_whole(head, head.encode("utf-8"), True)
-    try:
-        assert whole_file_size(head) == 15 and recording._size(tmp_path / "gone.json", head) == 15
-        assert whole_file_size("".join(["caf\u00e9"] * 3)) is None  # equal text, another object
-    finally:
-        forget_sniffed()
-    assert whole_file_size(head) is None
+    assert recording._size(Head.of_text(tmp_path / "gone.json", head, whole=True)) == 15
+    assert recording._size(Head.of_text(tmp_path / "gone.json", head)) is None
     path = tmp_path / "body.json"
     path.write_text('{"messages": [{"role": "user", "content": "caf\u00e9"}]}', encoding="utf-8")
     seen: list[int | None] = []
     original = recording._size
 
-    def spy(file: Path, text: str) -> int | None:
-        seen.append(whole_file_size(text))
-        return original(file, text)
+    def spy(found: Head) -> int | None:
+        seen.append(found.size)
+        return original(found)
 
     monkeypatch.setattr(recording, "_size", spy)
     found = formats.sniff(path)
@@ -475,4 +446,5 @@ def test_a_whole_array_answers_as_its_items_decoded_one_at_a_time() -> None:
               json.dumps(chat)[:-1], json.dumps(chat) + " x", "[]", "[1, 2, 3]"]
     for text in arrays:
         for head in (text, text + "\n", " " + text):
-            assert claude_code._sniff_array(text, head) == claude_code._sniff_array(text, ""), text[:60]
+            long_way = claude_code._sniff_array(text, Head.of_text(Path("x"), ""))
+            assert claude_code._sniff_array(text, Head.of_text(Path("x"), head)) == long_way, text[:60]

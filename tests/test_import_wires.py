@@ -12,6 +12,7 @@ import pytest
 
 from tests.helpers import counts, png
 from toolkit.corpus import ImportContext, anthropic_messages, gemini_contents, load, openai_chat, recording
+from toolkit.corpus.importer import Head
 from toolkit.corpus.wirekit import Origin
 from toolkit.record import Image, JsonValue, Opaque, Reasoning, RecordError, Text, ToolResult, ToolUse
 
@@ -470,10 +471,10 @@ def test_detection_leaves_other_formats_alone(corpora: Path) -> None:
         for path in sorted((corpora / folder).rglob("*")):
             if path.is_file():
                 head = path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")
-                assert recording.detect(path, head) is None, path
+                assert recording.detect(Head.of_text(path, head)) is None, path
     for name in ("geminicli_chat_session_7befeae5.json", "geminicli_streamjson_6d91b0b6.jsonl"):
         path = corpora / "gemini" / name
-        assert recording.detect(path, path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace")) is None
+        assert recording.detect(Head.of_text(path, path.read_bytes()[:SNIFF_BYTES].decode("utf-8", errors="replace"))) is None
 
 
 def test_sniff_hands_its_detection_to_read_and_keeps_nothing(tmp_path: Path) -> None:
@@ -488,7 +489,7 @@ def test_sniff_hands_its_detection_to_read_and_keeps_nothing(tmp_path: Path) -> 
     (importer, detection), (other, _) = found_chat, found_body
     assert (importer.name, other.name) == ("openai_chat", "anthropic")
     assert isinstance(detection, recording.Detection) and detection.format == "openai_chat"
-    assert detection == recording.detect(chat, chat.read_text()) and detection.document is not None
+    assert detection == recording.detect(Head.of_text(chat, chat.read_text())) and detection.document is not None
     chat.write_text("no longer JSON")  # read takes the document detection parsed, whatever sniffed after it
     ctx = ImportContext(names={str(chat): "chat.json"})
     (session,) = importer.read(chat, ctx, detection)
@@ -502,8 +503,8 @@ def test_a_sniff_shared_by_importers_is_asked_once(tmp_path: Path, monkeypatch: 
 
     asked: list[Path] = []
 
-    def family(path: Path, head: str) -> Claim:
-        asked.append(path)
+    def family(head: Head) -> Claim:
+        asked.append(head.path)
         return Claim("second")
 
     first, second = (Importer(name, family, lambda path, ctx, detection: []) for name in ("first", "second"))

@@ -44,19 +44,17 @@ import orjson
 
 from toolkit.corpus.importer import (
     NOT_JSON,
+    Head,
     ImportContext,
     Importer,
     collector_paused,
-    document_keys,
-    head_lines,
     iter_json_lines_bytes,
     line_of,
     objects_of,
     parse_arguments,
     parse_time,
-    sniffed_document,
-    sniffed_json,
 )
+from toolkit.corpus.layout import claude_code_layouts
 from toolkit.corpus.linking import Link, Linker
 from toolkit.corpus.shapes import kind_name, shown, text_of
 from toolkit.jsontext import stringify
@@ -194,23 +192,27 @@ FALLBACK_KEYS = frozenset({"parentUuid", "sessionId"})
 longer than the head, an array nested deeper than ``json`` decodes)."""
 
 
-def sniff(path: Path, head: str) -> bool:
-    """Claude Code records as JSONL or as a JSON array, judged from the first records. A head that
-    is one whole JSON document says no at once when none of its objects has the keys every record
-    has and it lacks the keys the text tests: every record the lines or items below decode to is one
-    of its objects, and the keys the text tests are keys of them (see ``document_keys``)."""
-    text = head.lstrip("\ufeff \t\r\n")
-    keys = document_keys(head) if text.startswith(("[", "{")) else None
+def sniff(head: Head) -> object:
+    """Claude Code records as JSONL or as a JSON array, judged from the first records. A file whose
+    first line is one of its records is told from that line's bytes, and its detection is then its
+    bytes when the head holds them all (so reading does not read it again). A head that is one whole
+    JSON document says no at once when none of its objects has the keys every record has and it
+    lacks the keys the text tests: every record the lines or items below decode to is one of its
+    objects, and the keys the text tests are keys of them (see ``Head.keys``)."""
+    if opens_with_record(head):
+        return head.data if head.whole else True
+    text = head.text.lstrip("\ufeff \t\r\n")
+    keys = head.keys() if text.startswith(("[", "{")) else None
     if keys is not None and not keys >= FALLBACK_KEYS and (
-            "type" not in keys or RECORD_KEYS.isdisjoint(keys) or not _holds_record_keys(sniffed_document(head))):
+            "type" not in keys or RECORD_KEYS.isdisjoint(keys) or not _holds_record_keys(head.document())):
         return False
     if text.startswith("["):
         return _sniff_array(text, head)
     if not text.startswith("{"):
         return False
     parsed = 0
-    for line in head_lines(text, 40):
-        value = sniffed_json(line.strip())
+    for line in head.lines(40, text):
+        value = head.json(line.strip())
         if value is NOT_JSON:
             continue
         if looks_like_record(value):
@@ -218,7 +220,7 @@ def sniff(path: Path, head: str) -> bool:
         parsed += 1
         if parsed >= 8:
             return False
-    first = next(head_lines(text, 1))
+    first = next(head.lines(1, text))
     return (parsed == 0 and '"parentUuid":' in first and '"sessionId":' in first
             and QWEN_FIRST_LINE.search(first) is None)
 
@@ -231,12 +233,13 @@ def _holds_record_keys(document: object) -> bool:
     return any("type" in value and not RECORD_KEYS.isdisjoint(value) for value in objects_of(document))
 
 
-def opens_with_record(head: bytes) -> bool:
-    """Whether ``sniff`` takes the file that starts with ``head`` at its first line (a record on a
-    line of its own), told from the bytes of that line alone; ``False`` when unsure. The line is
+def opens_with_record(found: Head) -> bool:
+    """Whether ``sniff`` takes the file at its first line (a record on a line of its own), told from
+    the bytes of that line alone, without decoding the head; ``False`` when unsure. The line is
     the one ``sniff`` reads: what it strips first (byte-order marks, whitespace) is one byte
     sequence each, and UTF-8 decodes the bytes up to a newline as it decodes them in the whole head
     (errors replaced: a newline byte always ends what came before it)."""
+    head = found.data
     start = 0
     while True:
         if head.startswith(b"\xef\xbb\xbf", start):
@@ -249,23 +252,23 @@ def opens_with_record(head: bytes) -> bool:
     if end < 0 or head[start:start + 1] != b"{":
         return False
     raw = head[start:end]
-    try:  # orjson parses clean bytes faster than text that is not ASCII (see ``sniffed_json``)
+    try:  # orjson parses clean bytes faster than text that is not ASCII (see ``Head.json``)
         line, data = raw.decode("utf-8"), raw
     except UnicodeDecodeError:
         line, data = raw.decode("utf-8", errors="replace"), None
     text = line.strip()
     if len(text) != len(line.strip(" \t\r\n")):  # stripped of more than JSON's whitespace
         data = None
-    return looks_like_record(sniffed_json(text, data))
+    return looks_like_record(found.json(text, data))
 
 
-def _sniff_array(text: str, head: str) -> bool:
+def _sniff_array(text: str, head: Head) -> bool:
     """The first records of a JSON-array dump, decoded one at a time (a dump longer than the head is
     cut); when an item does not decode, the keys records carry decide. A head that is one whole array
     says no at once when none of its first items is a record and it lacks those keys: each item would
     decode to the same value, and one nested too deep to decode alone would only ask for the keys.
     That parse is the one the recording sniff takes over (decoding the items cost 36 us a 20 KB file)."""
-    document = sniffed_document(head)
+    document = head.document()
     if isinstance(document, list) and not _dump_keys(text) and not any(map(looks_like_record, document[:8])):
         return False
     decoder = json.JSONDecoder()
@@ -1228,4 +1231,7 @@ IMPORTER = Importer(
     read=read,
     link=Linker(link_facts, links),
     description="Claude Code session transcripts (JSONL, subagent files, or a JSON-array dump), 1.0.x-2.1.x",
+    client="Claude Code",
+    layouts=claude_code_layouts,
+    names_only="the Claude Code transcript format records tool names only, not the specs sent",
 )

@@ -44,14 +44,14 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.importer import (
+    Head,
     ImportContext,
     Importer,
-    head_lines,
     iter_json_lines,
     parse_time,
     read_json,
-    sniffed_value,
 )
+from toolkit.corpus.layout import codex_layouts
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.wirekit import Where, tool_use
 from toolkit.jsontext import stringify
@@ -776,10 +776,11 @@ def _read_ts_json(path: Path, ctx: ImportContext) -> list[Session]:
 ENVELOPE_TYPE = re.compile(r'"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"')
 
 
-def sniff(path: Path, head: str) -> bool:
+def sniff(found: Head) -> bool:
     """Codex content: envelope lines with a rollout ``type``; or the bare layout's meta line
     ``{id, timestamp, instructions}`` followed by response items; or the TypeScript JSON."""
-    lines = [line for line in head_lines(head, 8) if line.strip()]
+    head = found.text
+    lines = [line for line in found.lines(8) if line.strip()]
     if not lines:
         return False
     for line in lines[:4]:
@@ -787,18 +788,18 @@ def sniff(path: Path, head: str) -> bool:
         envelope = ENVELOPE_TYPE.search(start) and '"payload"' in start
         if not envelope and not _opens_object(line):
             continue  # what it parses to cannot decide (spares parsing a one-line 20 KB array, 35 us)
-        rec = sniffed_value(line)
+        rec = found.value(line)
         if rec is None:
             if envelope:
                 return True
         elif isinstance(rec, dict) and "payload" in rec and text_of(rec.get("type")) in ROLLOUT_TYPES:
             return True
-    first = sniffed_value(lines[0]) if _opens_object(lines[0]) else None
+    first = found.value(lines[0]) if _opens_object(lines[0]) else None
     if isinstance(first, dict):
         if "type" not in first and {"id", "timestamp", "instructions"} <= first.keys():
             return True
         if text_of(first.get("type")) in BARE_ITEM_TYPES and "payload" not in first and len(lines) > 1:
-            second = sniffed_value(lines[1])
+            second = found.value(lines[1])
             return isinstance(second, dict) and (text_of(second.get("type")) in BARE_ITEM_TYPES or "record_type" in second)
     stripped = head.lstrip()
     return (re.match(r'\{\s*"session"\s*:\s*\{', stripped) is not None
@@ -816,4 +817,7 @@ IMPORTER = Importer(
     sniff=sniff,
     read=read,
     description="Codex CLI / Codex Desktop rollouts (JSONL envelope, bare-item and TypeScript JSON layouts)",
+    client="Codex CLI",
+    layouts=codex_layouts,
+    names_only="the Codex rollout format records tool names only, not the specs sent",
 )

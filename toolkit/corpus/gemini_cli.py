@@ -32,15 +32,14 @@ from typing import Any, assert_never
 
 from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
 from toolkit.corpus.importer import (
+    Head,
     ImportContext,
     Importer,
-    document_keys,
-    head_lines,
     iter_json_lines,
     parse_time,
     read_json,
-    sniffed_value,
 )
+from toolkit.corpus.layout import gemini_cli_layouts
 from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
 from toolkit.corpus.wirekit import CallBook, Origin, Where, tool_use
 from toolkit.jsontext import stringify
@@ -554,21 +553,21 @@ yes needs one of ``KEYS`` or all of ``STREAM_MESSAGE_KEYS`` (a stream-json messa
 SESSION_START = re.compile(r'\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"projectHash"\s*:')
 
 
-def sniff(path: Path, head: str) -> bool:
+def sniff(found: Head) -> bool:
     """Gemini CLI content: recording metadata (``sessionId`` with ``projectHash``), stream-json
     events (``init`` with ``session_id``, ``tool_use``/``tool_result`` with ``tool_id``), a
     ``logs.json`` array, a checkpoint object, or the json output object."""
-    stripped = head.lstrip()
+    stripped = found.text.lstrip()
     if stripped.startswith("["):
         return re.match(r'\[\s*\{\s*"sessionId"\s*:', stripped) is not None and '"messageId"' in stripped[:4000]
     if not stripped.startswith("{"):
         return False
-    keys = document_keys(head)  # a whole document lacking every key a way to say yes needs: no
+    keys = found.keys()  # a whole document lacking every key a way to say yes needs: no
     if keys is not None and KEYS.isdisjoint(keys) and not keys >= STREAM_MESSAGE_KEYS:
         return False
-    lines = [line for line in head_lines(stripped, 12) if line.strip()]
+    lines = [line for line in found.lines(12, stripped) if line.strip()]
     for number, line in enumerate(lines):
-        rec = sniffed_value(line)
+        rec = found.value(line)
         if isinstance(rec, dict):
             if ("sessionId" in rec and "projectHash" in rec) or _stream_event(rec):
                 return True
@@ -591,4 +590,7 @@ IMPORTER = Importer(
     sniff=sniff,
     read=read,
     description="Gemini CLI chat recordings (JSON, JSONL), stream-json/json output, logs.json, checkpoints",
+    client="Gemini CLI",
+    layouts=gemini_cli_layouts,
+    names_only="the Gemini CLI transcript format records tool names only, not the specs sent",
 )

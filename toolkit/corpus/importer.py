@@ -8,7 +8,7 @@ import binascii
 import gc
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.imageheader import image_header
+from toolkit.corpus.layout import Layout
 from toolkit.corpus.linking import Linker
 from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
 
@@ -291,73 +292,123 @@ JSON_ENDS = frozenset('}]"0123456789el')
 """The characters a JSON text can start and end with (whitespace aside), as orjson reads it."""
 
 
-def sniffed_json(text: str, data: bytes | None = None) -> object:
-    """``text`` as one JSON value, or ``NOT_JSON``, for sniffs, which only look at what they get
-    (the value is shared: never change it). Three sniffs parse the same first lines of a file in
-    turn (Claude Code, Codex, Gemini CLI), and the recording sniff the same one-line document:
-    remembering the last few parses spares up to three parses of a one-line 20 KB document (25 us
-    each). Each sniff cuts its own copy of the line, so a parse is found again by comparing the
-    text, not by hashing it (6 us for 20 KB, against 1 us to compare). ``formats.sniff`` forgets
-    them after each file, so a detection that keeps a parsed document (the recording sniff's)
-    shares it with no other file. Text whose ends no JSON value has is not handed to orjson, whose
-    error costs 1.5 us a line of an indented document.
+class Head:
+    """What detection read of one file, handed to every sniff asked of it: its first ``SNIFF_BYTES``
+    (``data``), their text (decoded with replacement, only when a sniff asks: a Claude Code record on
+    the first line is told from the bytes, and decoding a head of CJK text cost 75 us), and the
+    parses the sniffs share. Three sniffs parse the same first lines in turn (Claude Code, Codex,
+    Gemini CLI) and the recording sniff the same one-line document, so each text is parsed once per
+    file; a detection that keeps a parsed document (the recording sniff's) shares it with no other
+    file, since every file has a head of its own."""
 
-    ``data``, when given, is the UTF-8 ``text`` was decoded from without a replacement, with no more
-    than JSON's whitespace (space, tab, CR, LF) around it, and is what orjson parses: handed a
-    ``str`` that is not ASCII, orjson first encodes it back to UTF-8, which ran 0.7 times as many
-    instructions again as the parse of a 20 KB document (cachegrind, 2026-12-02)."""
-    body = text.strip(" \t\r\n")
-    if not body or body[0] not in JSON_STARTS or body[-1] not in JSON_ENDS:
-        return NOT_JSON
-    for seen, value in _SNIFFED:
-        if seen == text:  # compares lengths first, then the characters
-            return value
-    try:
-        value = orjson.loads(text if data is None else data)
-    except orjson.JSONDecodeError:
-        value = NOT_JSON
-    _SNIFFED.insert(0, (text, value))
-    del _SNIFFED[_SNIFFED_KEPT:]
-    return value
+    __slots__ = ("_clean", "_keys", "_parses", "_text", "data", "path", "whole")
 
+    def __init__(self, path: Path, data: bytes, whole: bool | None = None) -> None:
+        self.path = path
+        self.data = data
+        self.whole = len(data) < SNIFF_BYTES if whole is None else whole
+        """Whether ``data`` is the whole file (it ended within the bytes detection read)."""
+        self._text: str | None = None
+        self._clean = False
+        self._parses: list[tuple[str, object]] = []
+        self._keys: tuple[set[str] | None] | None = None
 
-def sniffed_value(text: str) -> object:
-    """``sniffed_json`` with ``None`` for text that is not JSON, for the line sniffs, which treat it
-    as they treat a JSON ``null``: as no record."""
-    value = sniffed_json(text)
-    return None if value is NOT_JSON else value
+    @classmethod
+    def of_text(cls, path: Path, text: str, whole: bool = False) -> Head:
+        """The head of a file that starts with ``text`` (tests and callers holding text)."""
+        head = cls(path, text.encode("utf-8", errors="surrogatepass"), whole)
+        head._text, head._clean = text, "\ufffd" not in text
+        return head
 
+    @property
+    def text(self) -> str:
+        """The bytes decoded as UTF-8, a bad byte (or a character cut at the end) replaced."""
+        if self._text is None:
+            try:
+                self._text, self._clean = self.data.decode("utf-8"), True
+            except UnicodeDecodeError:
+                self._text = self.data.decode("utf-8", errors="replace")
+        return self._text
 
-def sniffed_document(head: str) -> object:
-    """The whole head as one JSON value (``sniffed_json`` of it), for sniffs that look at a document
-    whole: a document on one line is asked as that line (the line sniffs' key), so every sniff of a
-    file shares one parse of it. A head that is a whole file decoded cleanly is parsed from its
-    bytes."""
-    body = head.strip(" \t\r\n")
-    return sniffed_json(body if "\n" not in body else head, whole_file_bytes(head))
+    @property
+    def clean(self) -> bool:
+        """Whether the bytes decoded without a replacement."""
+        return self.text is not None and self._clean
 
+    @property
+    def size(self) -> int | None:
+        """The file's size when the head is the whole file, else ``None`` (a sniff then asks the file
+        system: a stat cost 5 us a file in a load)."""
+        return len(self.data) if self.whole else None
 
-def document_keys(head: str) -> set[str] | None:
-    """Every key of every object in the head, at any depth, when the head is a whole file that is
-    one JSON document (``formats.sniff`` said so of this very text), else ``None``. In valid JSON,
-    text that matches a quoted word, whitespace and a colon is that key, or a key that ends in an
-    escaped quote and the word (``"x\\"kind":``): a document with a quote in a key gives ``None``, and
-    then a word missing here is missing from the text. So a sniff whose every way to say yes needs
-    such a match says no from this set instead of scanning the text (a regular expression that
-    starts with ``"`` tries a match at every quote of a 20 KB document: 260k instructions, against
-    220k for walking it once for several sniffs; measured 2026-12-02). A key written with other
-    escapes is found here and not by the text: the sniff then scans as before."""
-    for text, keys in _KEYS:
-        if text is head:
-            return keys
-    if whole_file_size(head) is None or _lines_of_values(head):
-        return None
-    document = sniffed_document(head)
-    found = None if document is NOT_JSON else set().union(*objects_of(document))
-    if found is not None and '"' in "".join(found):  # see the docstring: the text decides
-        found = None
-    _KEYS[:] = [(head, found)]
-    return found
+    @property
+    def whole_bytes(self) -> bytes | None:
+        """The file's bytes when the head is the whole file and they decoded without a replacement."""
+        return self.data if self.whole and self.clean else None
+
+    def lines(self, count: int, text: str | None = None) -> Iterator[str]:
+        """The first ``count`` lines of the text (or of ``text``, a part of it), as ``head_lines``."""
+        return head_lines(self.text if text is None else text, count)
+
+    def json(self, text: str, data: bytes | None = None) -> object:
+        """``text`` (the head or a part of it) as one JSON value, or ``NOT_JSON``; the value is shared
+        by every sniff of the file: never change it. Text whose ends no JSON value has is not handed
+        to orjson, whose error costs 1.5 us a line of an indented document. A parse is found again by
+        comparing the text (each sniff cuts its own copy of a line), which costs 1 us for 20 KB
+        against 6 to hash it.
+
+        ``data``, when given, is the UTF-8 ``text`` was decoded from without a replacement, with no
+        more than JSON's whitespace around it, and is what orjson parses: handed a ``str`` that is not
+        ASCII, orjson first encodes it back to UTF-8, 0.7 times the instructions of the parse itself."""
+        body = text.strip(" \t\r\n")
+        if not body or body[0] not in JSON_STARTS or body[-1] not in JSON_ENDS:
+            return NOT_JSON
+        for seen, value in self._parses:
+            if seen == text:  # compares lengths first, then the characters
+                return value
+        try:
+            value = orjson.loads(text if data is None else data)
+        except orjson.JSONDecodeError:
+            value = NOT_JSON
+        self._parses.append((text, value))
+        return value
+
+    def value(self, text: str) -> object:
+        """``json`` with ``None`` for text that is not JSON, for the line sniffs, which treat it as
+        they treat a JSON ``null``: as no record."""
+        value = self.json(text)
+        return None if value is NOT_JSON else value
+
+    def document(self) -> object:
+        """The whole head as one JSON value (``json`` of it): a document on one line is asked as that
+        line (the line sniffs' key), so every sniff shares one parse of it; a head that is a whole
+        file decoded cleanly is parsed from its bytes."""
+        head = self.text
+        body = head.strip(" \t\r\n")
+        return self.json(body if "\n" not in body else head, self.whole_bytes)
+
+    def keys(self) -> set[str] | None:
+        """Every key of every object in the head, at any depth, when the head is a whole file that is
+        one JSON document, else ``None``. In valid JSON, text that matches a quoted word, whitespace
+        and a colon is that key, or a key that ends in an escaped quote and the word
+        (``"x\\"kind":``): a document with a quote in a key gives ``None``, and then a word missing
+        here is missing from the text. So a sniff whose every way to say yes needs such a match says
+        no from this set instead of scanning the text (a regular expression that starts with ``"``
+        tries a match at every quote of a 20 KB document: 260k instructions, against 220k for
+        walking it once for several sniffs). A key written with other escapes is found here and not
+        by the text: the sniff then scans as before."""
+        if self._keys is None:
+            self._keys = (self._document_keys(),)
+        return self._keys[0]
+
+    def _document_keys(self) -> set[str] | None:
+        if not self.whole or _lines_of_values(self.text):
+            return None
+        document = self.document()
+        found = None if document is NOT_JSON else set().union(*objects_of(document))
+        if found is not None and '"' in "".join(found):  # see ``keys``: the text decides
+            return None
+        return found
 
 
 def _lines_of_values(head: str) -> bool:
@@ -385,57 +436,6 @@ def objects_of(document: object) -> Iterator[dict[str, Any]]:
                 stack.append(item)
 
 
-_KEYS: list[tuple[str, set[str] | None]] = []
-"""The head of the file being sniffed and ``document_keys`` of it, once asked."""
-
-
-_SNIFFED_KEPT = 8
-_SNIFFED: list[tuple[str, object]] = []
-"""The last parses of ``sniffed_json``, newest first: (text, value)."""
-
-
-def forget_sniffed() -> None:
-    """Drop what ``sniffed_json``, ``whole_file_size`` and ``document_keys`` remember (``formats.sniff``
-    does after each file)."""
-    _SNIFFED.clear()
-    _WHOLE.clear()
-    _KEYS.clear()
-
-
-def sniffing_whole(head: str, data: bytes, clean: bool) -> None:
-    """Say that ``head``, the text the sniffs of this file are handed, is the whole file, ``data``
-    (``formats.sniff``, when the file ended within the bytes it read); ``clean`` when no byte of it
-    needed replacing to decode it."""
-    _WHOLE[:] = [(head, len(data), data if clean else None)]
-
-
-def whole_file_size(head: str) -> int | None:
-    """The size of the file whose whole text ``head`` is, when ``formats.sniff`` said so for this
-    very text (the same object), else ``None``: a sniff then asks the file system (a stat cost 5 us
-    a file in a load, measured 2026-12-01)."""
-    whole = _whole(head)
-    return None if whole is None else whole[0]
-
-
-def whole_file_bytes(head: str) -> bytes | None:
-    """The bytes of the file whose whole text ``head`` is (the same object), when ``formats.sniff``
-    said so and they decoded without a replacement, else ``None``."""
-    whole = _whole(head)
-    return None if whole is None else whole[1]
-
-
-def _whole(head: str) -> tuple[int, bytes | None] | None:
-    """What ``sniffing_whole`` said of this very text: the file's size and its clean bytes."""
-    for text, size, data in _WHOLE:
-        if text is head:
-            return size, data
-    return None
-
-
-_WHOLE: list[tuple[str, int, bytes | None]] = []
-"""The head of the file being sniffed, its size and its bytes, when the head is the whole file."""
-
-
 @dataclass(frozen=True)
 class Claim:
     """A detection that names the importer reading the file: how one sniff shared by several
@@ -444,12 +444,19 @@ class Claim:
     format: str
 
 
+def never(path: str) -> bool:
+    """The default of `Importer.owns` and `Importer.documents`: no file."""
+    return False
+
+
 @dataclass(frozen=True)
 class Importer:
-    """One source format: how to recognise it from content and how to read it into sessions.
+    """One source format and everything known about it: how to recognise it from content, how to
+    read it into sessions, where its client keeps files, whether it records the tool specs sent,
+    and which files beside a transcript belong to it.
 
-    ``sniff`` sees the path and the file's first bytes (decoded with replacement), must not rely on
-    the file name alone, and returns its detection: falsy when the content is not this format, else
+    ``sniff`` sees the file's ``Head`` (its path and first bytes, their text and the parses the
+    sniffs share), must not rely on the file name alone, and returns its detection: falsy when the content is not this format, else
     ``True`` or a value ``read`` receives with the file, so what sniffing learnt (a document it had
     to parse whole) is not worked out again and nothing is kept between the two calls. A sniff
     several importers share is asked once per file, and returns a ``Claim`` naming the one that
@@ -458,7 +465,22 @@ class Importer:
     each other across files (Claude Code subagents; see ``toolkit.corpus.linking``)."""
 
     name: str
-    sniff: Callable[[Path, str], object]
+    sniff: Callable[[Head], object]
     read: Callable[[Path, ImportContext, Any], list[Session]]
     link: Linker | None = None
     description: str = ""
+    client: str = ""
+    """The client's name for people (``Claude Code``); empty for a wire format no one client owns."""
+    layouts: Callable[[Mapping[str, str], Path], list[Layout]] | None = None
+    """Where the client keeps transcripts on a user's machine, by its own rules, given the
+    environment and the home folder (``toolkit corpora``, notebook 01)."""
+    names_only: str = ""
+    """Why a replay cannot rebuild its tool surface, when the format records tool names but never the
+    specs sent; empty when it records them, or says nothing of tools."""
+    owns: Callable[[str], bool] = never
+    """Whether a file found in a folder load (its path) is part of a transcript this format reads
+    from another file (OpenCode's message and part files, Kimi CLI's ``wire.jsonl``): a folder
+    load then leaves it to that file instead of reading it alone. A file named directly is read."""
+    documents: Callable[[str], bool] = never
+    """Whether a file a folder load would skip by its suffix (``.md``) is a transcript of this
+    format by its name (``.aider.chat.history.md``), so the load reads it."""

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.corpus.importer import (
+    Head,
     ImportContext,
     Importer,
     guess_media_type,
@@ -112,13 +113,14 @@ _ARGS_IN_PARSE_ERROR = re.compile(
 arguments survive (``src/inspect_ai/model/_call_tools.py``)."""
 
 
-def sniff(path: Path, head: str) -> bool:
+def sniff(found: Head) -> bool:
     """A ZIP with an inspect log header and inspect's layout (or, when the archive is too broken
     to list, those member names in its first local headers); a JSON object opening with
     ``version`` and an ``eval`` spec."""
-    if head.startswith(ZIP_MAGIC):
-        return _zip_header(path) is not None or any(m in head for m in (*HEADER_MEMBERS, "samples/"))
-    return bool(_JSON_LOG.match(head)) and bool(_EVAL_KEY.search(head))
+    if found.data.startswith(ZIP_MAGIC.encode("latin-1")):
+        head = found.text
+        return _zip_header(found.path) is not None or any(m in head for m in (*HEADER_MEMBERS, "samples/"))
+    return bool(_JSON_LOG.match(found.text)) and bool(_EVAL_KEY.search(found.text))
 
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:

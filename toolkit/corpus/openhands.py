@@ -53,9 +53,9 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.corpus.importer import (
+    Head,
     ImportContext,
     Importer,
-    document_keys,
     iter_json_lines,
     parse_arguments,
     parse_time,
@@ -222,11 +222,11 @@ _EVENT_FILE = re.compile(r"^(?:\d+|event-\d+-.*)$")
 ``event-<n>-<uuid>.json`` (software-agent-sdk ``<conversation>/events/``)."""
 
 
-def sniff(path: Path, head: str) -> bool:
-    text = head.lstrip()
+def sniff(head: Head) -> bool:
+    text = head.text.lstrip()
     if not text.startswith(("[", "{")):
         return False
-    keys = document_keys(head)
+    keys = head.keys()
     if _KEYS.isdisjoint(keys) if keys is not None else not _ANY_KEY.search(text):
         return False
     if text.startswith("{") and _EVAL_OUTPUT.search(text):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from toolkit.corpus.formats import MANIFEST, by_name, importers, sniff
-from toolkit.corpus.importer import ImportContext, Importer, collector_paused, line_of, name_suffix
+from toolkit.corpus.importer import ImportContext, Importer, collector_paused, line_of, name_suffix, never
 from toolkit.corpus.linking import Linker
 from toolkit.record import Problem, RecordError, Session
 from toolkit.workers import Engine, batches
@@ -26,8 +26,8 @@ SKIP_SUFFIXES = frozenset({
     ".md", ".rst", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".parquet", ".py", ".pyc",
     ".ipynb", ".html", ".css", ".js", ".lock", ".toml", ".cfg", ".ini", ".sh",
 })
-"""Files a directory load does not try to read (documents, images, code). A file named
-directly is always tried."""
+"""Files a directory load does not try to read (documents, images, code), unless an importer names
+the file its transcript (``Importer.documents``). A file named directly is always tried."""
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", ".ipynb_checkpoints", ".venv", "venv", "node_modules",
@@ -73,11 +73,22 @@ class ChunkResult:
 
 def sources(root: Path) -> list[Source]:
     """The files a path holds, in the order ``sorted(root.rglob("*"))`` gives (by path components),
-    minus skipped directories and suffixes. Walked with ``os.scandir`` and named by string
-    slicing: ``pathlib`` per file cost 0.2 s of a 2.4 s load of 3,116 files (measured 2026-12-01)."""
+    minus skipped directories and suffixes and the files an importer reads as part of another file
+    (``Importer.owns``); a skipped suffix is read where an importer names the file its transcript
+    (``Importer.documents``: Aider's ``.aider.chat.history.md``). Walked with ``os.scandir`` and
+    named by string slicing: ``pathlib`` per file cost 0.2 s of a 2.4 s load of 3,116 files."""
     if not root.is_dir():
         return [Source(str(root), root.name, _size(root))]
     found: list[tuple[tuple[str, ...], str, int]] = []
+    owned = [i.owns for i in importers() if i.owns is not never]
+    documents = [i.documents for i in importers() if i.documents is not never]
+
+    def wanted(path: str, name: str) -> bool:
+        if name == ".DS_Store":
+            return False
+        if name_suffix(name).lower() in SKIP_SUFFIXES and not any(test(path) for test in documents):
+            return False
+        return not any(test(path) for test in owned)
 
     def walk(directory: str, parts: tuple[str, ...]) -> None:
         try:
@@ -91,8 +102,7 @@ def sources(root: Path) -> list[Source]:
                 if is_dir and not entry.is_symlink():
                     if entry.name not in SKIP_DIRS:
                         walk(entry.path, here)
-                elif not is_dir and entry.is_file() and entry.name != ".DS_Store" \
-                        and name_suffix(entry.name).lower() not in SKIP_SUFFIXES:
+                elif not is_dir and entry.is_file() and wanted(entry.path, entry.name):
                     found.append((here, entry.path, entry.stat().st_size))
             except OSError:
                 continue

@@ -24,13 +24,9 @@ from toolkit.corpus.importer import (
     NOT_JSON,
     SNIFF_BYTES,
     Claim,
+    Head,
     ImportContext,
     Importer,
-    document_keys,
-    head_lines,
-    sniffed_document,
-    whole_file_bytes,
-    whole_file_size,
 )
 from toolkit.corpus.wires import WIRES, classify
 from toolkit.record import Session
@@ -61,11 +57,12 @@ class Detection(Claim):
     shape: tuple[str, str] | None = None
 
 
-def detect(path: Path, head: str) -> Detection | None:
+def detect(found: Head) -> Detection | None:
     """Which importer of this family a file belongs to (``recording``, ``openai_chat``,
     ``anthropic``, ``gemini``), from its content; ``None`` when it is none of them. The one sniff
     of all four importers: ``toolkit.corpus.formats`` asks it once per file."""
-    size = _size(path, head)
+    path, head = found.path, found.text
+    size = _size(found)
     if size is None:
         return None
     text = head.lstrip("\ufeff \t\r\n")
@@ -76,15 +73,15 @@ def detect(path: Path, head: str) -> Detection | None:
             return Detection(FORMAT)
         return None
     # The cassette scan costs 16 us a 20 KB head, the test of its key before it 6, a whole
-    # document's keys (see ``document_keys``) nothing more.
-    if text[0] == "{" and ((_may_hold_cassette(head) and CASSETTE_JSON.search(head))
+    # document's keys (see ``Head.keys``) nothing more.
+    if text[0] == "{" and ((_may_hold_cassette(found) and CASSETTE_JSON.search(head))
                            or (HAR_JSON.search(head[:200]) and '"entries"' in head)):
         return Detection(FORMAT)
     whole: object = None
     if size <= WHOLE_PARSE:
-        clean = whole_file_bytes(head) is not None or "\ufffd" not in head
-        whole = _parse_head(head) if clean else _parse_whole(path)
-    first_line = next(head_lines(text, 1)) if whole is None else ""
+        clean = found.whole_bytes is not None or "\ufffd" not in head
+        whole = _parse_head(found) if clean else _parse_whole(path)
+    first_line = next(found.lines(1, text)) if whole is None else ""
     if whole is None and "\n" in text.strip() and is_json_object(first_line):
         row = orjson.loads(first_line)
         if is_exchange(row):
@@ -106,20 +103,19 @@ def detect(path: Path, head: str) -> Detection | None:
 CASSETTE_KEYS = frozenset({"interactions", "http_interactions"})
 
 
-def _may_hold_cassette(head: str) -> bool:
+def _may_hold_cassette(head: Head) -> bool:
     """Whether ``CASSETTE_JSON`` can match: told from a whole document's keys, else from the text."""
-    keys = document_keys(head)
-    return 'interactions"' in head if keys is None else not CASSETTE_KEYS.isdisjoint(keys)
+    keys = head.keys()
+    return 'interactions"' in head.text if keys is None else not CASSETTE_KEYS.isdisjoint(keys)
 
 
-def _size(path: Path, head: str) -> int | None:
+def _size(head: Head) -> int | None:
     """The file's size in bytes (``None`` when it cannot be read): known without asking the file
-    system when ``formats.sniff`` said the head is the whole file."""
-    known = whole_file_size(head)
-    if known is not None:
-        return known
+    system when the head is the whole file."""
+    if head.size is not None:
+        return head.size
     try:
-        return path.stat().st_size
+        return head.path.stat().st_size
     except OSError:
         return None
 
@@ -142,13 +138,13 @@ def _parse_whole(path: Path) -> object:
         return None
 
 
-def _parse_head(head: str) -> object:
+def _parse_head(head: Head) -> object:
     """``_parse_whole`` of a file the head holds whole, from the head: it is the file's bytes decoded,
     and when no byte needed replacing orjson reads the text as it reads those bytes (reading the
     file again cost 12 us). The parse is the one an earlier sniff made, from the bytes the head was
-    decoded from (see ``sniffed_document``): every sniff that asks for a whole document's keys, or
+    decoded from (see ``Head.document``): every sniff that asks for a whole document's keys, or
     parses a one-line document, makes or shares it."""
-    value = sniffed_document(head)
+    value = head.document()
     return None if value is NOT_JSON else value
 
 
@@ -207,3 +203,6 @@ GEMINI = Importer(
     read=read,
     description="Gemini generateContent request bodies, contents lists and responses",
 )
+
+IMPORTERS = (IMPORTER, OPENAI_CHAT, ANTHROPIC, GEMINI)
+"""The recording first: its sniff, shared by all four, names which of them reads a file."""

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import ImportContext, Importer, document_keys
+from toolkit.corpus.importer import Head, ImportContext, Importer
 from toolkit.corpus.openai_chat import messages_to_record
 from toolkit.corpus.openhands import litellm_thinking
 from toolkit.corpus.shapes import read_object, role_event, shown
@@ -66,10 +66,11 @@ _LIST_KEYS = frozenset({"trajectory", "attempts", "history"})
 three (15 us against 24 us for a 20 KB chat body), or from the keys of a whole document."""
 
 
-def sniff(path: Path, head: str) -> bool:
+def sniff(found: Head) -> bool:
+    head = found.text
     if not head.lstrip().startswith("{"):
         return False
-    keys = document_keys(head)
+    keys = found.keys()
     if _LIST_KEYS.isdisjoint(keys) if keys is not None else not _ANY_LIST.search(head):
         return False
     return bool(

@@ -33,11 +33,11 @@ if TYPE_CHECKING:
         surfaces,
     )
     from toolkit.surface.fidelity import (
-        NAMES_ONLY,
         Fidelity,
         FidelityResult,
         SurfaceMismatch,
         differs_reason,
+        names_only,
         record_run,
         record_surfaces,
         surface_of,
@@ -75,7 +75,7 @@ _LAZY = {
     "storage": "toolkit.surface.analysis",
     "summary": "toolkit.surface.analysis",
     "surfaces": "toolkit.surface.analysis",
-    "NAMES_ONLY": "toolkit.surface.fidelity",
+    "names_only": "toolkit.surface.fidelity",
     "Fidelity": "toolkit.surface.fidelity",
     "FidelityResult": "toolkit.surface.fidelity",
     "SurfaceMismatch": "toolkit.surface.fidelity",
@@ -106,7 +106,6 @@ _LAZY = {
 
 __all__ = [
     "HASH_PREFIX",
-    "NAMES_ONLY",
     "STATUSES",
     "BadSurfaceName",
     "Fidelity",
@@ -128,6 +127,7 @@ __all__ = [
     "fidelity",
     "fingerprint",
     "is_surface_hash",
+    "names_only",
     "read_tools",
     "record_run",
     "record_surfaces",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,18 +44,18 @@ class FidelityResult:
     carries the specs itself): what a replay needs to send the recorded tools, not today's."""
 
 
-NAMES_ONLY: Mapping[str, str] = {
-    "claude_code": "the Claude Code transcript format records tool names only, not the specs sent",
-    "codex": "the Codex rollout format records tool names only, not the specs sent",
-    "gemini_cli": "the Gemini CLI transcript format records tool names only, not the specs sent",
-}
-"""Formats known to record the calls a model made but never the tool definitions it was given."""
+def names_only(format: str) -> str:
+    """Why a format's recordings cannot rebuild their tool surface, when it records the calls a
+    model made but never the tool definitions it was given (``Importer.names_only``), else empty."""
+    from toolkit.corpus.formats import importers
+
+    return next((i.names_only for i in importers() if i.name == format), "")
 
 
 def unknown_reason(config: RunConfig | None, format: str | None = None) -> str:
     """Why a run has no recorded surface, as specifically as the source allows."""
-    if format is not None and format in NAMES_ONLY:
-        return NAMES_ONLY[format]
+    if format is not None and (reason := names_only(format)):
+        return reason
     source = f"the {format} source" if format else "the source"
     if config is None:
         return f"{source} recorded no run configuration"

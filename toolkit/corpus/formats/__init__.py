@@ -1,0 +1,105 @@
+"""The importers, in the order detection asks them, and format detection from content (a saved
+corpus is recognised by its manifest)."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from toolkit.corpus.importer import SNIFF_BYTES as SNIFF_BYTES  # detection's head size, named here too
+from toolkit.corpus.importer import Claim, Head, Importer
+from toolkit.errors import NotFound
+
+MANIFEST = "corpus.json"
+"""The file that marks a directory as a saved corpus (see ``Corpus.save``): a load reopens it from
+Parquet instead of reading its files."""
+
+
+REGISTRY: tuple[str, ...] = (
+    "toolkit.corpus.claude_code",
+    "toolkit.corpus.codex",
+    "toolkit.corpus.gemini_cli",
+    "toolkit.corpus.inspect_log",
+    "toolkit.corpus.openhands",
+    "toolkit.corpus.sweagent",
+    "toolkit.corpus.recording",
+)
+"""The modules that define formats, in the order detection asks them: most specific first. Each
+module's ``IMPORTERS`` (or its one ``IMPORTER``) joins the list in its own order. The wire family
+comes last: one sniff, shared by the recording importer and the three bare wire bodies, tells a
+recording (which may hold Chat Completions bodies) from a bare body of each wire.
+
+A new format touches one module, which defines its ``IMPORTER`` (its sniff, its read, where its
+client keeps files, whether it records tool specs, the sibling files it owns), and its line here."""
+
+
+def importers() -> list[Importer]:
+    """Every importer, in the order detection asks them (``REGISTRY``)."""
+    return list(_importers())
+
+
+@functools.cache
+def _importers() -> tuple[Importer, ...]:
+    """The importers, imported once (rebuilding the list for every file cost 5 us a file)."""
+    found: list[Importer] = []
+    for name in REGISTRY:
+        module = importlib.import_module(name)
+        found.extend(getattr(module, "IMPORTERS", None) or (module.IMPORTER,))
+    return tuple(found)
+
+
+def sniff(path: Path) -> tuple[Importer, object] | None:
+    """The importer whose format the file's content matches and its detection (what its sniff
+    returned, for its ``read``), or ``None``. A sniff several importers share is asked once."""
+    try:
+        head = Head(path, read_head(path))
+    except OSError:
+        return None
+    return sniff_head(head)
+
+
+def read_head(path: str | Path) -> bytes:
+    """The first ``SNIFF_BYTES`` of a file, read with the system calls themselves: a Python file
+    object cost 6 us of the 25 it took for a 20 KB file (measured 2026-12-01)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        parts: list[bytes] = []
+        wanted = SNIFF_BYTES
+        while wanted > 0:  # a read may return less than asked before the end of the file
+            part = os.read(fd, wanted)
+            if not part:
+                break
+            parts.append(part)
+            wanted -= len(part)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+    finally:
+        os.close(fd)
+
+
+def sniff_head(head: Head) -> tuple[Importer, object] | None:
+    """``sniff`` of a file whose head detection has read: each importer's sniff in order."""
+    answers: dict[Callable[[Head], object], object] = {}
+    for importer in importers():
+        if importer.sniff not in answers:
+            answers[importer.sniff] = importer.sniff(head)
+        found = answers[importer.sniff]
+        if found and (not isinstance(found, Claim) or found.format == importer.name):
+            return importer, found
+    return None
+
+
+def detect(path: Path) -> Importer | None:
+    """The importer whose format the file's content matches, or ``None``."""
+    found = sniff(path)
+    return None if found is None else found[0]
+
+
+def by_name(name: str) -> Importer:
+    for importer in importers():
+        if importer.name == name:
+            return importer
+    known = ", ".join(i.name for i in importers())
+    raise NotFound(f"no importer named {name!r} (known: {known})")
