@@ -7,12 +7,10 @@ missing from a replay, a cost or a frame.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime
-from types import FunctionType
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from toolkit.errors import InvalidInput
 
@@ -363,69 +361,3 @@ def bare_tool_name(name: str) -> str:
         if sep and server and tool:
             return tool
     return name
-
-
-def _built_unfrozen(*kinds: type[Any]) -> None:
-    """Give each kind a constructor that fills its slots on an unfrozen twin and then makes the
-    object the kind. A frozen dataclass cannot store to its own slots: its ``__init__`` calls
-    ``object.__setattr__`` once per field, and filling them through the slots' descriptors instead
-    still makes a call and an argument tuple of each store. The twin has the kind's bases and slots
-    and no ``__setattr__`` of its own, so each store is the interpreter's plain slot store; giving
-    the object the kind's class afterwards is one check that their layouts are the same. Building a ``Message`` runs 4.6k instructions instead of the
-    descriptors' 9.7k (cachegrind); a load of small Chat Completions files runs 7% fewer and takes
-    8% less time, of Claude Code files 5% and 6% (measured 2026-12-02). The constructor is ``__new__``
-    (``__init__`` is ``object``'s): its signature, defaults, default factories, ``__post_init__``
-    and errors are the dataclass's (the errors name ``__new__``), and the kinds stay frozen and
-    pickle as before
-    (``tests/test_record_init.py`` compares them with plain frozen dataclasses). The kinds are
-    closed: a subclass that adds a ``__dict__`` or slots cannot be built, and a kind's ``__init__``
-    called on an object (as a subclass's ``super().__init__``) fills nothing."""
-    for kind in kinds:
-        twin = type(f"_Unfrozen{kind.__name__}", kind.__bases__, {"__slots__": kind.__slots__})
-        scope: dict[str, object] = {"_FACTORY": _FACTORY, "_twin": twin, "_new": object.__new__}
-        params: list[str] = []
-        body: list[str] = []
-        for i, spec in enumerate(fields(kind)):
-            if not spec.init or spec.kw_only:
-                raise TypeError(f"{kind.__name__}.{spec.name} is not a positional field of __init__")
-            value = spec.name
-            if spec.default_factory is not MISSING:
-                scope[f"_factory{i}"] = spec.default_factory
-                params.append(f"{spec.name}=_FACTORY")
-                value = f"_factory{i}() if {spec.name} is _FACTORY else {spec.name}"
-            elif spec.default is not MISSING:
-                scope[f"_default{i}"] = spec.default
-                params.append(f"{spec.name}=_default{i}")
-            else:
-                params.append(spec.name)
-            body.append(f"        self.{spec.name} = {value}\n")
-        body.append("        self.__class__ = cls\n")
-        if hasattr(kind, "__post_init__"):
-            body.append("        self.__post_init__()\n")
-        # made inside a function of the helpers, in this module's globals (as ``dataclasses`` does):
-        # the helpers are closure cells, and the string annotations resolve where the kinds live
-        made: dict[str, object] = {}
-        exec(f"def make({', '.join(scope)}):\n    def __new__(cls, {', '.join(params)}):\n"
-             f"        self = _new(_twin)\n{''.join(body)}        return self\n    return __new__\n",
-             vars(sys.modules[kind.__module__]), made)
-        maker = made["make"]
-        assert isinstance(maker, FunctionType)
-        new = maker(**scope)
-        assert isinstance(new, FunctionType)
-        new.__qualname__ = f"{kind.__qualname__}.__new__"
-        new.__annotations__ = {**kind.__init__.__annotations__, "return": kind.__name__}
-        kind.__new__ = new
-        kind.__init__ = object.__init__
-
-
-class _Factory:
-    """The default of a field made by a factory: the factory is called when none is given."""
-
-    def __repr__(self) -> str:
-        return "<factory>"
-
-
-_FACTORY = _Factory()
-
-_built_unfrozen(SourceRef, Text, ToolUse, Image, ToolResult, Reasoning, Opaque, Usage, Message, Event, RunConfig,
-                Problem, Session)
