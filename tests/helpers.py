@@ -47,8 +47,14 @@ from toolkit.replay.sdk import sdk_problems
 
 # ---- the shared corpora: the folders of formats the toolkit reads --------------------------------
 
-NOT_YET_READ = frozenset({"aider", "cline", "continue", "kimi_cli", "opencode", "qwen_code", "specstory_cursor"})
+NOT_YET_READ = frozenset({"opencode", "qwen_code"})
 """Shared-corpus folders of formats no importer reads yet (the format-registry issue will read them)."""
+
+
+FORMATS_READ_SINCE_CALIBRATION = frozenset({
+    "aider", "aider_llm_history", "cline", "continue", "goose", "kimi_cli", "opencode", "qwen_code", "specstory"})
+"""Formats first read after the text estimator's constants were tuned (``toolkit/costs/text.py``): the
+calibration test reproduces the constants on the sessions they were tuned on."""
 
 
 def readable(name: str | Path) -> bool:

@@ -1,5 +1,5 @@
-"""``toolkit corpora``: where this machine keeps Claude Code, Codex CLI and Gemini CLI transcripts,
-with counts and sizes. Folders are listed, never read."""
+"""``toolkit corpora``: where this machine keeps each client's transcripts (every format whose importer
+says where its client keeps files), with counts and sizes. Folders are listed, never read."""
 
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ def run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     corpora = sub.add_parser(
         "corpora", help=help_for("corpora"),
-        description="Where Claude Code, Codex CLI and Gemini CLI keep transcripts on this machine (their "
-                    "standard places, moved by CLAUDE_CONFIG_DIR, CODEX_HOME and GEMINI_CLI_HOME), with "
-                    "counts, sizes and the newest time. Folders are listed, never read.")
+        description="Where the agents whose formats the toolkit reads keep transcripts on this machine "
+                    "(their standard places, or wherever the clients' own environment variables move them, "
+                    "such as CLAUDE_CONFIG_DIR, CODEX_HOME and GEMINI_CLI_HOME), with counts, sizes and the "
+                    "newest time. Folders are listed, never read.")
     corpora.add_argument("--json", action="store_true", help="print exactly one JSON object")
     corpora.set_defaults(func=run)

@@ -143,6 +143,25 @@ def _tools_signal(tools: object) -> tuple[int, int]:
     return openai, anthropic
 
 
+def _text_blocks_only(messages: Sequence[object]) -> bool:
+    """Whether a list no wire's marks tell apart is Anthropic's: every message a user or assistant
+    turn (Anthropic keeps the system prompt out of the list and has no ``tool`` role, while a Chat
+    Completions list that carries parts almost always opens with its ``system`` message), and some
+    content a list of typed blocks, all of them ``text`` (an older Cline history, whose calls are XML
+    in the text). Text parts alone are valid on both wires; plain string content stays Chat Completions."""
+    sample = messages[:SIGNAL_SAMPLE]
+    typed = False
+    for m in sample:
+        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
+            return False
+        content = m.get("content")
+        if isinstance(content, list) and content:
+            if not all(isinstance(p, dict) and p.get("type") == "text" for p in content):
+                return False
+            typed = True
+    return typed
+
+
 def classify(doc: object) -> tuple[str, str] | None:
     """``(wire, kind)`` of a bare body, kind being ``request``, ``response`` or ``messages``; ``None``
     when the document is not a body of any of these wires."""
@@ -154,7 +173,7 @@ def classify(doc: object) -> tuple[str, str] | None:
             return "gemini", "messages"
         if responses > max(openai, anthropic):
             return "openai_responses", "messages"
-        if anthropic > openai:
+        if anthropic > openai or (not (openai or anthropic or responses or gemini) and _text_blocks_only(doc)):
             return "anthropic", "messages"
         return "openai_chat", "messages"
     if not isinstance(doc, dict):

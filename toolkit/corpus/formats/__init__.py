@@ -25,6 +25,11 @@ REGISTRY: tuple[str, ...] = (
     "toolkit.corpus.inspect_log",
     "toolkit.corpus.openhands",
     "toolkit.corpus.sweagent",
+    "toolkit.corpus.formats.cline",
+    "toolkit.corpus.formats.continue_dev",
+    "toolkit.corpus.formats.kimi_cli",
+    "toolkit.corpus.formats.aider",
+    "toolkit.corpus.formats.specstory",
     "toolkit.corpus.recording",
 )
 """The modules that define formats, in the order detection asks them: most specific first. Each

@@ -1,0 +1,337 @@
+"""The Kimi CLI importer: the shared session counted independently, and each layout and version written
+from Kimi CLI's source (src/kimi_cli/soul/context.py, src/kimi_cli/wire/types.py, session.py,
+subagents/store.py of MoonshotAI/kimi-cli, from September 2025 to July 2026)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CORPORA, corpus_files
+from tests.helpers import PNG, everything_valid
+from toolkit.corpus import load
+from toolkit.corpus.formats import kimi_cli
+from toolkit.corpus.formats import sniff as detect
+from toolkit.record import Image, Reasoning, Session, ToolResult, ToolUse
+
+FOLDER = CORPORA / "kimi_cli" / "ihhashi_3951a8af"
+needs_corpus = pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/corpora/kimi_cli is absent")
+
+
+def blocks(session: Session, kind: type) -> list[object]:
+    return [b for m in session.messages for b in m.blocks if isinstance(b, kind)]
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write(path: Path, records: list[dict[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def wire(records: list[tuple[float, str, dict[str, object]]], version: str | None = "1.10") -> list[dict[str, object]]:
+    head: list[dict[str, object]] = [{"type": "metadata", "protocol_version": version}] if version else []
+    return head + [{"timestamp": t, "message": {"type": k, "payload": p}} for t, k, p in records]
+
+
+@needs_corpus
+def test_shared_session_counts_match_the_files() -> None:
+    context = lines(FOLDER / "context.jsonl")
+    roles = [r["role"] for r in context]
+    parts = [p for r in context if isinstance(r.get("content"), list) for p in r["content"]]
+    calls = [c for r in context for c in r.get("tool_calls") or []]
+    corpus = load(FOLDER)
+    assert corpus.problems == []
+    assert corpus.formats == {"context.jsonl": "kimi_cli"}  # wire.jsonl and state.json are owned
+    (session,) = corpus.sessions
+    assert session.id == FOLDER.name and session.format == "kimi_cli"
+    assert [m.role for m in session.messages] == [r for r in roles if not str(r).startswith("_")]
+    assert (roles.count("user"), roles.count("assistant"), roles.count("tool")) == (5, 68, 77)
+    assert len(blocks(session, ToolUse)) == len(calls) == 77
+    assert len(blocks(session, ToolResult)) == roles.count("tool") == 77
+    assert len(blocks(session, Reasoning)) == sum(p["type"] == "think" for p in parts) == 68
+    assert blocks(session, Image) == []
+    assert sum(e.type == "_usage" for e in session.events) == roles.count("_usage") == 136
+    assert sum(e.type == "_checkpoint" for e in session.events) == roles.count("_checkpoint") == 73
+    assert session.tip == session.messages[-1].id
+    # the wire gives every message its time and every reply its usage; the context's ``_usage`` just
+    # before a reply is that request's whole input (kimisoul.py writes ``usage.input`` there)
+    assert all(m.time is not None for m in session.messages)
+    for message in session.messages:
+        if message.role == "assistant":
+            assert message.source is not None and message.source.line is not None and message.usage is not None
+            before = context[message.source.line - 2]
+            assert before["role"] == "_usage" and before["token_count"] == message.usage.context
+    records = lines(FOLDER / "wire.jsonl")[1:]
+    failed = {r["message"]["payload"]["tool_call_id"] for r in records
+              if r["message"]["type"] == "ToolResult" and r["message"]["payload"]["return_value"]["is_error"]}
+    assert {b.tool_use_id for b in blocks(session, ToolResult) if isinstance(b, ToolResult) and b.is_error} == failed
+    approvals = [r for r in records if str(r["message"]["type"]).startswith("Approval")]
+    assert sum(e.type.startswith("Approval") for e in session.events) == len(approvals) == 4
+    everything_valid(session, corpus.images)
+
+
+@needs_corpus
+def test_shared_wire_read_alone_gives_the_same_conversation() -> None:
+    records = lines(FOLDER / "wire.jsonl")
+    types = [r["message"]["type"] for r in records[1:]]
+    corpus = load(FOLDER / "wire.jsonl")
+    assert corpus.problems == [] and corpus.formats == {"wire.jsonl": "kimi_cli"}
+    (alone,) = corpus.sessions
+    (full,) = load(FOLDER / "context.jsonl").sessions
+    assert len(blocks(alone, ToolUse)) == types.count("ToolCall") == 77
+    assert len(blocks(alone, ToolResult)) == types.count("ToolResult") == 77
+    assert sum(m.role == "user" for m in alone.messages) == types.count("TurnBegin") == 5
+    assert sum(m.role == "assistant" for m in alone.messages) == types.count("StepBegin") == 68
+    assert sorted(map(repr, blocks(alone, ToolUse))) == sorted(map(repr, blocks(full, ToolUse)))
+    assert sorted(b.output for b in blocks(alone, ToolResult) if isinstance(b, ToolResult)) == sorted(
+        b.output for b in blocks(full, ToolResult) if isinstance(b, ToolResult))
+    everything_valid(alone, corpus.images)
+
+
+def test_sniff_claims_no_other_shared_file() -> None:
+    for path in corpus_files():
+        found = detect(path)
+        mine = path.parent == FOLDER and path.name != "state.json"
+        assert (found is not None and found[0].name == "kimi_cli") == mine, path
+
+
+def test_first_layout_flat_files_without_checkpoints(tmp_path: Path) -> None:
+    """September 2025 (23f44063, da488190): ``sessions/<md5>/<id>.jsonl`` with ``_usage`` lines and no
+    checkpoints, a subagent in ``<id>_sub_1.jsonl`` beside it; no wire log yet."""
+    hashed = tmp_path / ".local" / "share" / "kimi" / "sessions" / "0123abcd"
+    main = write(hashed / "s1.jsonl", [
+        {"role": "user", "content": "list files"},
+        {"role": "_usage", "token_count": 100},
+        {"role": "assistant", "content": "Listing.", "tool_calls": [
+            {"type": "function", "id": "Task:0", "function": {"name": "Task", "arguments": '{"prompt": "ls"}'}}]},
+        {"role": "_usage", "token_count": 120},
+        {"role": "tool", "content": [{"type": "text", "text": "a.py"}], "tool_call_id": "Task:0"},
+    ])
+    write(hashed / "s1_sub_1.jsonl", [
+        {"role": "user", "content": "ls"}, {"role": "_usage", "token_count": 50},
+        {"role": "assistant", "content": "a.py"}, {"role": "_usage", "token_count": 55},
+    ])
+    assert detect(main) is not None and detect(main)[0].name == "kimi_cli"  # type: ignore[index]
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    sessions = {s.id: s for s in corpus.sessions}
+    assert set(sessions) == {"s1", "s1_sub_1"}
+    assert sessions["s1_sub_1"].parent_session_id == "s1"
+    session = sessions["s1"]
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool"]
+    assert [m.id for m in session.messages] == ["s1:1", "s1:3", "s1:5"]
+    assert [m.parent_id for m in session.messages] == [None, "s1:1", "s1:3"]
+    assert [e.message_id for e in session.events] == ["s1:1", "s1:3"]
+    assert all(m.time is None and m.usage is None for m in session.messages)
+    everything_valid(session)
+
+
+def test_session_folder_with_rotations_subagent_file_and_headerless_wire(tmp_path: Path) -> None:
+    """November 2025 to March 2026 (50a663a9, 7e0c7bbe): ``<md5>/<id>/context.jsonl``, an earlier
+    history rotated to ``context_1.jsonl`` by ``/clear``, a subagent in ``context_sub_1.jsonl``, and a
+    wire log from before the metadata header (protocol 1.1), its ``StatusUpdate`` without usage."""
+    folder = tmp_path / "sessions" / "0123abcd" / "s2"
+    write(folder / "context_1.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "hi"},
+        {"role": "_checkpoint", "id": 1}, {"role": "assistant", "content": "hello"},
+    ])
+    write(folder / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "again"},
+        {"role": "_checkpoint", "id": 1}, {"role": "_usage", "token_count": 30},
+        {"role": "assistant", "content": [{"type": "think", "think": "hm", "encrypted": None},
+                                          {"type": "text", "text": "yes"}]},
+        {"role": "_usage", "token_count": 40},
+    ])
+    write(folder / "context_sub_1.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "x"}])
+    write(folder / "wire.jsonl", wire([
+        (1764000000.0, "TurnBegin", {"user_input": "hi"}), (1764000001.0, "StepBegin", {"n": 1}),
+        (1764000002.0, "ContentPart", {"type": "text", "text": "hello"}),
+        (1764000003.0, "StatusUpdate", {"context_usage": 0.01}),
+        (1764000100.0, "TurnBegin", {"user_input": "again"}), (1764000101.0, "StepBegin", {"n": 1}),
+        (1764000102.0, "ContentPart", {"type": "think", "think": "hm", "encrypted": None}),
+        (1764000102.5, "ContentPart", {"type": "text", "text": "yes"}),
+        (1764000103.0, "StatusUpdate", {"context_usage": 0.02}),
+    ], version=None))
+    (folder / "metadata.json").write_text(json.dumps({"title": "Old title"}), encoding="utf-8")
+    assert kimi_cli.owns(str(folder / "wire.jsonl")) and kimi_cli.owns(str(folder / "metadata.json"))
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    assert set(corpus.formats) == {f"sessions/0123abcd/s2/{n}" for n in (
+        "context.jsonl", "context_1.jsonl", "context_sub_1.jsonl")}
+    sessions = {s.id: s for s in corpus.sessions}
+    assert set(sessions) == {"s2", "s2/context_1", "s2/context_sub_1"}
+    assert sessions["s2/context_sub_1"].parent_session_id == "s2"
+    current, earlier = sessions["s2"], sessions["s2/context_1"]
+    assert current.title == "Old title"
+    assert [m.time.timestamp() if m.time else None for m in earlier.messages] == [1764000000.0, 1764000001.0]
+    assert [m.time.timestamp() if m.time else None for m in current.messages] == [1764000100.0, 1764000101.0]
+    assert all(m.usage is None for m in current.messages)  # the old wire reported no usage
+    assert sum(e.type == "StatusUpdate" for e in current.events) == 2  # the wire's events: the live file's
+    assert not any(e.type == "StatusUpdate" for e in earlier.events)
+    assert blocks(current, Reasoning) == [Reasoning("hm")]
+    for session in sessions.values():
+        everything_valid(session)
+
+
+def test_current_layout_system_prompt_compaction_subagent_and_wire_usage(tmp_path: Path) -> None:
+    """March 2026 on (7a47524a, ff09e97c, protocol 1.6 to 1.10): ``_system_prompt`` first, a compaction
+    summary, an image and a failed tool, ``subagents/<id>/`` with ``meta.json``, and a wire with
+    per-step usage, a retried step and ``SubagentEvent`` records."""
+    folder = tmp_path / "sessions" / "local_0123abcd" / "s3"
+    pixel = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    write(folder / "context.jsonl", [
+        {"role": "_system_prompt", "content": "You are Kimi."},
+        {"role": "_checkpoint", "id": 0},
+        {"role": "user", "content": [{"type": "text", "text": kimi_cli.COMPACTION_PREFIX},
+                                     {"type": "text", "text": "We fixed the bug."}]},
+        {"role": "_usage", "token_count": 500},
+        {"role": "_checkpoint", "id": 1},
+        {"role": "user", "content": [{"type": "text", "text": "look"},
+                                     {"type": "image_url", "image_url": {"url": pixel, "id": None}}]},
+        {"role": "_usage", "token_count": 900},
+        {"role": "assistant", "content": [{"type": "text", "text": "Running."}], "tool_calls": [
+            {"type": "function", "id": "tool_1", "function": {"name": "Shell", "arguments": '{"command": "false"}'}},
+            {"type": "function", "id": "tool_2", "function": {"name": "Agent", "arguments": "{not json"}}]},
+        {"role": "_usage", "token_count": 950},
+        {"role": "tool", "content": "<system>ERROR: Command failed with exit code: 1.</system>",
+         "tool_call_id": "tool_1"},
+        {"role": "tool", "content": [{"type": "text", "text": "<system>Tool returned non-text content.</system>"},
+                                     {"type": "audio_url", "audio_url": {"url": "https://x/a.mp3"}}],
+         "tool_call_id": "tool_2"},
+    ])
+    write(folder / "wire.jsonl", wire([
+        (1780000000.0, "TurnBegin", {"user_input": [{"type": "text", "text": "look"}]}),
+        (1780000001.0, "StepBegin", {"n": 1}),
+        (1780000002.0, "ContentPart", {"type": "text", "text": "Run"}),
+        (1780000003.0, "StepRetry", {"n": 1, "next_attempt": 2, "max_attempts": 3, "wait_s": 1.0,
+                                     "error_type": "APITimeoutError"}),
+        (1780000004.0, "ContentPart", {"type": "text", "text": "Running."}),
+        (1780000005.0, "ToolCall", {"type": "function", "id": "tool_1", "function": {
+            "name": "Shell", "arguments": '{"command": '}, "extras": None}),
+        (1780000005.1, "ToolCallPart", {"arguments_part": '"false"}'}),
+        (1780000005.2, "ToolCall", {"type": "function", "id": "tool_2", "function": {
+            "name": "Agent", "arguments": "{not json"}, "extras": None}),
+        (1780000006.0, "StatusUpdate", {"context_usage": 0.4, "context_tokens": 950, "max_context_tokens": 262144,
+                                        "token_usage": {"input_other": 100, "output": 50, "input_cache_read": 800,
+                                                        "input_cache_creation": 0}, "message_id": "chatcmpl-1"}),
+        (1780000007.0, "ToolResult", {"tool_call_id": "tool_1", "return_value": {
+            "is_error": True, "output": "", "message": "Command failed with exit code: 1.",
+            "display": [{"type": "brief", "text": "Failed"}], "extras": None}}),
+        (1780000008.0, "SubagentEvent", {"parent_tool_call_id": "tool_2", "agent_id": "a1", "subagent_type": "coder",
+                                         "event": {"type": "StepBegin", "payload": {"n": 1}}}),
+        (1780000009.0, "ToolResult", {"tool_call_id": "tool_2", "return_value": {
+            "is_error": False, "output": [{"type": "audio_url", "audio_url": {"url": "https://x/a.mp3"}}],
+            "message": "", "display": [], "extras": None}}),
+        (1780000010.0, "TurnEnd", {}),
+    ]))
+    (folder / "state.json").write_text(json.dumps({"version": 1, "custom_title": "Fix the bug"}), encoding="utf-8")
+    agent = folder / "subagents" / "a1"
+    write(agent / "context.jsonl", [
+        {"role": "_system_prompt", "content": "You are a coder."}, {"role": "_checkpoint", "id": 0},
+        {"role": "user", "content": "do it"}, {"role": "assistant", "content": "done"},
+    ])
+    write(agent / "wire.jsonl", wire([(1780000008.0, "TurnBegin", {"user_input": "do it"})]))
+    (agent / "meta.json").write_text(json.dumps({
+        "agent_id": "a1", "subagent_type": "coder", "status": "completed", "description": "Fix it",
+        "created_at": 1.0, "updated_at": 2.0, "last_task_id": None,
+        "launch_spec": {"agent_id": "a1", "subagent_type": "coder", "model_override": None,
+                        "effective_model": "kimi-k2-thinking", "created_at": 1.0}}), encoding="utf-8")
+    (agent / "prompt.txt").write_text("do it", encoding="utf-8")
+    (agent / "output").write_text("", encoding="utf-8")
+    corpus = load(tmp_path)
+    assert {p.reason for p in corpus.problems} == {"arguments of tool call tool_2 (Agent) are not valid JSON; kept as text"}
+    assert set(corpus.formats) == {"sessions/local_0123abcd/s3/context.jsonl",
+                                   "sessions/local_0123abcd/s3/subagents/a1/context.jsonl"}
+    sessions = {s.id: s for s in corpus.sessions}
+    main, sub = sessions["s3"], sessions["s3/a1"]
+    assert main.title == "Fix the bug" and sub.title == "Fix it" and sub.parent_session_id == "s3"
+    assert main.run_configs[0].system == "You are Kimi." and main.run_configs[0].message_id is None
+    assert sub.run_configs[0].model == "kimi-k2-thinking" and sub.messages[-1].model == "kimi-k2-thinking"
+    summary = main.messages[0]
+    assert "compact_summary" in summary.tags
+    assert [e.text for e in main.events if e.kind == "compaction"] == ["We fixed the bug."]
+    assert len(blocks(main, Image)) == 1 and corpus.images
+    reply = main.messages[2]
+    assert reply.usage is not None and (reply.usage.input, reply.usage.output, reply.usage.cache_read,
+                                        reply.usage.cache_write) == (100, 50, 800, None)
+    assert reply.time is not None and reply.time.timestamp() == 1780000006.0
+    assert reply.text == "Running."
+    results = [b for b in blocks(main, ToolResult) if isinstance(b, ToolResult)]
+    assert [r.is_error for r in results] == [True, False]
+    assert results[0].detail == {"display": [{"type": "brief", "text": "Failed"}]}
+    assert [e.type for e in main.events if e.kind == "error"] == ["StepRetry"]
+    assert not any(e.type == "SubagentEvent" for e in main.events)  # the subagent's own files hold it
+    for session in sessions.values():
+        everything_valid(session, corpus.images)
+    # the same wire read alone: rebuilt messages, the retried attempt's text dropped, calls completed
+    alone = load(folder / "wire.jsonl")
+    assert alone.formats == {"wire.jsonl": "kimi_cli"}
+    (rebuilt,) = alone.sessions
+    assert [m.role for m in rebuilt.messages] == ["user", "assistant", "tool", "tool"]
+    assert rebuilt.messages[1].text == "Running."
+    uses = [b for b in blocks(rebuilt, ToolUse) if isinstance(b, ToolUse)]
+    assert uses[0].input == {"command": "false"} and uses[1].raw_input == "{not json"
+    assert [r.output for r in blocks(rebuilt, ToolResult) if isinstance(r, ToolResult)] == [
+        r.output for r in results]
+    assert sum(e.type == "SubagentEvent" for e in rebuilt.events) == 1
+    everything_valid(rebuilt, alone.images)
+
+
+def test_bad_lines_and_unknown_records_are_kept_and_reported(tmp_path: Path) -> None:
+    path = write(tmp_path / "s4" / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0},
+        {"role": "_future", "x": 1},
+        {"role": "user", "content": [{"type": "hologram", "data": 1}]},
+        {"role": "tool", "content": "late", "tool_call_id": "nope"},
+    ])
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"role": "assistant", "content": "cut')
+    corpus = load(path)
+    (session,) = corpus.sessions
+    reasons = [p.reason for p in corpus.problems]
+    assert any("_future" in r for r in reasons) and any("hologram" in r for r in reasons)
+    assert any("orphan" in r for r in reasons) and any("truncated" in r for r in reasons)
+    assert any(e.kind == "other" and e.type == "_future" for e in session.events)
+    assert [m.role for m in session.messages] == ["user", "tool"]
+    assert blocks(session, ToolResult) == [ToolResult("nope", "late")]
+
+
+def test_wire_alone_and_owned_files(tmp_path: Path) -> None:
+    folder = tmp_path / "s5"
+    write(folder / "wire.jsonl", wire([
+        (1.0, "TurnBegin", {"user_input": "hi"}), (2.0, "StepBegin", {"n": 1}),
+        (3.0, "ContentPart", {"type": "text", "text": "hello"}), (4.0, "CompactionBegin", {}),
+        (5.0, "CompactionEnd", {}), (6.0, "FutureThing", {"a": 1}),
+    ]))
+    (folder / "state.json").write_text("{}", encoding="utf-8")
+    assert not kimi_cli.owns(str(folder / "wire.jsonl"))
+    assert kimi_cli.owns(str(folder / "state.json"))
+    assert not kimi_cli.owns(str(tmp_path / "state.json"))
+    corpus = load(tmp_path)
+    assert corpus.formats == {"s5/wire.jsonl": "kimi_cli"}
+    (session,) = corpus.sessions
+    assert session.id == "s5" and [m.text for m in session.messages] == ["hi", "hello"]
+    assert [e.kind for e in session.events] == ["compaction", "compaction", "other"]
+    assert [p.reason for p in corpus.problems] == ["unknown wire message type 'FutureThing'; kept as an event"]
+
+
+def test_layouts_follow_the_share_dir(tmp_path: Path) -> None:
+    default = kimi_cli.layouts({}, tmp_path)
+    assert [str(lay.folder.relative_to(tmp_path)) for lay in default] == [
+        ".kimi/sessions", ".kimi/imported_sessions", ".local/share/kimi/sessions"]
+    moved = kimi_cli.layouts({"KIMI_SHARE_DIR": "~/k"}, tmp_path)
+    assert [lay.folder for lay in moved] == [tmp_path / "k" / "sessions", tmp_path / "k" / "imported_sessions"]
+    assert all(lay.found_by == "KIMI_SHARE_DIR" for lay in moved)
+    sessions = default[0]
+    assert sessions.wanted(("h", "s", "context.jsonl")) and sessions.wanted(("h", "s", "context_2.jsonl"))
+    assert sessions.wanted(("h", "s.jsonl")) and sessions.wanted(("h", "s", "subagents", "a", "context.jsonl"))
+    assert not sessions.wanted(("h", "s", "wire.jsonl")) and not sessions.wanted(("h", "s", "state.json"))
+    assert sessions.descend(("h", "s", "subagents", "a")) and not sessions.descend(("h", "s", "uploads"))
