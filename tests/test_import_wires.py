@@ -285,8 +285,9 @@ def test_anthropic_request_body_blocks(tmp_path: Path) -> None:
     assert isinstance(thinking, Reasoning) and (thinking.signature, thinking.provider, thinking.model) == (
         "sig1", "anthropic", "claude-sonnet-4-5")
     assert isinstance(redacted, Reasoning) and redacted.redacted and redacted.signature == "opaque-data"
-    assert isinstance(server, Opaque) and server.type == "server_tool_use"
-    assert isinstance(server_result, Opaque) and server_result.type == "web_search_tool_result"
+    assert isinstance(server, ToolUse) and server.id == "srvtoolu_1"  # the provider ran it: still a call
+    assert isinstance(server_result, ToolResult) and server_result.tool_use_id == "srvtoolu_1"
+    assert isinstance(server_result.detail, dict) and server_result.detail["type"] == "web_search_tool_result"
     assert isinstance(call, ToolUse) and call.input == {"q": "x"}
     result, document, text = path[3].blocks
     assert isinstance(result, ToolResult) and result.is_error and result.output == "no match"
@@ -294,7 +295,7 @@ def test_anthropic_request_body_blocks(tmp_path: Path) -> None:
     assert isinstance(document, Opaque) and document.type == "document"
     assert isinstance(text, Text) and text.text == "try again"
     assert path[3].role == "user"
-    assert counts(session) == (1, 1, 2, 2)
+    assert counts(session) == (2, 2, 2, 2)  # the server call and its result count
     (config,) = session.run_configs
     assert config.system == "You are terse.\nCite." and config.tool_names == ("grep", "web_search")
 

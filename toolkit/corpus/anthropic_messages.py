@@ -10,10 +10,20 @@ Blocks: text; image (``base64`` sources stored as bytes, ``url`` sources kept as
 sources kept opaque); ``tool_use``; ``tool_result`` (content a string or text / image blocks, images
 going to ``ToolResult.images``, other blocks kept as opaque blocks after it; ``is_error``); ``thinking``
 with its signature and ``redacted_thinking`` (its ``data`` as the signature, ``redacted``), both
-signed by provider ``anthropic`` and the model; the server-side and document blocks
-(``server_tool_use``, ``web_search_tool_result``, ``document``, ``container_upload``...) kept as opaque
-blocks and counted, without a problem. Tool results stay in ``user`` messages, as the wire has them.
-Unknown block types are kept as opaque and reported.
+signed by provider ``anthropic`` and the model; document and container blocks (``document``,
+``container_upload``...) kept as opaque blocks and counted, without a problem. Tool results stay in
+``user`` messages, as the wire has them. Unknown block types are kept as opaque and reported.
+
+Server tools (``server_tool_use`` and every ``*_tool_result`` block: web search and fetch, code
+execution, bash and text-editor code execution, tool search, advisor; the MCP connector's
+``mcp_tool_use`` / ``mcp_tool_result``) are calls and results the provider ran itself, inside one
+reply: a ``ToolUse`` (an MCP call named ``mcp__<server_name>__<name>``, as Claude Code names MCP tools)
+and a ``ToolResult`` in the same assistant message, the result's readable text as its output and the
+whole block as its ``detail`` (encrypted search results and the error codes included). A consumer tells
+them from client calls by that: a result in the message that made its call, its ``detail`` naming the
+block ``type`` (and the ids Anthropic gives them, ``srvtoolu_`` / ``mcptoolu_``). A replay shows them as
+any call and result (the model saw both); none can cross back as a server block, whose tool the replay
+would have to declare and whose encrypted content only the provider checks.
 """
 
 from __future__ import annotations
@@ -50,13 +60,88 @@ FORMAT = "anthropic"
 PROVIDER = "anthropic"
 
 KNOWN_BLOCKS = frozenset({
-    "server_tool_use", "mcp_tool_use", "mcp_tool_result", "web_search_tool_result", "web_fetch_tool_result",
-    "code_execution_tool_result", "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "tool_search_tool_result", "advisor_tool_result", "document", "search_result", "container_upload",
-    "compaction", "tool_reference", "browser_state", "fallback",
+    "document", "search_result", "container_upload", "compaction", "tool_reference", "browser_state", "fallback",
+    "mcp_tool_listing",
 })
-"""Documented block types the record has no kind for (anthropic 2.14.0 ``ContentBlockParam`` and the
+"""Documented block types the record has no kind for (anthropic 2.16.0 ``ContentBlockParam`` and the
 beta blocks): kept as opaque blocks without a problem."""
+
+SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+"""Calls the provider runs itself (anthropic 2.16.0 ``ServerToolUseBlock``, names ``web_search``,
+``web_fetch``, ``code_execution``, ``bash_code_execution``, ``text_editor_code_execution``,
+``tool_search_tool_regex`` / ``_bm25`` and, in beta, ``advisor``; ``BetaMCPToolUseBlock`` with its
+``server_name``)."""
+
+SERVER_RESULTS = frozenset({
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result", "tool_search_tool_result", "advisor_tool_result", "mcp_tool_result",
+})
+"""Their results (anthropic 2.16.0 ``ContentBlock`` and ``BetaContentBlock``); a later ``*_tool_result``
+type is read the same way (``is_server_result``)."""
+
+
+def is_server_result(kind: str | None) -> bool:
+    return kind is not None and (kind in SERVER_RESULTS or kind.endswith("_tool_result")) and kind != "tool_result"
+
+
+def server_call_name(block: JsonObj) -> str | None:
+    """A server call's tool name; an MCP connector call is ``mcp__<server_name>__<name>``."""
+    name = text_of(block.get("name"))
+    server = text_of(block.get("server_name"))
+    if block.get("type") == "mcp_tool_use" and name is not None and server is not None:
+        return f"mcp__{server}__{name}"
+    return name
+
+
+def server_result(block: JsonObj, call_id: str) -> ToolResult:
+    """A server tool's result: the words a reader would see as the output, the block as the detail."""
+    kind = text_of(block.get("type"))
+    output, failed = _server_output(block.get("content"))
+    if kind == "mcp_tool_result":
+        failed = block.get("is_error") is True
+    return ToolResult(call_id, output, is_error=failed, detail=block)
+
+
+def _server_output(content: Any) -> tuple[str, bool]:
+    """Readable text of a server result's ``content`` and whether it is an error object (every
+    ``*_tool_result_error`` / ``*_tool_error`` carries an ``error_code``)."""
+    if isinstance(content, str):
+        return content, False
+    if isinstance(content, list):
+        lines: list[str] = []
+        for item in content:
+            kind = text_of(item.get("type")) if isinstance(item, dict) else None
+            if isinstance(item, dict) and kind == "text":
+                lines.append(stringify(item.get("text") or ""))
+            elif isinstance(item, dict) and kind == "web_search_result":
+                lines.append("\n".join(t for t in (text_of(item.get("title")), text_of(item.get("url"))) if t))
+            else:
+                lines.append(stringify(item))
+        return "\n\n".join(lines), False
+    if not isinstance(content, dict):
+        return ("" if content is None else stringify(content)), False
+    if "error_code" in content:
+        words = [stringify(content.get("error_code")), text_of(content.get("error_message"))]
+        return ": ".join(w for w in words if w), True
+    kind = text_of(content.get("type"))
+    found: list[str | None]
+    match kind:
+        case "code_execution_result" | "bash_code_execution_result":
+            found = [text_of(content.get("stdout")), text_of(content.get("stderr"))]
+        case "text_editor_code_execution_view_result" | "advisor_result":
+            found = [text_of(content.get("content")), text_of(content.get("text"))]
+        case "web_fetch_result":
+            document = obj(content.get("content"))
+            source = obj(document.get("source"))
+            found = [text_of(content.get("url")), text_of(document.get("title")),
+                     text_of(source.get("data")) if source.get("type") == "text" else None]
+        case "tool_search_tool_search_result":
+            found = [", ".join(stringify(r.get("tool_name")) for r in items(content.get("tool_references"))
+                               if isinstance(r, dict))]
+        case _:
+            found = []
+    text = "\n".join(t for t in found if t)
+    return (text or stringify(content)), False
 
 
 def messages_to_record(messages: Sequence[Any], origin: Origin, *, system: Any = None) -> list[Message]:
@@ -144,6 +229,17 @@ def _block(block: JsonObj, where: Where, line: int | None, model: str | None, pr
                           provider=provider, model=model)]
     if kind == "redacted_thinking":
         return [Reasoning("", signature=text_of(block.get("data")), provider=provider, model=model, redacted=True)]
+    if kind in SERVER_CALLS:
+        call_id = text_field(block.get("id"), f"{kind} id", lambda r: where.problem(line, r))
+        name = text_field(server_call_name(block), f"name of {kind} {call_id}", lambda r: where.problem(line, r))
+        book.call(call_id, name)
+        return [tool_use(call_id, name, block.get("input"), where, line)]
+    if is_server_result(kind):
+        given = text_of(block.get("tool_use_id"))
+        answered = book.answer(given, None)
+        if answered is None:
+            where.problem(line, f"{kind} for call {given!r} has no earlier server call (orphan); kept")
+        return [server_result(block, answered or given or "")]
     if kind in KNOWN_BLOCKS:
         return [Opaque(kind, block, "block the record has no kind for")]
     where.problem(line, f"unknown content block type {shown(block.get('type'))}; kept as opaque")

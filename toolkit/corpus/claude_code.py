@@ -28,12 +28,25 @@ How records become the record, and why:
   written record; a missing parent stays named on the message, whose path then starts there.
 * Lines. JSONL: the line. JSON array: the line where the record's ``{`` opens when every top-level
   record starts its own line (``json.dump(..., indent=N)``), else the record's index + 1.
+* Subagent side files. Beside ``agent-<id>.jsonl`` 2.1 writes ``agent-<id>.meta.json``, one flat object
+  (``agentType``, and as the run had them ``description``, ``toolUseId``, ``spawnDepth``, ``model``,
+  ``name``, ``parentAgentId``, ``worktreePath``...), and a forked skill's run ``agent-<id>.forked-skill.json``
+  (``skillName``, ``effort``...). They are part of the subagent's transcript (``owns``), read with it: the
+  session's title is the meta's ``description`` (the spawning call's own ``description``, which ``link``
+  gives a subagent whose meta is missing), its ``spawn_call_id`` the ``toolUseId``, and each file a
+  ``meta`` event first in the session (type ``agent-meta`` with the agent type as its text, or
+  ``forked-skill`` with the skill name) holding the file's JSON. The agent type stays out of the
+  title, which then reads the same with or without the meta file. Keys from third-party readers of
+  real 2.1.x files (daintreehq/daintree#11949, kamp-us/phoenix#8404, ikuwow/dotfiles#303, xingkaixin/
+  codesesh#263, read 2026-12-03; the forked-skill file as of 2.1.223); Claude Code's changelog does not
+  name the files.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -42,6 +55,7 @@ from typing import Any
 
 import orjson
 
+from toolkit.corpus.anthropic_messages import SERVER_CALLS, is_server_result, server_call_name, server_result
 from toolkit.corpus.importer import (
     NOT_JSON,
     Head,
@@ -117,13 +131,13 @@ elsewhere (a 1.x file opens with the summary of the conversation it resumes)."""
 
 KNOWN_OPAQUE_BLOCKS = {
     "document": "a document the client attached, kept raw",
-    "server_tool_use": "a server-side tool call the provider ran itself",
     "tool_reference": "a tool reference returned by tool search",
     "search_result": "a search result block",
     "container_upload": "a file uploaded to the code-execution container",
 }
 """Block types the Anthropic wire defines that the record has no kind for: kept as opaque without a
-problem. Any ``*_tool_result`` block (web search, code execution, advisor) joins them."""
+problem. Server tools (``server_tool_use``, ``mcp_tool_use`` and every ``*_tool_result`` block: web
+search, code execution, advisor...) are calls and results, read as ``anthropic_messages`` reads them."""
 
 KNOWN_RESULT_PARTS = frozenset({"text", "image", "tool_reference", "search_result", "document"})
 
@@ -306,7 +320,72 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     and rescanning them on every allocation burst doubled the load time of a 200 MB file (a load
     pauses it already; this is for a file read on its own)."""
     with collector_paused():
-        return _read(path, ctx, detection if isinstance(detection, bytes) else path.read_bytes())
+        sessions = _read(path, ctx, detection if isinstance(detection, bytes) else path.read_bytes())
+    if path.name.startswith(AGENT_FILE_PREFIX) and path.name.endswith(".jsonl"):
+        return _with_side_files(path, ctx, sessions)
+    return sessions
+
+
+AGENT_FILE_PREFIX = "agent-"
+SIDE_FILES = (".meta.json", ".forked-skill.json")
+"""What follows ``agent-<id>`` in the names of a subagent's side files (see the module's docstring)."""
+SIDE_FILE = re.compile(r"(agent-.+)(\.meta|\.forked-skill)\.json")
+
+
+def owns(path: str) -> bool:
+    """A subagent's side file beside its transcript: ``agent-<id>.meta.json`` (or ``.forked-skill.json``)
+    next to ``agent-<id>.jsonl``. Asked of every file of a folder load, so a name that cannot be one
+    is refused before the file system is asked."""
+    name = os.path.basename(path)
+    if not name.startswith(AGENT_FILE_PREFIX) or not name.endswith(".json"):
+        return False
+    found = SIDE_FILE.fullmatch(name)
+    return found is not None and os.path.isfile(os.path.join(os.path.dirname(path), found.group(1) + ".jsonl"))
+
+
+def _with_side_files(path: Path, ctx: ImportContext, sessions: list[Session]) -> list[Session]:
+    """The subagent sessions of ``agent-<id>.jsonl`` with what its side files say of them."""
+    stem = path.name[:-len(".jsonl")]
+    name = ctx.name(path)
+    found: list[tuple[str, dict[str, Any]]] = []
+    for suffix in SIDE_FILES:
+        side = path.with_name(stem + suffix)
+        if not side.is_file():
+            continue
+        side_name = (name[:-len(".jsonl")] if name.endswith(".jsonl") else str(side)) + suffix
+        try:
+            value = orjson.loads(side.read_bytes())
+        except (OSError, orjson.JSONDecodeError) as exc:
+            ctx.problem(side_name, None, f"subagent side file cannot be read as JSON ({exc}); left out")
+            continue
+        if not isinstance(value, dict):
+            ctx.problem(side_name, None, f"subagent side file holds a JSON {type(value).__name__}, not an object; "
+                                         "left out")
+            continue
+        found.append((side_name, value))
+    if not found:
+        return sessions
+    agent = stem[len(AGENT_FILE_PREFIX):]
+    mine = [i for i, s in enumerate(sessions) if s.id.endswith(AGENT_MARK + agent)] or ([0] if sessions else [])
+    for i in mine:
+        sessions[i] = _described(sessions[i], found)
+    return sessions
+
+
+def _described(session: Session, found: list[tuple[str, dict[str, Any]]]) -> Session:
+    events: list[Event] = []
+    title, spawn = session.title, session.spawn_call_id
+    for side_name, value in found:
+        if side_name.endswith(".meta.json"):
+            description, call = text_of(value.get("description")), text_of(value.get("toolUseId"))
+            title = title or description
+            spawn = spawn or call
+            events.append(Event("meta", "agent-meta", None, None, text_of(value.get("agentType")) or "", value,
+                                SourceRef(side_name)))
+        else:
+            events.append(Event("meta", "forked-skill", None, None, text_of(value.get("skillName")) or "", value,
+                                SourceRef(side_name)))
+    return replace(session, events=(*events, *session.events), title=title, spawn_call_id=spawn)
 
 
 def _read(path: Path, ctx: ImportContext, data: bytes) -> list[Session]:
@@ -863,18 +942,24 @@ class _FileReader:
                 out.append(Reasoning("", data if isinstance(data, str) else None, provider, model, redacted=True))
             elif kind == "image":
                 out.append(self._image(block, line))
+            elif kind in SERVER_CALLS:
+                out.append(self._tool_use(block, line, server_call_name(block)))
+            elif is_server_result(kind):
+                call_id = text_of(block.get("tool_use_id"))
+                if call_id is None:
+                    self.problem(line, f"{kind} block without a tool_use_id")
+                self.results.append((call_id or "", line))
+                out.append(server_result(block, call_id or ""))
             elif kind in KNOWN_OPAQUE_BLOCKS:
                 out.append(Opaque(kind, block, KNOWN_OPAQUE_BLOCKS[kind]))
-            elif kind is not None and kind.endswith("_tool_result"):
-                out.append(Opaque(kind, block, "a server-side tool result"))
             else:
                 self.problem(line, f"unknown content block type {shown(block.get('type'))}; kept as opaque")
                 out.append(Opaque(kind_name(block.get("type")), block, "unknown block type"))
         return out
 
-    def _tool_use(self, block: dict[str, Any], line: int) -> ToolUse:
+    def _tool_use(self, block: dict[str, Any], line: int, tool: object = None) -> ToolUse:
         call_id = block.get("id")
-        name = block.get("name")
+        name = block.get("name") if tool is None else tool
         if not isinstance(call_id, str) or not call_id:
             self.problem(line, f"tool_use block without an id (tool {shown(name)})")
             call_id = ""
@@ -1230,6 +1315,7 @@ IMPORTER = Importer(
     sniff=sniff,
     read=read,
     link=Linker(link_facts, links),
+    owns=owns,
     description="Claude Code session transcripts (JSONL, subagent files, or a JSON-array dump), 1.0.x-2.1.x",
     client="Claude Code",
     layouts=claude_code_layouts,

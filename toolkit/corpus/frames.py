@@ -16,7 +16,32 @@
     session_id, message_id, index, kind, chars (text, output, reasoning or JSON size), tool_name,
     tool_use_id, is_error, image_sha256, media_type, image_bytes (null when the size is unknown: an
     image known only by URL), width, height, opaque_type, images (1 for an image block, the images a
-    tool result holds, else 0), image_origin (an image block's origin, see ``images``)
+    tool result holds, else 0), image_origin (an image block's origin, see ``images``).
+
+    A ``reasoning`` row is one unit of reasoning as the provider returns it and wants it back, the
+    same whichever client or wire recorded it. Its chars are the text the provider shows (a summary
+    on most models), never the reasoning it bills: those tokens are only in the reply's output
+    tokens. ``redacted`` reasoning came back with nothing readable; its signature is all there is.
+
+    - Anthropic: one ``thinking`` block (its text and signature; empty text when the display is
+      omitted, still not redacted, since it goes back as ``thinking``) or one ``redacted_thinking``
+      block (redacted, its ``data`` as the signature)
+      (https://platform.claude.com/docs/en/build-with-claude/extended-thinking).
+    - OpenAI: one ``reasoning`` item: its summary parts (and any raw ``content`` text) joined, its
+      ``encrypted_content`` as the signature; redacted when it has no text. An item OpenRouter splits
+      into ``reasoning_details`` with the item's ``id`` (a summary and an encrypted detail) is still one
+      (``ReasoningItem`` of the OpenAI API spec 2.3.0, https://platform.openai.com/docs/guides/reasoning,
+      https://openrouter.ai/docs/guides/best-practices/reasoning-tokens; read 2026-12-03).
+    - Gemini: one part that is a thought (``thought: true``, its text and any signature), and one
+      redacted block, with empty text, for a ``thoughtSignature`` on any other part (a
+      ``functionCall``, the last text part; from the OpenAI-compatible endpoint,
+      ``extra_content.google.thought_signature`` on a call), just before that part's block. Google's
+      Interactions API makes a thought of a signature, there even when the model barely reasoned,
+      and a summary that may be empty; a replay must give the signature back on the part it came
+      on, since Gemini refuses a function call turn whose first call lacks it
+      (https://ai.google.dev/gemini-api/docs/thought-signatures,
+      https://ai.google.dev/gemini-api/docs/interactions/thinking, read 2026-12-03). Gemini CLI's
+      ``thoughts`` are one block each (the thought summaries it recorded, unsigned).
 ``images``
     one row per image wherever it sits: session_id, message_id, block_index, position (within the
     block), sits_in (``message``: an image block; ``tool_result``: returned by a call), tool_use_id,
@@ -27,7 +52,8 @@
     session_id, message_id, call_id, name, bare_name, input_bytes, input_valid, freeform,
     has_result, result_bytes, is_error, result_message_id. A result answers the most recent
     still-unanswered earlier call with its id (in source order), so a reused id pairs each result
-    with its own call
+    with its own call. Anthropic's server tools (web search, code execution, MCP connector...) are
+    calls too: the provider ran them, and the result sits in the message that made the call
 ``events``
     session_id, kind, type, time, message_id, text, file, line
 ``problems``

@@ -21,6 +21,16 @@ any Gemini ``contents``. Each ``gemini`` message with tool calls becomes an assi
 result's detail). ``info``, ``warning`` and ``error`` messages are the
 CLI's own notices, never sent to the model, so they are events. A rewind leaves the rewound
 messages in the tree and branches the next message off before them.
+
+Each result is read once, from the call's record. The CLI also writes the turn that sent results back
+as a ``user`` message: before 0.44 only when a steering hint rode with the results (the turn then held
+text beside the ``functionResponse`` parts, and ``isFunctionResponse`` asked for every part to be one,
+packages/core/src/utils/messageInspectors.ts before f47d6c6f7a, 2026-07-31), from 0.44 always
+(``recordSyntheticMessage`` in geminiChat.ts, 055e0f6452, 2026-05-18). A ``functionResponse`` there that
+answers a call already answered is left out, the hint stays a user message, and a record left empty
+is no message. Since 0.44 ``updateMessagesFromHistory`` (chatRecordingService.ts) may also overwrite
+each call's ``result`` with that whole turn: a call's result is its own ``functionResponse`` and the
+parts after it up to the next one.
 """
 
 from __future__ import annotations
@@ -127,6 +137,8 @@ class _Session:
         self.model: str | None = None
         self.title: str | None = None
         self.parent_session_id: str | None = None
+        self.answered: set[str] = set()
+        """Calls whose result a gemini record's ``toolCalls`` gave (see the module's docstring)."""
 
     def add(self, mid: str, parent: str | None, role: Role, blocks: list[Block], line: int | None,
             time: datetime | None, model: str | None = None, use: Usage | None = None,
@@ -256,8 +268,12 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
         out.event(NOTICE_KINDS[kind], kind, time, _words(rec.get("content")), rec, line, parent)
         return parent
     if kind == "user":
-        said = out.blocks(rec.get("content"), mid, line) or [Text("")]  # an empty prompt is still a turn
-        return out.add(mid, parent, _role_of(said), said, line, time).id
+        said = out.blocks(rec.get("content"), mid, line)
+        fresh = [b for b in said if not (isinstance(b, ToolResult) and b.tool_use_id in out.answered)]
+        if said and not fresh:
+            return parent  # only results the calls' records gave already
+        fresh = fresh or [Text("")]  # an empty prompt is still a turn
+        return out.add(mid, parent, _role_of(fresh), fresh, line, time).id
     if kind != "gemini":
         if kind is None:
             out.ctx.problem(out.path, line, f"message {mid} has type {shown(rec.get('type'))}, not a name; "
@@ -289,6 +305,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
         result = _tool_result(out, call, call_id, name, f"{mid}:results.{index}", line)
         if result is not None:
             results.append(result)
+            out.answered.add(call_id)
     assistant = out.add(mid, parent, "assistant", blocks or [Text("")], line, time, model, usage(rec.get("tokens")))
     if not results:
         return assistant.id
@@ -318,7 +335,7 @@ def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, p
         return ToolResult(call_id, detail if isinstance(detail, str) else str(status), True, (), name, detail)
     texts: list[str] = []
     images: list[Image] = []
-    for block in out.blocks(result, part_id, line):
+    for block in out.blocks(_own_parts(_parts(result), call_id, name), part_id, line):
         match block:
             case ToolResult():
                 texts.append(block.output)
@@ -337,6 +354,28 @@ def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, p
             case _:
                 assert_never(block)
     return ToolResult(call_id, "\n".join(t for t in texts if t), failed, tuple(images), name or None, detail)
+
+
+def _own_parts(parts: list[Any], call_id: str, name: str) -> list[Any]:
+    """The parts of a call's ``result`` that are its own: its ``functionResponse`` (by id, else by
+    name, else the only one) and the parts after it up to the next response. A result that holds no
+    response, or none of this call's, is kept whole."""
+    responses = [i for i, p in enumerate(parts) if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)]
+    if not responses or (len(responses) == 1 and responses[0] == 0):
+        return parts
+
+    def answers(i: int, key: str, value: str) -> bool:
+        return bool(parts[i]["functionResponse"].get(key) == value)
+
+    mine = next((i for i in responses if answers(i, "id", call_id)), None)
+    if mine is None:
+        mine = next((i for i in responses if answers(i, "name", name)), None)
+    if mine is None:
+        if len(responses) > 1:
+            return parts
+        mine = responses[0]
+    end = next((i for i in responses if i > mine), len(parts))
+    return parts[mine:end]
 
 
 # -- stream-json -----------------------------------------------------------------------------------

@@ -25,7 +25,8 @@ any other part (the first ``functionCall`` of a step, a final text part) it beco
 ``Reasoning`` block with empty text and the signature, placed immediately before the block of the
 part that carried it. Every such block names who signed (provider ``google`` or the serving host,
 and the model), so a replay knows the signature existed, whom it binds to, and which part to put it
-back on; the record never loses a signature and never invents one.
+back on; the record never loses a signature and never invents one (what one reasoning block is, for
+every provider: ``toolkit.corpus.frames``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ Documents: a JSON array of messages; a request body (``messages`` with ``model``
 ``functions``, ``tool_choice``...); a response (``choices[].message`` with ``usage``); the same one per
 JSONL line (fine-tuning rows ``{"messages": [...], "tools": [...]}`` included). OpenAI-compatible
 servers are read too: ``reasoning_content`` (DeepSeek, vLLM), ``reasoning`` / ``reasoning_details``
-(OpenRouter), and Ollama's ``/api/chat`` (``images``, ``thinking``, ``tool_name``, arguments given as
+(OpenRouter: details sharing an ``id`` are one reasoning item, one block), Gemini's OpenAI-compatible
+thought signatures on calls (``extra_content.google.thought_signature``, a redacted block before the call),
+and Ollama's ``/api/chat`` (``images``, ``thinking``, ``tool_name``, arguments given as
 objects, calls without ids).
 
 Roles: ``system`` and ``developer`` (tagged ``developer``) become ``system``; ``tool`` and the legacy
@@ -16,8 +18,8 @@ kept). Assistant ``tool_calls`` (function and custom) and the legacy ``function_
 call is missing is reported and kept. Message ids are ``<prefix>:<index in the list>``.
 
 The Responses API (``input`` / ``output`` item lists) is read by ``items_to_record``: messages,
-``reasoning`` (summary or content text, ``encrypted_content`` as the signature), ``function_call`` /
-``custom_tool_call`` and every other client-executed ``*_call`` with a ``call_id``, their
+``reasoning`` (one block an item: its summary text, then any raw content text, ``encrypted_content`` as the
+signature), ``function_call`` / ``custom_tool_call`` and every other client-executed ``*_call`` with a ``call_id``, their
 ``*_call_output`` items, and server-side tool items as opaque blocks. Consecutive model-side items form
 one assistant message, consecutive outputs one tool message.
 """
@@ -28,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from toolkit.corpus.importer import ImportContext, parse_time
 from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
@@ -43,6 +45,7 @@ from toolkit.corpus.wirekit import (
     content_blocks,
     each_message,
     image_base64,
+    result_parts,
     run_config,
     tool_use,
     usage_of,
@@ -115,7 +118,7 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Where, model: str | N
         if isinstance(raw.get("refusal"), str) and raw["refusal"]:
             blocks.append(Text(raw["refusal"]))
         if "tool_calls" in raw or "function_call" in raw:
-            blocks += _calls(raw, message_id, where, line, book)
+            blocks += _calls(raw, message_id, where, line, book, model, provider)
         for key in ("audio", "annotations"):
             if raw.get(key):
                 blocks.append(Opaque(key, raw[key], "assistant metadata the record has no kind for"))
@@ -142,20 +145,37 @@ def _reasoning(raw: JsonObj, where: Where, line: int | None, model: str | None,
     details = raw.get("reasoning_details")
     if isinstance(details, list) and details:  # OpenRouter; supersedes its plain ``reasoning`` copy
         out: list[Block] = []
+        # item id -> its block: OpenRouter gives one OpenAI reasoning item as a summary detail and an
+        # encrypted detail carrying the item's id, and an item is one reasoning block (``frames``)
+        items_at: dict[str, int] = {}
         for detail in details:
             kind = detail.get("type") if isinstance(detail, dict) else None
             if not isinstance(detail, dict):
                 continue
+            found: Reasoning
             if kind in ("reasoning.text", "reasoning.summary"):
                 text = detail.get("text") if kind == "reasoning.text" else detail.get("summary")
-                out.append(Reasoning(text if isinstance(text, str) else "", signature=text_of(detail.get("signature")),
-                                     provider=provider, model=model))
+                found = Reasoning(text if isinstance(text, str) else "", signature=text_of(detail.get("signature")),
+                                  provider=provider, model=model)
             elif kind == "reasoning.encrypted":
-                out.append(Reasoning("", signature=text_of(detail.get("data")), provider=provider, model=model,
-                                     redacted=True))
+                found = Reasoning("", signature=text_of(detail.get("data")), provider=provider, model=model,
+                                  redacted=True)
             else:
                 where.problem(line, f"unknown reasoning detail type {shown(kind)}; kept as opaque")
                 out.append(Opaque(kind_name(kind), detail, "unknown reasoning detail"))
+                continue
+            item = text_of(detail.get("id"))
+            at = items_at.get(item) if item is not None else None
+            if at is None:
+                if item is not None:
+                    items_at[item] = len(out)
+                out.append(found)
+                continue
+            held = out[at]
+            assert isinstance(held, Reasoning)
+            joined = "\n\n".join(t for t in (held.text, found.text) if t)
+            signature = held.signature if found.signature is None else found.signature
+            out[at] = replace(held, text=joined, signature=signature, redacted=not joined and signature is not None)
         return out
     for key in ("reasoning_content", "reasoning", "thinking"):
         text = raw.get(key)
@@ -206,12 +226,16 @@ def _ollama_images(images: Any, where: Where, line: int | None) -> list[Block]:
     return [image_base64(where, line, image, None) for image in images if isinstance(image, str)]
 
 
-def _calls(raw: JsonObj, message_id: str, where: Where, line: int | None, book: CallBook) -> list[Block]:
+def _calls(raw: JsonObj, message_id: str, where: Where, line: int | None, book: CallBook, model: str | None = None,
+           provider: str | None = None) -> list[Block]:
     out: list[Block] = []
     calls = raw.get("tool_calls")
     if isinstance(calls, list):
         for j, call in enumerate(calls):
             if isinstance(call, dict):
+                signature = _google_signature(call)
+                if signature is not None:
+                    out.append(Reasoning("", signature=signature, provider=provider, model=model, redacted=True))
                 out.append(_tool_use(call, message_id, j, where, line, book))
             else:
                 where.problem(line, f"tool call {j + 1} is a JSON {type(call).__name__}; kept as opaque")
@@ -220,6 +244,16 @@ def _calls(raw: JsonObj, message_id: str, where: Where, line: int | None, book: 
     if isinstance(legacy, dict):
         out.append(_tool_use({"function": legacy}, message_id, "function_call", where, line, book))
     return out
+
+
+def _google_signature(value: JsonObj) -> str | None:
+    """The thought signature Gemini's OpenAI-compatible endpoint puts on a call (``extra_content.google.
+    thought_signature``, https://ai.google.dev/gemini-api/docs/thought-signatures, read 2026-12-03): a
+    redacted reasoning block before the call, as the Gemini wire reads a signed ``functionCall`` part."""
+    extra = value.get("extra_content")
+    if not isinstance(extra, dict):
+        return None
+    return text_of(obj(extra.get("google")).get("thought_signature"))
 
 
 def _tool_use(call: JsonObj, message_id: str, slot: int | str, where: Where, line: int | None,
@@ -267,20 +301,7 @@ def result_content(content: Any, where: Where, line: int | None) -> tuple[str, t
         return content, (), []
     if not isinstance(content, list):
         return stringify(content), (), []
-    texts: list[str] = []
-    images: list[Image] = []
-    others: list[Block] = []
-    for block in _content(content, where, line, None, None):
-        match block:
-            case Text():
-                texts.append(block.text)
-            case Image():
-                images.append(block)
-            case ToolUse() | ToolResult() | Reasoning() | Opaque():
-                others.append(block)
-            case _:
-                assert_never(block)
-    return "\n".join(texts), tuple(images), others
+    return result_parts(_content(content, where, line, None, None))
 
 
 def tool_name(tool: Any) -> str:
@@ -507,7 +528,7 @@ def _reasoning_item(item: JsonObj, model: str | None, provider: str | None) -> R
             return ""
         return "\n\n".join(str(p.get("text", "")) for p in parts if isinstance(p, dict) and p.get("text"))
 
-    text = texts("content") or texts("summary")
+    text = "\n\n".join(t for t in (texts("summary"), texts("content")) if t)  # as ``codex`` reads an item
     signature = text_of(item.get("encrypted_content"))
     return Reasoning(text, signature=signature, provider=provider, model=model,
                      redacted=not text and signature is not None)

@@ -284,3 +284,21 @@ def usage_of(input: int | None, output: int | None, cache_read: int | None, cach
         return None
     return Usage(input=input, output=output, cache_read=cache_read, cache_write=cache_write)
 
+
+def result_parts(blocks: Iterable[Block]) -> tuple[str, tuple[Image, ...], list[Block]]:
+    """The blocks of a tool result's content as the result's text (text blocks joined by newlines),
+    its images, and the blocks that are neither (kept beside the result)."""
+    texts: list[str] = []
+    images: list[Image] = []
+    others: list[Block] = []
+    for block in blocks:
+        match block:
+            case Text():
+                texts.append(block.text)
+            case Image():
+                images.append(block)
+            case ToolUse() | ToolResult() | Reasoning() | Opaque():
+                others.append(block)
+            case _:
+                assert_never(block)
+    return "\n".join(texts), tuple(images), others

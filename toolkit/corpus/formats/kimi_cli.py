@@ -48,12 +48,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from toolkit.corpus.importer import Head, ImportContext, Importer, iter_json_lines, parse_time, read_json
 from toolkit.corpus.layout import Layout, Parts, expand, setting
 from toolkit.corpus.shapes import as_int, kind_name, shown, text_of
-from toolkit.corpus.wirekit import Where, tool_use
+from toolkit.corpus.wirekit import Where, result_parts, tool_use
 from toolkit.record import (
     Block,
     Event,
@@ -484,20 +484,7 @@ def _call(call: dict[str, Any], where: Where, line: int | None) -> Block:
 def _result_content(content: Any, where: Where, line: int | None) -> tuple[str, tuple[Image, ...], list[Block]]:
     """A tool message's parts as the result's text (parts joined by newlines), its images, and the
     parts that are neither."""
-    texts: list[str] = []
-    images: list[Image] = []
-    others: list[Block] = []
-    for block in _parts(content, where, line, None):
-        match block:
-            case Text():
-                texts.append(block.text)
-            case Image():
-                images.append(block)
-            case ToolUse() | ToolResult() | Reasoning() | Opaque():
-                others.append(block)
-            case _:
-                assert_never(block)
-    return "\n".join(texts), tuple(images), others
+    return result_parts(_parts(content, where, line, None))
 
 
 # ---- the context file ------------------------------------------------------------------------------
