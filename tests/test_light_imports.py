@@ -125,3 +125,21 @@ def test_every_command_parses_its_own_help(name: str, capsys: pytest.CaptureFixt
         main([name, "--help"])
     assert exited.value.code == 0
     assert f"usage: toolkit {name}" in capsys.readouterr().out
+
+
+def test_subpackages_resolve_after_import_toolkit_as_the_readme_uses_them() -> None:
+    """``import toolkit`` then ``toolkit.replay.request(...)``: each subpackage is imported on first use,
+    and a name that is neither an attribute nor a subpackage is still an AttributeError."""
+    code = textwrap.dedent("""
+        import sys
+        import toolkit
+        assert "toolkit.replay" not in sys.modules
+        assert callable(toolkit.replay.request) and callable(toolkit.corpus.load)
+        assert toolkit.snapshot.__name__ == "toolkit.snapshot" and callable(toolkit.costs.text_tokens)
+        try:
+            toolkit.no_such_part
+        except AttributeError:
+            print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr

@@ -94,3 +94,16 @@ def test_codec_round_trips_every_block_kind(message_blocks: list[object], with_m
         source=SourceRef("f.jsonl", 7) if with_meta else None, tags=("meta",) if with_meta else (),
     )
     assert codec.decode_message(codec.encode_message(message)) == message
+
+
+def test_reprs_name_ids_and_counts_never_contents() -> None:
+    """A notebook that shows a session, a message or a corpus prints a line, not megabytes."""
+    from toolkit.corpus import Corpus
+
+    big = "x" * 1_000_000
+    message = Message("m1", None, "tool", (ToolResult("c1", big),))
+    session = Session("s", "demo", (message,), tip="m1", file="f.jsonl")
+    corpus = Corpus([session], images={"0" * 64: b"\x89PNG" + b"0" * 1_000_000})
+    assert repr(message) == "Message(id='m1', parent_id=None, role='tool', blocks=[tool_result])"
+    assert repr(session) == "Session(id='s', format='demo', file='f.jsonl', tip='m1', 1 messages, 0 events)"
+    assert repr(corpus) == "Corpus(1 sessions, 0 files, 1 images, 0 problems)"

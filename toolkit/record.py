@@ -189,6 +189,11 @@ class Message(Record):
     """Source flags worth keeping: ``meta`` (client-injected), ``compact_summary``, ``synthetic``
     (a client-side stub, not a model reply), ``demo`` (a few-shot example), ``interrupted``."""
 
+    def __repr__(self) -> str:
+        """Its id, place, role and block kinds: a message's blocks may hold megabytes of output."""
+        kinds = ", ".join(block.kind for block in self.blocks)
+        return f"Message(id={self.id!r}, parent_id={self.parent_id!r}, role={self.role!r}, blocks=[{kinds}])"
+
     @property
     def text(self) -> str:
         """The words of the message, blocks of other kinds left out."""
@@ -294,6 +299,11 @@ class Session(Record):
     def __reduce__(self) -> tuple[type[Record], tuple[object, ...]]:
         """Without ``_index``: the constructor builds it again."""
         return type(self), tuple(map(self.__getattribute__, self.__slots__[:-1]))
+
+    def __repr__(self) -> str:
+        """Its id, format, file, tip and size, never its messages."""
+        return (f"Session(id={self.id!r}, format={self.format!r}, file={self.file!r}, tip={self.tip!r}, "
+                f"{len(self.messages)} messages, {len(self.events)} events)")
 
     def get(self, message_id: str) -> Message | None:
         i = self._index.get(message_id)

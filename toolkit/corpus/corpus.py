@@ -37,6 +37,11 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.sessions)
 
+    def __repr__(self) -> str:
+        """Counts, never contents: a corpus holds every message and every image's bytes."""
+        return (f"Corpus({len(self.sessions)} sessions, {len(self.files)} files, {len(self.images)} images, "
+                f"{len(self.problems)} problems)")
+
     def __iter__(self) -> Iterator[Session]:
         return iter(self.sessions)
 
