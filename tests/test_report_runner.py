@@ -4,6 +4,7 @@ redacted report, the per-cell guard and path scrubbing."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -119,8 +120,8 @@ def test_a_cell_that_hangs_fails_the_report_fast_and_is_named(tmp_path: Path) ->
 def test_scrub_replaces_paths_only_where_they_stand_as_paths() -> None:
     from toolkit.report.runner import scrub
 
-    paths = {"/scratch": "<tmp>", "/users/ada": "~", "/srv/checkout": "."}
-    assert scrub("saved to /scratch/build and /users/ada/x; cwd /srv/checkout", paths) == "saved to <tmp>/build and ~/x; cwd ."
+    paths = {"/scratch": "$TMPDIR", "/users/ada": "~", "/srv/checkout": "."}
+    assert scrub("saved to /scratch/build and /users/ada/x; cwd /srv/checkout", paths) == "saved to $TMPDIR/build and ~/x; cwd ."
     untouched = ["data:image/png;base64,iVBO/scratchcmVz+/scratch/Zz==", "/users/adam/x", "/var/scratch/x",
                  "/srv/checkout2"]
     for text in untouched:
@@ -182,3 +183,22 @@ def test_the_output_widget_mimic_sends_nothing_on_the_shell_socket(local: bool) 
         assert client.sent == []
     else:
         assert [m["msg_type"] for m in client.sent] == ["comm_msg"] * 3
+
+
+def test_the_temporary_directory_shows_in_a_browser(tmp_path: Path) -> None:
+    """The scrubbed temporary directory survives HTML: no tag-like name a browser would drop."""
+    import html.parser
+
+    from toolkit.report.runner import machine_paths, scrub
+
+    replaced = scrub(f"<p>wrote {tempfile.gettempdir()}/replay-x.json</p>", machine_paths(tmp_path))
+
+    class Text(html.parser.HTMLParser):
+        seen = ""
+
+        def handle_data(self, data: str) -> None:
+            self.seen += data
+
+    reader = Text()
+    reader.feed(replaced)
+    assert reader.seen == "wrote $TMPDIR/replay-x.json"

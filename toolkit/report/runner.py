@@ -205,13 +205,18 @@ def scrub(text: str, replacements: dict[str, str]) -> str:
     return text
 
 
+TEMPORARY = "$TMPDIR"
+"""What a report shows for the temporary directory: a name that reads as a path and holds no ``<``,
+which a browser would take for a tag and drop (a scrubbed ``<tmp>/replay-x`` showed as ``/replay-x``)."""
+
+
 def machine_paths(corpus: Path) -> dict[str, str]:
     """The directories a report must not show, and what to show instead."""
     repo = Path.cwd().resolve()
     out = {str(corpus.resolve()): corpus.name or "corpus", str(repo): ".",
-           str(Path.home()): "~", tempfile.gettempdir(): "<tmp>"}
+           str(Path.home()): "~", tempfile.gettempdir(): TEMPORARY}
     real_tmp = os.path.realpath(tempfile.gettempdir())
-    out.setdefault(real_tmp, "<tmp>")
+    out.setdefault(real_tmp, TEMPORARY)
     return out
 
 
