@@ -47,7 +47,7 @@ from toolkit.replay.sdk import sdk_problems
 
 # ---- the shared corpora: the folders of formats the toolkit reads --------------------------------
 
-NOT_YET_READ = frozenset({"opencode", "qwen_code"})
+NOT_YET_READ = frozenset({"qwen_code"})
 """Shared-corpus folders of formats no importer reads yet (the format-registry issue will read them)."""
 
 

@@ -30,6 +30,7 @@ REGISTRY: tuple[str, ...] = (
     "toolkit.corpus.formats.kimi_cli",
     "toolkit.corpus.formats.aider",
     "toolkit.corpus.formats.specstory",
+    "toolkit.corpus.formats.opencode",
     "toolkit.corpus.recording",
 )
 """The modules that define formats, in the order detection asks them: most specific first. Each
