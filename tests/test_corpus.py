@@ -18,8 +18,8 @@ from tests.conftest import DATA, REPO
 from tests.helpers import NOT_YET_READ, readable, readable_corpus_files
 from toolkit.cli import main as cli
 from toolkit.corpus import SKIP_SUFFIXES, importers, load
+from toolkit.corpus.formats.importer import name_suffix
 from toolkit.corpus.frames import SCHEMAS
-from toolkit.corpus.importer import name_suffix
 from toolkit.demo import write as write_demo
 from toolkit.record import RecordError, Text, ToolResult, ToolUse
 

@@ -12,7 +12,7 @@ import toolkit
 from tests.conftest import CORPORA, corpus_files
 from tests.helpers import everything_valid
 from toolkit.corpus.formats import aider
-from toolkit.corpus.importer import Head, ImportContext
+from toolkit.corpus.formats.importer import Head, ImportContext
 from toolkit.record import Image, Reasoning, Session, Text, Usage
 
 EXAMPLE = CORPORA / "aider" / "mozgoslav_v0.86.2_whole_format.aider.chat.history.md"

@@ -14,7 +14,7 @@ import toolkit
 from tests.conftest import CORPORA, corpus_files
 from tests.helpers import everything_valid
 from toolkit.corpus.formats import specstory
-from toolkit.corpus.importer import Head, ImportContext
+from toolkit.corpus.formats.importer import Head, ImportContext
 from toolkit.record import Reasoning, Session, Text, ToolResult, ToolUse
 
 EXAMPLE = CORPORA / "specstory_cursor" / "harmony_2026-03-25_15-55-48Z-pinning-functionality-issues.md"

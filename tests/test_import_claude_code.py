@@ -17,7 +17,8 @@ from PIL import Image as PILImage
 
 from tests.conftest import CORPORA, REPO
 from toolkit.corpus import Corpus, load
-from toolkit.corpus.claude_code import (
+from toolkit.corpus.formats import SNIFF_BYTES
+from toolkit.corpus.formats.claude_code import (
     AGENT_MARK,
     IMPORTER,
     SIDECHAIN_MARK,
@@ -25,8 +26,7 @@ from toolkit.corpus.claude_code import (
     opens_with_record,
     qwen_code_record,
 )
-from toolkit.corpus.formats import SNIFF_BYTES
-from toolkit.corpus.importer import Head
+from toolkit.corpus.formats.importer import Head
 from toolkit.record import (
     Image,
     Message,

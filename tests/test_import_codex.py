@@ -14,8 +14,8 @@ import pytest
 
 from tests.conftest import CORPORA, corpus_files
 from toolkit.corpus import load
-from toolkit.corpus.codex import IMPORTER, read, sniff
-from toolkit.corpus.importer import Head, ImportContext
+from toolkit.corpus.formats.codex import IMPORTER, read, sniff
+from toolkit.corpus.formats.importer import Head, ImportContext
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 ROLLOUTS = [p for p in corpus_files() if p.parent.name == "codex"]

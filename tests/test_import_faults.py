@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import everything_valid
-from toolkit.corpus import ImportContext, claude_code, gemini_cli, load
+from toolkit.corpus import ImportContext, load
+from toolkit.corpus.formats import claude_code, gemini_cli
 from toolkit.record import Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import corpus_files
 from toolkit.corpus import load
-from toolkit.corpus.gemini_cli import IMPORTER, read, sniff
-from toolkit.corpus.importer import Head, ImportContext
+from toolkit.corpus.formats.gemini_cli import IMPORTER, read, sniff
+from toolkit.corpus.formats.importer import Head, ImportContext
 from toolkit.record import Image, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 RECORDINGS = [p for p in corpus_files() if p.parent.name == "gemini" and p.name.startswith("geminicli_chat")]

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from PIL import Image, ImageCms, PngImagePlugin
 
 from tests.conftest import CORPORA, DATA, corpus_files
-from toolkit.corpus import claude_code, codex, formats, load, recording
-from toolkit.corpus.imageheader import _plain_header, image_header, pillow_header
-from toolkit.corpus.importer import (
+from toolkit.corpus import formats, load
+from toolkit.corpus.formats import claude_code, codex, recording
+from toolkit.corpus.formats.importer import (
     NOT_JSON,
     Head,
     ImportContext,
@@ -36,6 +36,7 @@ from toolkit.corpus.importer import (
     name_stem,
     name_suffix,
 )
+from toolkit.corpus.imageheader import _plain_header, image_header, pillow_header
 
 # ---- image headers ----------------------------------------------------------------------------------
 
@@ -223,7 +224,7 @@ def test_sniffed_json_of_bytes_is_the_texts(line: str, space: str) -> None:
 def test_a_whole_document_is_parsed_from_its_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Detection parses a clean file that is not ASCII whole from its bytes, once, and a file with a
     byte that is not UTF-8 from its decoded text."""
-    from toolkit.corpus import importer
+    from toolkit.corpus.formats import importer
 
     parsed: list[tuple[type, int]] = []
 
@@ -293,7 +294,7 @@ def test_document_keys_hold_every_key_the_text_shows(value: object, indent: int 
 def test_sniffs_answer_alike_from_the_keys_and_from_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sniffs that say no from a whole document's keys give the answer their text patterns give,
     on every file of the demo and shared corpora and on crafted ones."""
-    from toolkit.corpus import gemini_cli, openhands, sweagent
+    from toolkit.corpus.formats import gemini_cli, openhands, sweagent
 
     record = {"type": "user", "message": {"role": "user", "content": "hi"}, "parentUuid": None, "uuid": "u"}
 

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from tests.helpers import counts, png
-from toolkit.corpus import ImportContext, anthropic_messages, gemini_contents, load, openai_chat, recording
-from toolkit.corpus.importer import Head
-from toolkit.corpus.wirekit import Origin
+from toolkit.corpus import ImportContext, load
+from toolkit.corpus.formats import anthropic_messages, gemini_contents, openai_chat, recording
+from toolkit.corpus.formats.importer import Head
+from toolkit.corpus.formats.wirekit import Origin
 from toolkit.record import Image, JsonValue, Opaque, Reasoning, RecordError, Text, ToolResult, ToolUse
 
 
@@ -500,7 +501,7 @@ def test_sniff_hands_its_detection_to_read_and_keeps_nothing(tmp_path: Path) -> 
 
 def test_a_sniff_shared_by_importers_is_asked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from toolkit.corpus import formats
-    from toolkit.corpus.importer import Claim, Importer
+    from toolkit.corpus.formats.importer import Claim, Importer
 
     asked: list[Path] = []
 

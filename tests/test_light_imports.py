@@ -58,7 +58,7 @@ def test_loading_a_claude_code_file_loads_no_charts_or_analyses() -> None:
         corpus = toolkit.load({str(path)!r})
         assert len(corpus) == 1
     """)
-    assert "toolkit.corpus.claude_code" in modules
+    assert "toolkit.corpus.formats.claude_code" in modules
     assert "altair" not in modules
     assert "toolkit.surface.analysis" not in modules and not [m for m in modules if m.endswith(".charts")]
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import CORPORA, DATA, REPO
 from toolkit.corpus import load
-from toolkit.corpus.claude_code import provider_of
+from toolkit.corpus.formats.claude_code import provider_of
 from toolkit.costs.models import ALIASES, FAMILIES, UnknownModelError, canonical_id, resolve
 from toolkit.models import PREFIXES, ROUTES, model_family, name_family, route_family, split_route
 from toolkit.record import Reasoning

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.corpus.corpus import Corpus
 from toolkit.corpus.formats import by_name, detect, importers
-from toolkit.corpus.importer import ImportContext, Importer, collector_paused
+from toolkit.corpus.formats.importer import ImportContext, Importer, collector_paused
 from toolkit.corpus.linking import link
 from toolkit.corpus.progress import Progress
 from toolkit.corpus.reading import (

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.corpus.corpus import Corpus, anything_read
 from toolkit.corpus.formats import MANIFEST
-from toolkit.corpus.importer import ImportContext
+from toolkit.corpus.formats.importer import ImportContext
 from toolkit.corpus.linking import Facts, Link, decide, facts_of
 from toolkit.corpus.parquet import write_manifest, write_part, write_sessions
 from toolkit.corpus.progress import Progress

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from toolkit.corpus.layout import Layout, Parts
+from toolkit.corpus.formats.layout import Layout, Parts
 
 NONE_FOUND = "no transcripts found in the places their clients keep them"
 """What to say when ``own_corpora()`` finds nothing."""

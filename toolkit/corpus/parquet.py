@@ -33,7 +33,7 @@ import polars as pl
 
 from toolkit import codec
 from toolkit.corpus.formats import MANIFEST
-from toolkit.corpus.shapes import surface_hash
+from toolkit.corpus.formats.shapes import surface_hash
 from toolkit.errors import InvalidInput
 from toolkit.jsontext import json_bytes, json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig, Session

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 import orjson
 
 from toolkit.corpus.formats import MANIFEST, by_name, importers, sniff
-from toolkit.corpus.importer import ImportContext, Importer, collector_paused, line_of, name_suffix, never
+from toolkit.corpus.formats.importer import (
+    ImportContext,
+    Importer,
+    collector_paused,
+    line_of,
+    name_suffix,
+    never,
+)
 from toolkit.corpus.linking import Linker
 from toolkit.record import Problem, RecordError, Session
 from toolkit.workers import Engine, batches

@@ -3,7 +3,7 @@
 Cassettes may hold a body as base64 rather than text, so that a key in it would be neither seen
 nor replaced: Ruby VCR and Betamax ``base64_string`` (JSON or YAML), vcrpy's YAML ``!!binary``
 (Ruby's ``!binary``), HAR ``content`` with ``"encoding": "base64"``; under the base64 the body
-may be gzip- or zlib-compressed. These are the bodies ``toolkit.corpus.cassettes`` decodes. Each
+may be gzip- or zlib-compressed. These are the bodies ``toolkit.corpus.formats.cassettes`` decodes. Each
 is decoded, its text scanned like any other, and, where a secret is replaced, encoded back the
 same way (alphabet, padding, line width, compression) in place of the old one, so the file keeps
 its format and loads as before. A body that does not decode to text, or that cannot be written
@@ -26,7 +26,7 @@ from typing import Literal
 
 import yaml
 
-from toolkit.corpus.wirekit import standard_base64
+from toolkit.corpus.formats.wirekit import standard_base64
 from toolkit.redact.detect import Finding, Span, _Rule, _scan
 from toolkit.redact.placeholders import _apply, _Placeholders
 from toolkit.redact.repeats import _Known, _merge

@@ -9,8 +9,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from toolkit.corpus.importer import SNIFF_BYTES as SNIFF_BYTES  # detection's head size, named here too
-from toolkit.corpus.importer import Claim, Head, Importer
+from toolkit.corpus.formats.importer import (
+    SNIFF_BYTES as SNIFF_BYTES,  # detection's head size, named here too
+)
+from toolkit.corpus.formats.importer import Claim, Head, Importer
 from toolkit.errors import NotFound
 
 MANIFEST = "corpus.json"
@@ -19,19 +21,20 @@ Parquet instead of reading its files."""
 
 
 REGISTRY: tuple[str, ...] = (
-    "toolkit.corpus.claude_code",
-    "toolkit.corpus.codex",
-    "toolkit.corpus.gemini_cli",
-    "toolkit.corpus.inspect_log",
-    "toolkit.corpus.openhands",
-    "toolkit.corpus.sweagent",
+    "toolkit.corpus.formats.claude_code",
+    "toolkit.corpus.formats.codex",
+    "toolkit.corpus.formats.gemini_cli",
+    "toolkit.corpus.formats.inspect_log",
+    "toolkit.corpus.formats.openhands",
+    "toolkit.corpus.formats.sweagent",
     "toolkit.corpus.formats.cline",
     "toolkit.corpus.formats.continue_dev",
     "toolkit.corpus.formats.kimi_cli",
     "toolkit.corpus.formats.aider",
     "toolkit.corpus.formats.specstory",
     "toolkit.corpus.formats.opencode",
-    "toolkit.corpus.recording",
+    "toolkit.corpus.formats.qwen_code",
+    "toolkit.corpus.formats.recording",
 )
 """The modules that define formats, in the order detection asks them: most specific first. Each
 module's ``IMPORTERS`` (or its one ``IMPORTER``) joins the list in its own order. The wire family

@@ -54,8 +54,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from toolkit.corpus.importer import Head, ImportContext, Importer, parse_time
-from toolkit.corpus.layout import Layout, Parts, expand, setting
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time
+from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.record import (
     Block,
     Event,

@@ -51,11 +51,11 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.anthropic_messages import content_to_blocks
-from toolkit.corpus.importer import Head, ImportContext, Importer, parse_time, read_json
-from toolkit.corpus.layout import Layout, Parts, expand, setting
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_of
-from toolkit.corpus.wirekit import CallBook, Where
+from toolkit.corpus.formats.anthropic_messages import content_to_blocks
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.wirekit import CallBook, Where
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,

@@ -33,10 +33,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import Head, ImportContext, Importer, read_json
-from toolkit.corpus.layout import Layout, Parts, expand, setting
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_of
-from toolkit.corpus.wirekit import CallBook, Where, tool_use
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, read_json
+from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,

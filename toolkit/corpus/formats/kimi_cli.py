@@ -50,10 +50,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import Head, ImportContext, Importer, iter_json_lines, parse_time, read_json
-from toolkit.corpus.layout import Layout, Parts, expand, setting
-from toolkit.corpus.shapes import as_int, kind_name, shown, text_of
-from toolkit.corpus.wirekit import Where, result_parts, tool_use
+from toolkit.corpus.formats.importer import (
+    Head,
+    ImportContext,
+    Importer,
+    iter_json_lines,
+    parse_time,
+    read_json,
+)
+from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
+from toolkit.corpus.formats.shapes import as_int, kind_name, shown, text_of
+from toolkit.corpus.formats.wirekit import Where, result_parts, tool_use
 from toolkit.record import (
     Block,
     Event,

@@ -53,9 +53,9 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.importer import Head, ImportContext, Importer, parse_time, read_json
-from toolkit.corpus.layout import Layout, Parts, expand, setting
-from toolkit.corpus.shapes import as_int, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
+from toolkit.corpus.formats.shapes import as_int, kind_name, obj, shown, text_of
 from toolkit.jsontext import json_text
 from toolkit.record import (
     Block,

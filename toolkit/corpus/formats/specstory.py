@@ -45,8 +45,8 @@ from pathlib import Path
 
 import orjson
 
-from toolkit.corpus.importer import Head, ImportContext, Importer, parse_time
-from toolkit.corpus.layout import Layout
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time
+from toolkit.corpus.formats.layout import Layout
 from toolkit.record import (
     Block,
     Event,

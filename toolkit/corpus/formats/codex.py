@@ -43,7 +43,7 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.importer import (
+from toolkit.corpus.formats.importer import (
     Head,
     ImportContext,
     Importer,
@@ -51,9 +51,9 @@ from toolkit.corpus.importer import (
     parse_time,
     read_json,
 )
-from toolkit.corpus.layout import codex_layouts
-from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
-from toolkit.corpus.wirekit import Where, tool_use
+from toolkit.corpus.formats.layout import codex_layouts
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, shown, text_of
+from toolkit.corpus.formats.wirekit import Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,

@@ -32,9 +32,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import ImportContext, parse_time
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.wirekit import (
+from toolkit.corpus.formats.importer import ImportContext, parse_time
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
+from toolkit.corpus.formats.wirekit import (
     CallBook,
     JsonObj,
     Origin,

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import orjson
 
-from toolkit.corpus import anthropic_messages, gemini_contents, openai_chat
-from toolkit.corpus.cassettes import FORMAT, is_exchange, is_json_object, load
-from toolkit.corpus.conversations import sessions
-from toolkit.corpus.importer import (
+from toolkit.corpus.formats import anthropic_messages, gemini_contents, openai_chat
+from toolkit.corpus.formats.cassettes import FORMAT, is_exchange, is_json_object, load
+from toolkit.corpus.formats.conversations import sessions
+from toolkit.corpus.formats.importer import (
     NOT_JSON,
     SNIFF_BYTES,
     Claim,
@@ -28,7 +28,7 @@ from toolkit.corpus.importer import (
     ImportContext,
     Importer,
 )
-from toolkit.corpus.wires import WIRES, classify
+from toolkit.corpus.formats.wires import WIRES, classify
 from toolkit.record import Session
 
 SNIFF_FULL_PARSE = 32 * 1024 * 1024

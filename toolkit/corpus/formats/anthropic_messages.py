@@ -3,7 +3,7 @@
 Documents: a request body (``model``, ``system`` as a string or text blocks, ``messages``, ``tools``),
 a bare messages list, a response (``type: message`` with ``content`` and ``usage``), the same one per
 JSONL line, and Message Batches lines (``params`` / ``result.message``), read by
-``toolkit.corpus.recording``. The ``system`` prompt becomes a ``system`` message at the root (id
+``toolkit.corpus.formats.recording``. The ``system`` prompt becomes a ``system`` message at the root (id
 ``<prefix>:system``) and the run config's system prompt (text blocks joined by a newline).
 
 Blocks: text; image (``base64`` sources stored as bytes, ``url`` sources kept as references, Files API
@@ -35,9 +35,9 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.importer import ImportContext
-from toolkit.corpus.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
-from toolkit.corpus.wirekit import (
+from toolkit.corpus.formats.importer import ImportContext
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_field, text_of
+from toolkit.corpus.formats.wirekit import (
     CallBook,
     JsonObj,
     Origin,

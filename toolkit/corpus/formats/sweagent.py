@@ -37,11 +37,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import Head, ImportContext, Importer
-from toolkit.corpus.openai_chat import messages_to_record
-from toolkit.corpus.openhands import litellm_thinking
-from toolkit.corpus.shapes import read_object, role_event, shown
-from toolkit.corpus.wirekit import Origin
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer
+from toolkit.corpus.formats.openai_chat import messages_to_record
+from toolkit.corpus.formats.openhands import litellm_thinking
+from toolkit.corpus.formats.shapes import read_object, role_event, shown
+from toolkit.corpus.formats.wirekit import Origin
 from toolkit.jsontext import loads, stringify
 from toolkit.record import (
     ROLES,

@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol, assert_never
 
-from toolkit.corpus.importer import ImportContext, parse_arguments
-from toolkit.corpus.shapes import surface_hash
+from toolkit.corpus.formats.importer import ImportContext, parse_arguments
+from toolkit.corpus.formats.shapes import surface_hash
 from toolkit.record import (
     Block,
     Image,

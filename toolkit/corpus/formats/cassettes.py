@@ -22,10 +22,10 @@ from typing import Any
 import orjson
 import yaml
 
-from toolkit.corpus.importer import ImportContext, iter_json_lines_bytes, line_of, parse_time
-from toolkit.corpus.shapes import as_int, obj, text_of
-from toolkit.corpus.wirekit import JsonObj, Where, standard_base64
-from toolkit.corpus.wires import classify
+from toolkit.corpus.formats.importer import ImportContext, iter_json_lines_bytes, line_of, parse_time
+from toolkit.corpus.formats.shapes import as_int, obj, text_of
+from toolkit.corpus.formats.wirekit import JsonObj, Where, standard_base64
+from toolkit.corpus.formats.wires import classify
 from toolkit.jsontext import json_text, stringify
 
 try:

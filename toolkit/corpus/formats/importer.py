@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
+from toolkit.corpus.formats.layout import Layout
 from toolkit.corpus.imageheader import image_header
-from toolkit.corpus.layout import Layout
 from toolkit.corpus.linking import Linker
 from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
 

@@ -3,7 +3,7 @@
 Documents: a request body (``contents``, ``systemInstruction``, ``tools[].functionDeclarations``,
 ``toolConfig``, ``generationConfig``), a bare ``contents`` list, a response (``candidates[].content``,
 ``usageMetadata``), streamed chunks, and the same one per JSONL line, read by
-``toolkit.corpus.recording``. REST bodies may use camelCase or snake_case field names (the proto JSON
+``toolkit.corpus.formats.recording``. REST bodies may use camelCase or snake_case field names (the proto JSON
 mapping accepts both), and both are read. The model comes from the URL (``/models/<model>:...``)
 or the response's ``modelVersion``.
 
@@ -36,9 +36,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import ImportContext, guess_media_type, parse_time
-from toolkit.corpus.shapes import as_int, items, obj, shown, text_field, text_of
-from toolkit.corpus.wirekit import (
+from toolkit.corpus.formats.importer import ImportContext, guess_media_type, parse_time
+from toolkit.corpus.formats.shapes import as_int, items, obj, shown, text_field, text_of
+from toolkit.corpus.formats.wirekit import (
     CallBook,
     JsonObj,
     Origin,

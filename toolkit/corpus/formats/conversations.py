@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import assert_never
 from urllib.parse import urlsplit
 
-from toolkit.corpus.cassettes import FORMAT, Interaction, Loaded
-from toolkit.corpus.importer import ImportContext, name_stem
-from toolkit.corpus.wirekit import Origin, ParsedRequest, Where, Wire, chain
-from toolkit.corpus.wires import OTHER_PATHS, WIRES, classify, model_of, provider_of, wire_for
+from toolkit.corpus.formats.cassettes import FORMAT, Interaction, Loaded
+from toolkit.corpus.formats.importer import ImportContext, name_stem
+from toolkit.corpus.formats.wirekit import Origin, ParsedRequest, Where, Wire, chain
+from toolkit.corpus.formats.wires import OTHER_PATHS, WIRES, classify, model_of, provider_of, wire_for
 from toolkit.jsontext import json_text, stringify
 from toolkit.record import (
     Block,

@@ -40,8 +40,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, assert_never
 
-from toolkit.corpus.gemini_contents import contents_to_record, parts_to_blocks
-from toolkit.corpus.importer import (
+from toolkit.corpus.formats.gemini_contents import contents_to_record, parts_to_blocks
+from toolkit.corpus.formats.importer import (
     Head,
     ImportContext,
     Importer,
@@ -49,9 +49,9 @@ from toolkit.corpus.importer import (
     parse_time,
     read_json,
 )
-from toolkit.corpus.layout import gemini_cli_layouts
-from toolkit.corpus.shapes import as_int, items, kind_name, shown, text_of
-from toolkit.corpus.wirekit import CallBook, Origin, Where, tool_use
+from toolkit.corpus.formats.layout import gemini_cli_layouts
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, shown, text_of
+from toolkit.corpus.formats.wirekit import CallBook, Origin, Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,

@@ -52,7 +52,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import (
+from toolkit.corpus.formats.importer import (
     Head,
     ImportContext,
     Importer,
@@ -61,8 +61,8 @@ from toolkit.corpus.importer import (
     parse_time,
     read_json,
 )
-from toolkit.corpus.openai_chat import response_to_record
-from toolkit.corpus.shapes import as_int, id_text, obj, shown, surface_hash, text_of
+from toolkit.corpus.formats.openai_chat import response_to_record
+from toolkit.corpus.formats.shapes import as_int, id_text, obj, shown, surface_hash, text_of
 from toolkit.jsontext import loads, stringify
 from toolkit.record import (
     Block,

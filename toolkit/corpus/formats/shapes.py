@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import ImportContext, read_json
+from toolkit.corpus.formats.importer import ImportContext, read_json
 from toolkit.jsontext import json_text
 from toolkit.record import Event, JsonValue, SourceRef
 from toolkit.surface.fingerprint import fingerprint

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.importer import (
+from toolkit.corpus.formats.importer import (
     Head,
     ImportContext,
     Importer,
@@ -37,7 +37,7 @@ from toolkit.corpus.importer import (
     parse_arguments,
     parse_time,
 )
-from toolkit.corpus.shapes import (
+from toolkit.corpus.formats.shapes import (
     as_int,
     id_text,
     kind_name,

@@ -55,8 +55,13 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.anthropic_messages import SERVER_CALLS, is_server_result, server_call_name, server_result
-from toolkit.corpus.importer import (
+from toolkit.corpus.formats.anthropic_messages import (
+    SERVER_CALLS,
+    is_server_result,
+    server_call_name,
+    server_result,
+)
+from toolkit.corpus.formats.importer import (
     NOT_JSON,
     Head,
     ImportContext,
@@ -68,9 +73,9 @@ from toolkit.corpus.importer import (
     parse_arguments,
     parse_time,
 )
-from toolkit.corpus.layout import claude_code_layouts
+from toolkit.corpus.formats.layout import claude_code_layouts
+from toolkit.corpus.formats.shapes import kind_name, shown, text_of
 from toolkit.corpus.linking import Link, Linker
-from toolkit.corpus.shapes import kind_name, shown, text_of
 from toolkit.jsontext import stringify
 from toolkit.models import name_family, split_route
 from toolkit.record import (

@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from toolkit.corpus import anthropic_messages, gemini_contents, openai_chat
-from toolkit.corpus.wirekit import Wire
+from toolkit.corpus.formats import anthropic_messages, gemini_contents, openai_chat
+from toolkit.corpus.formats.wirekit import Wire
 
 WIRES: dict[str, Wire] = {w.name: w for w in (openai_chat.WIRE, openai_chat.RESPONSES_WIRE, anthropic_messages.WIRE,
                                               gemini_contents.WIRE)}
