@@ -47,8 +47,10 @@ from toolkit.replay.sdk import sdk_problems
 
 # ---- the shared corpora: the folders of formats the toolkit reads --------------------------------
 
-NOT_YET_READ = frozenset({"qwen_code"})
-"""Shared-corpus folders of formats no importer reads yet (the format-registry issue will read them)."""
+NOT_YET_READ: frozenset[str] = frozenset()
+"""Shared-corpus folders of formats no importer reads yet (none since the format registry: a folder added
+to the shared corpora before its importer goes here, and ``readable`` leaves it out of the tests that pin
+what the importers make of the corpora)."""
 
 
 FORMATS_READ_SINCE_CALIBRATION = frozenset({

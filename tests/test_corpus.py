@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -15,10 +14,9 @@ import polars as pl
 import pytest
 
 from tests.conftest import DATA, REPO
-from tests.helpers import NOT_YET_READ, readable, readable_corpus_files
+from tests.helpers import readable, readable_corpus_files
 from toolkit.cli import main as cli
-from toolkit.corpus import SKIP_SUFFIXES, importers, load
-from toolkit.corpus.formats.importer import name_suffix
+from toolkit.corpus import importers, load
 from toolkit.corpus.frames import SCHEMAS
 from toolkit.demo import write as write_demo
 from toolkit.record import RecordError, Text, ToolResult, ToolUse
@@ -166,54 +164,6 @@ def test_shared_corpora_load_with_no_unreadable_lines(corpora: Path) -> None:
         if readable(problem.file):
             assert problem.file == "codex/localpush_desktop0.104_sanitized_a.jsonl", str(problem)
             assert "not valid JSON; kept as text" in problem.reason, str(problem)
-
-
-KNOWN_CLAIMS: dict[str, str] = {
-}
-"""Files of the folders in ``NOT_YET_READ`` that an importer claims today. Cline's task history is
-an Anthropic Messages list and loads as one, rightly (Cline sends tool results back as user text, so
-none of its calls has a result). Kimi CLI's context is Chat-Completions-like: its conversation loads,
-but each of its ``_checkpoint`` and ``_usage`` lines becomes a user message (each reported), which a
-Kimi importer should read as bookkeeping instead."""
-
-CLAIMED_PROBLEMS = re.compile(r"message \d+ has unknown role '_(?:checkpoint|usage)'; kept as a user message"
-                              r"|unknown content part type 'think'; kept as opaque")
-"""All that the claimed files' problems say: Kimi CLI's pseudo-roles and thinking parts."""
-
-SKIPPED_BY_SUFFIX = {
-    "aider/mozgoslav_v0.86.2_whole_format.aider.chat.history.md",
-    "specstory_cursor/harmony_2026-03-25_15-55-48Z-pinning-functionality-issues.md",
-}
-"""Transcripts a directory load passes over without a word: Markdown is in ``SKIP_SUFFIXES``. Named
-alone, each is tried (and is an "unknown format" problem)."""
-
-
-@pytest.mark.parametrize("folder", sorted(NOT_YET_READ))
-def test_each_file_of_a_format_not_read_yet_is_accounted_for(corpora: Path, folder: str) -> None:
-    """A file of a format no importer reads yet is an "unknown format" problem naming it, unless it is
-    a known claim, and none goes missing; a wrong claim would load it as a session of nothing. When the
-    format-registry issue adds these importers, this is the test to update."""
-    root = corpora / folder
-    files = [str(p.relative_to(root)) for p in sorted(root.rglob("*")) if p.is_file()]
-    skipped = [name for name in files if name_suffix(name).lower() in SKIP_SUFFIXES]
-    assert files and {Path(folder, name).as_posix() for name in skipped} == {
-        name for name in SKIPPED_BY_SUFFIX if name.startswith(f"{folder}/")}
-    corpus = load(root, progress=False)
-    assert corpus.files == [name for name in files if name not in skipped]
-    assert {Path(folder, name).as_posix(): fmt for name, fmt in corpus.formats.items()} == {
-        name: fmt for name, fmt in KNOWN_CLAIMS.items() if name.startswith(f"{folder}/")}
-    assert sorted(s.file for s in corpus.sessions) == sorted(corpus.formats)  # one session a claim
-    for name in corpus.files:
-        reasons = [p.reason for p in corpus.problems if p.file == name]
-        if name in corpus.formats:
-            assert all(CLAIMED_PROBLEMS.fullmatch(reason) for reason in reasons), (name, reasons)
-        else:
-            assert len(reasons) == 1 and reasons[0].startswith("unknown format"), (name, reasons)
-    assert {p.file for p in corpus.problems} <= set(corpus.files)
-    for name in skipped:
-        alone = load(root / name, progress=False)
-        assert alone.sessions == [] and [p.reason for p in alone.problems] == [
-            "unknown format: no importer recognises this content"], name
 
 
 def test_a_content_part_whose_type_is_not_a_string_is_kept(tmp_path: Path) -> None:

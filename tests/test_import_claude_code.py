@@ -677,8 +677,8 @@ def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
 
 @pytest.mark.parametrize("layout", ["as written", "opening with a system record", "first line past the head"])
 def test_a_qwen_code_chat_is_not_claimed(layout: str, tmp_path: Path) -> None:
-    """Read as Claude Code, a Qwen Code chat loads as a session without a single tool call and a problem
-    per tool result; unclaimed, it is one "unknown format" problem naming the file."""
+    """Read as Claude Code, a Qwen Code chat would load as a session without a single tool call and a
+    problem per tool result: the Claude Code sniff says no, and the Qwen Code importer reads it."""
     records = qwen_chat("x" * (2 * SNIFF_BYTES) if layout == "first line past the head" else "is there a rule?")
     if layout == "opening with a system record":
         records = [records[4], *records[:4]]
@@ -687,9 +687,12 @@ def test_a_qwen_code_chat_is_not_claimed(layout: str, tmp_path: Path) -> None:
     assert not opens_with_record(Head(path, head_bytes))
     assert not IMPORTER.sniff(Head.of_text(path, head_bytes.decode("utf-8", errors="replace")))
     corpus = load(tmp_path, progress=False)
-    assert corpus.sessions == [] and corpus.formats == {}
-    assert [(p.file, p.reason.split(":")[0]) for p in corpus.problems] == [
-        (str(Path("chats", "qwen-s1.jsonl")), "unknown format")]
+    assert corpus.formats == {str(Path("chats", "qwen-s1.jsonl")): "qwen_code"}
+    (session,) = corpus.sessions
+    assert len(session.messages) == 3 and session.tip == "q4"
+    expected = [] if layout != "opening with a system record" else [
+        f"{Path('chats', 'qwen-s1.jsonl')}:1: parent q4 is not an earlier record of the file; the record is a root"]
+    assert [str(p) for p in corpus.problems] == expected
 
 
 def test_a_claude_code_record_beside_qwen_keys_is_still_claude_code(tmp_path: Path) -> None:

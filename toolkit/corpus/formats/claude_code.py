@@ -62,7 +62,6 @@ from toolkit.corpus.formats.anthropic_messages import (
     server_result,
 )
 from toolkit.corpus.formats.importer import (
-    NOT_JSON,
     Head,
     ImportContext,
     Importer,
@@ -229,19 +228,11 @@ def sniff(head: Head) -> object:
         return _sniff_array(text, head)
     if not text.startswith("{"):
         return False
-    parsed = 0
-    for line in head.lines(40, text):
-        value = head.json(line.strip())
-        if value is NOT_JSON:
-            continue
-        if looks_like_record(value):
-            return True
-        parsed += 1
-        if parsed >= 8:
-            return False
+    decided = head.records_decide(text, 40, 8, looks_like_record)
+    if decided is not None:
+        return decided
     first = next(head.lines(1, text))
-    return (parsed == 0 and '"parentUuid":' in first and '"sessionId":' in first
-            and QWEN_FIRST_LINE.search(first) is None)
+    return '"parentUuid":' in first and '"sessionId":' in first and QWEN_FIRST_LINE.search(first) is None
 
 
 def _holds_record_keys(document: object) -> bool:

@@ -379,6 +379,23 @@ class Head:
         value = self.json(text)
         return None if value is NOT_JSON else value
 
+    def records_decide(self, text: str, count: int, most: int, test: Callable[[object], bool]) -> bool | None:
+        """What the first of ``count`` lines of ``text`` that parse say of a JSON Lines format: ``True``
+        at the first value ``test`` takes, ``False`` once ``most`` values were not it (or fewer, and the
+        lines ran out), ``None`` when no line parsed (a first line longer than the head: the caller's
+        tests of the text decide)."""
+        parsed = 0
+        for line in self.lines(count, text):
+            value = self.json(line.strip())
+            if value is NOT_JSON:
+                continue
+            if test(value):
+                return True
+            parsed += 1
+            if parsed >= most:
+                return False
+        return None if parsed == 0 else False
+
     def document(self) -> object:
         """The whole head as one JSON value (``json`` of it): a document on one line is asked as that
         line (the line sniffs' key), so every sniff shares one parse of it; a head that is a whole
