@@ -58,7 +58,7 @@ class Chat:
         uuid = f"r{len(self.records) + 1}"
         record: dict[str, Any] = {"uuid": uuid, "parentUuid": self.tail if parent is True else parent,
                                   "sessionId": SID, "timestamp": f"2026-04-07T02:{len(self.records):02d}:00.000Z",
-                                  "type": type_, "cwd": "/work/p", "version": self.version, **fields}
+                                  "type": type_, "cwd": "/home/dev/p", "version": self.version, **fields}
         self.records.append(record)
         self.tail = uuid
         return uuid
