@@ -54,7 +54,7 @@ import orjson
 from toolkit.corpus.formats.anthropic_messages import content_to_blocks
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
-from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where
 from toolkit.jsontext import stringify
 from toolkit.record import (
@@ -145,11 +145,6 @@ ERROR_STARTS = (
 IGNORED = re.compile(r"Access to .* is blocked by the \.clineignore file settings", re.DOTALL)
 
 
-def _json(value: object) -> JsonValue:
-    """Values from ``orjson.loads`` are JSON values already; this only narrows the type."""
-    return value  # type: ignore[return-value]
-
-
 def client_of(path: Path) -> tuple[str, str] | None:
     """The client whose storage folder the path lies in, and how that was told."""
     text = str(path).replace("\\", "/").lower()
@@ -189,7 +184,7 @@ class _Task:
 
     def event(self, kind: EventKind, type_: str, raw: object, line: int | None, *, text: str = "",
               time: datetime | None = None, message_id: str | None = None) -> None:
-        self.events.append(Event(kind, type_, time, message_id, text, _json(raw), self.source(line)))
+        self.events.append(Event(kind, type_, time, message_id, text, json_value(raw), self.source(line)))
 
     def session(self) -> Session:
         tip = self.messages[-1].id if self.messages else None
@@ -334,7 +329,7 @@ def _native(task: _Task, content: list[Any], line: int | None, pending: list[_Ca
             words = stringify(raw.get("text") or "")
             out.append(Reasoning(words, signature=encrypted, redacted=not words and encrypted is not None))
         elif isinstance(raw, dict) and kind == "thoughtSignature":  # Roo Code: Gemini's signature, for replay
-            out.append(Opaque(kind, _json(raw), "a provider's thought signature kept beside the reply"))
+            out.append(Opaque(kind, json_value(raw), "a provider's thought signature kept beside the reply"))
         else:
             blocks = content_to_blocks([raw], task.where, line, None, None, task.book)
             for block in blocks:
@@ -415,7 +410,7 @@ def _read_history(path: Path, ctx: ImportContext, doc: list[Any]) -> Session:
         mid = f"{sid}:{i}"
         if not isinstance(raw, dict):
             ctx.problem(path, line, f"history item {line} is {shown(raw)}, not a message; kept as opaque")
-            message = Message(mid, parent, "user", (Opaque("message", _json(raw), "not an object"),),
+            message = Message(mid, parent, "user", (Opaque("message", json_value(raw), "not an object"),),
                               source=task.source(line))
             task.messages.append(message)
             parent = mid
@@ -437,7 +432,7 @@ def _read_history(path: Path, ctx: ImportContext, doc: list[Any]) -> Session:
         if not isinstance(parts, list):
             ctx.problem(path, line, f"content of message {line} is {shown(content)}; kept as opaque")
             parts = []
-            blocks: list[Block] = [Opaque("content", _json(content), "neither text nor blocks")]
+            blocks: list[Block] = [Opaque("content", json_value(content), "neither text nor blocks")]
         else:
             blocks = []
         record_role: Role
@@ -518,7 +513,7 @@ def _beside(task: _Task, path: Path, index_ids: dict[int, str]) -> None:
             task.messages[target] = replace(message, usage=use or message.usage, time=when)
         cost = info.get("cost")
         task.events.append(Event("token_count", "api_req_started", parse_time(ts), mid,
-                                 f"cost {cost}" if isinstance(cost, int | float) else "", _json(info),
+                                 f"cost {cost}" if isinstance(cost, int | float) else "", json_value(info),
                                  ui_where.source(row_index + 1)))
 
 
@@ -609,7 +604,7 @@ def _read_ui(path: Path, ctx: ImportContext, rows: list[Any]) -> Session:
             tool = text_of(obj(payload).get("tool")) or kind
             last_call = f"{task.sid}:{line}:call"
             task.book.call(last_call, tool)
-            open_("assistant", line, time).append(ToolUse(last_call, tool, _json(payload)))
+            open_("assistant", line, time).append(ToolUse(last_call, tool, json_value(payload)))
         elif kind in RESULTS:
             call = task.book.answer(last_call, None) if last_call else None
             if call is None:

@@ -52,7 +52,7 @@ from toolkit.corpus.formats.importer import (
     read_json,
 )
 from toolkit.corpus.formats.layout import codex_layouts
-from toolkit.corpus.formats.shapes import as_int, items, kind_name, shown, text_of
+from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, shown, text_of
 from toolkit.corpus.formats.wirekit import Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
@@ -473,7 +473,7 @@ class _Rollout:
             if parts is None:
                 return []
             self.ctx.problem(self.path, number, f"message content is {shown(parts)}, not a list; kept as opaque")
-            return [Opaque("content", _json(parts), "message content is not a list")]
+            return [Opaque("content", json_value(parts), "message content is not a list")]
         out: list[Block] = []
         for part in parts:
             kind = part.get("type") if isinstance(part, dict) else None
@@ -486,7 +486,7 @@ class _Rollout:
             else:
                 if not isinstance(kind, str) or kind in PART_TYPES:
                     self.ctx.problem(self.path, number, f"content part {shown(part)} cannot be read; kept as opaque")
-                out.append(Opaque(kind_name(kind), _json(part), "content part the importer does not know"))
+                out.append(Opaque(kind_name(kind), json_value(part), "content part the importer does not know"))
         return out
 
     def reasoning(self, item: dict[str, Any], number: int) -> Reasoning:
@@ -528,14 +528,14 @@ class _Rollout:
             draft.blocks.append(tool_use(call_id, name, item.get("arguments"), self.where, number))
         elif kind == "custom_tool_call":
             text = item.get("input")
-            draft.blocks.append(ToolUse(call_id, name, text if isinstance(text, str) else _json(text), freeform=True))
+            draft.blocks.append(ToolUse(call_id, name, text if isinstance(text, str) else json_value(text), freeform=True))
         elif kind == "local_shell_call":
-            draft.blocks.append(ToolUse(call_id, "local_shell", _json(item.get("action"))))
+            draft.blocks.append(ToolUse(call_id, "local_shell", json_value(item.get("action"))))
         elif kind == "tool_search_call":
-            draft.blocks.append(ToolUse(call_id, "tool_search", _json(item.get("arguments"))))
+            draft.blocks.append(ToolUse(call_id, "tool_search", json_value(item.get("arguments"))))
         elif kind == "web_search_call":
             # Runs on OpenAI's side inside the same response: the call and its outcome together.
-            draft.blocks.append(ToolUse(call_id, "web_search", _json(item.get("action"))))
+            draft.blocks.append(ToolUse(call_id, "web_search", json_value(item.get("action"))))
             status = item.get("status")
             draft.blocks.append(ToolResult(call_id, stringify(status or ""), status == "failed", (), "web_search"))
         else:
@@ -543,7 +543,7 @@ class _Rollout:
 
     def image_generation(self, draft: _Draft, call_id: str, item: dict[str, Any], number: int) -> None:
         prompt = item.get("revised_prompt")
-        draft.blocks.append(ToolUse(call_id, "image_generation", {"revised_prompt": _json(prompt)}))
+        draft.blocks.append(ToolUse(call_id, "image_generation", {"revised_prompt": json_value(prompt)}))
         result = item.get("result")
         images: tuple[Image, ...] = ()
         if isinstance(result, str) and result:
@@ -643,7 +643,7 @@ class _Rollout:
 
     def event(self, kind: EventKind, type_: str, time: datetime | None, text: str, raw: object,
               number: int) -> _EventDraft:
-        event = _EventDraft(kind, type_, time, text, _json(raw), number)
+        event = _EventDraft(kind, type_, time, text, json_value(raw), number)
         self.events.append(event)
         return event
 
@@ -681,7 +681,7 @@ class _Rollout:
             if said[text] > 0:
                 said[text] -= 1
                 continue
-            out.append(Event("other", kind, time, None, text, _json(payload), SourceRef(self.file, number)))
+            out.append(Event("other", kind, time, None, text, json_value(payload), SourceRef(self.file, number)))
         return out
 
 
@@ -724,11 +724,6 @@ def _shell_failed(output: str, shell: bool) -> bool:
         return False
     found = EXIT_CODE.search(output, 0, 400)
     return found is not None and found.group(1) != "0"
-
-
-def _json(value: object) -> JsonValue:
-    """Values from ``orjson.loads`` are JSON values already; this only narrows the type."""
-    return value  # type: ignore[return-value]
 
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:

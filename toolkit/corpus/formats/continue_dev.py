@@ -35,14 +35,13 @@ from typing import Any
 
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
-from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
     Event,
     EventKind,
-    JsonValue,
     Message,
     Opaque,
     Reasoning,
@@ -65,11 +64,6 @@ CONTINUE_GLOBAL_DIR = "CONTINUE_GLOBAL_DIR"
 
 ROLES = frozenset({"user", "assistant", "thinking", "system", "tool"})
 """``ChatMessageRole`` in core/index.d.ts."""
-
-
-def _json(value: object) -> JsonValue:
-    """Values from ``orjson.loads`` are JSON values already; this only narrows the type."""
-    return value  # type: ignore[return-value]
 
 
 def usage(raw: object) -> Usage | None:
@@ -111,7 +105,7 @@ class _Reader:
 
     def event(self, kind: EventKind, type_: str, raw: object, line: int, text: str = "") -> None:
         self.events.append(Event(kind, type_, None, self.messages[-1].id if self.messages else None, text,
-                                 _json(raw), self.where.source(line)))
+                                 json_value(raw), self.where.source(line)))
 
     def parts(self, content: object, line: int) -> list[Block]:
         """``MessageContent``: text, or parts (``text``, ``imageUrl``); other parts kept opaque."""
@@ -121,7 +115,7 @@ class _Reader:
             return [Text(content)]
         if not isinstance(content, list):
             self.ctx.problem(self.path, line, f"content is {shown(content)}, neither text nor parts; kept as opaque")
-            return [Opaque("content", _json(content), "neither text nor parts")]
+            return [Opaque("content", json_value(content), "neither text nor parts")]
         out: list[Block] = []
         for part in content:
             kind = text_of(part.get("type")) if isinstance(part, dict) else None
@@ -136,10 +130,10 @@ class _Reader:
                     out.append(self.ctx.image_data_url(url, self.path, line))
                 else:
                     self.ctx.problem(self.path, line, "image part without a URL; kept as opaque")
-                    out.append(Opaque(kind, _json(part), "image without a URL"))
+                    out.append(Opaque(kind, json_value(part), "image without a URL"))
             else:
                 self.ctx.problem(self.path, line, f"unknown content part {shown(part)}; kept as opaque")
-                out.append(Opaque(kind_name(part.get("type") if isinstance(part, dict) else part), _json(part),
+                out.append(Opaque(kind_name(part.get("type") if isinstance(part, dict) else part), json_value(part),
                                   "unknown content part"))
         return out
 
@@ -221,7 +215,7 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
             text = content if isinstance(content, str) else "\n".join(
                 b.text for b in out.parts(content, line) if isinstance(b, Text))
             error = out.states.get(call_id) == "errored"
-            out.add(mid, "tool", [ToolResult(call_id, text, error, (), None, _json(item.get("contextItems")) or None)],
+            out.add(mid, "tool", [ToolResult(call_id, text, error, (), None, json_value(item.get("contextItems")) or None)],
                     line)
         elif role in ("user", "system"):
             blocks = [Text(c["content"]) for c in items(item.get("contextItems")) if role == "user"
@@ -243,7 +237,7 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
         out.add(f"{sid}:{len(history)}", "assistant", thinking, len(history))
     rest = {k: v for k, v in doc.items() if k not in ("history", "sessionId", "title")}
     if rest:
-        out.events.insert(0, Event("meta", "session", None, None, text_of(doc.get("mode")) or "", _json(rest),
+        out.events.insert(0, Event("meta", "session", None, None, text_of(doc.get("mode")) or "", json_value(rest),
                                    out.where.source(None)))
     if not configs and (out.model or out.provider):
         configs.append(RunConfig(out.model, out.provider, source=out.where.source(None)))

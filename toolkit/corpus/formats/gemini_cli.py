@@ -50,7 +50,7 @@ from toolkit.corpus.formats.importer import (
     read_json,
 )
 from toolkit.corpus.formats.layout import gemini_cli_layouts
-from toolkit.corpus.formats.shapes import as_int, items, kind_name, shown, text_of
+from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Origin, Where, tool_use
 from toolkit.jsontext import stringify
 from toolkit.record import (
@@ -58,7 +58,6 @@ from toolkit.record import (
     Event,
     EventKind,
     Image,
-    JsonValue,
     Message,
     Opaque,
     Reasoning,
@@ -83,11 +82,6 @@ NOTICE_KINDS: dict[str, EventKind] = {"info": "meta", "warning": "other", "error
 
 ERROR_STATUSES = frozenset({"error", "cancelled"})
 """Tool-call statuses whose result reached the model as an error (scheduler ``Status``)."""
-
-
-def _json(value: object) -> JsonValue:
-    """Values from ``orjson.loads`` are JSON values already; this only narrows the type."""
-    return value  # type: ignore[return-value]
 
 
 
@@ -153,7 +147,7 @@ class _Session:
 
     def event(self, kind: EventKind, type_: str, time: datetime | None, text: str, raw: object,
               line: int | None, message_id: str | None = None) -> None:
-        self.events.append(Event(kind, type_, time, message_id, text, _json(raw), self.source(line)))
+        self.events.append(Event(kind, type_, time, message_id, text, json_value(raw), self.source(line)))
 
     def blocks(self, value: object, message_id: str, line: int | None, model: str | None = None) -> list[Block]:
         return parts_to_blocks(_parts(value), message_id, self.where, line, model, PROVIDER, self.book)
@@ -327,7 +321,7 @@ def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, p
     the image ``read_file`` returns), or ``None`` when it never finished (a turn killed mid-round)."""
     status = call.get("status")
     result = call.get("result")
-    detail = _json(call.get("resultDisplay"))
+    detail = json_value(call.get("resultDisplay"))
     failed = text_of(status) in ERROR_STATUSES
     if result is None:
         if not failed:
@@ -453,7 +447,7 @@ def _read_stream(path: Path, ctx: ImportContext, records: list[tuple[int, dict[s
                 output = error.get("message") if isinstance(error, dict) else output
             open_("tool", line, time).append(
                 ToolResult(call_id, output if isinstance(output, str) else stringify(output),
-                           rec.get("status") == "error", (), None, _json(error)))
+                           rec.get("status") == "error", (), None, json_value(error)))
         elif kind == "error":
             close()
             message = rec.get("message")

@@ -65,7 +65,7 @@ from toolkit.corpus.formats.claude_code import QWEN_FIRST_LINE, qwen_code_record
 from toolkit.corpus.formats.gemini_contents import parts_to_blocks
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, iter_json_lines, parse_time
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
-from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where
 from toolkit.jsontext import stringify
 from toolkit.models import name_family
@@ -73,7 +73,6 @@ from toolkit.record import (
     Block,
     Event,
     EventKind,
-    JsonValue,
     Message,
     Role,
     RunConfig,
@@ -127,11 +126,6 @@ AUTH_PROVIDERS: dict[str, str] = {
 """``AuthType`` (packages/core/src/core/contentGenerator.ts; ``gemini-api-key``, ``oauth-personal`` and
 ``cloud-shell`` in releases before 0.1) → who serves the model. ``openai`` is any OpenAI-compatible host:
 the model's name decides, else unknown. Qwen OAuth serves Alibaba's models (``coder-model``)."""
-
-
-def _json(value: object) -> JsonValue:
-    """Values from ``orjson.loads`` are JSON values already; this only narrows the type."""
-    return value  # type: ignore[return-value]
 
 
 def usage(metadata: object) -> Usage | None:
@@ -219,7 +213,7 @@ class _Session:
 
     def event(self, kind: EventKind, type_: str, rec: dict[str, Any], line: int, anchor: str | None,
               text: str = "", tokens_before: int | None = None, trigger: str | None = None) -> int:
-        self.events.append(Event(kind, type_, parse_time(rec.get("timestamp")), anchor, text, _json(rec),
+        self.events.append(Event(kind, type_, parse_time(rec.get("timestamp")), anchor, text, json_value(rec),
                                  self.source(line), tokens_before, trigger))
         return len(self.events) - 1
 
@@ -317,11 +311,11 @@ class _Session:
             text = display if isinstance(display, str) else error if isinstance(error, str) else stringify(display)
             if self.book.answer(call_id, None) is None:
                 self.problem(line, f"tool result for call {call_id!r} that no earlier functionCall made; kept")
-            blocks = [ToolResult(call_id, text, failed, detail=_json(display)), *blocks]
+            blocks = [ToolResult(call_id, text, failed, detail=json_value(display)), *blocks]
         elif outcome:
             results = [(i, b) for i, b in enumerate(blocks) if isinstance(b, ToolResult)]
             for i, result in [(i, b) for i, b in results if b.tool_use_id == call_id] or results[:1]:
-                detail = _json(outcome["resultDisplay"]) if "resultDisplay" in outcome else result.detail
+                detail = json_value(outcome["resultDisplay"]) if "resultDisplay" in outcome else result.detail
                 blocks[i] = replace(result, is_error=result.is_error or failed, detail=detail)
         only_results = bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
         last = self.drafts[-1] if self.drafts else None

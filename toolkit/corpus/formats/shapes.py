@@ -126,3 +126,8 @@ def surface_hash(tools: Sequence[JsonValue], report: Callable[[str], None]) -> s
     except (RecursionError, ValueError, TypeError) as exc:
         report(f"tool specs cannot be fingerprinted ({type(exc).__name__}); the surface hash is left unknown")
         return None
+
+
+def json_value(value: object) -> JsonValue:
+    """A value ``orjson.loads`` gave, typed as the JSON value it already is (no copy, no check)."""
+    return value  # type: ignore[return-value]
