@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: report test lint typecheck demo bench clean system
+.PHONY: report test docs lint typecheck demo bench clean system
 
 # tesseract and chromium where this machine lets us install them (see the script); never fails.
 system:
@@ -32,6 +32,10 @@ test: $(STAMP) system
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
+# The user's guide and its API reference into site/; any warning (a broken link or reference) fails.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
 demo: $(STAMP)
 	$(BIN)/python -m toolkit.demo data
 
@@ -39,4 +43,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) reports
+	rm -rf $(VENV) reports site

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import io
 import json
+import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,12 +20,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import assert_never
+from typing import Any, assert_never
 
 import pytest
 from PIL import Image as PILImage
 
-from tests.conftest import CORPORA, corpus_files
+from tests.conftest import CORPORA, corpus_files, missing_package
 from toolkit.compaction.summaries import Summary
 from toolkit.corpus import Corpus
 from toolkit.record import (
@@ -57,6 +58,36 @@ FORMATS_READ_SINCE_CALIBRATION = frozenset({
     "aider", "aider_llm_history", "cline", "continue", "goose", "kimi_cli", "opencode", "qwen_code", "specstory"})
 """Formats first read after the text estimator's constants were tuned (``toolkit/costs/text.py``): the
 calibration test reproduces the constants on the sessions they were tuned on."""
+
+
+@contextmanager
+def offline_browser(allowed: tuple[str, ...], blocked: list[str]) -> Iterator[Any]:
+    """A headless Chromium context whose every request to a URL not starting with one of ``allowed``
+    (or ``data:``, ``blob:``, ``about:``) is aborted and recorded in ``blocked``; the test skips, naming
+    what to install, where chromium or playwright is missing."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip(missing_package("chromium"))
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+        def gate(route: Any) -> None:
+            url = route.request.url
+            if url.startswith((*allowed, "data:", "blob:", "about:")):
+                route.continue_()
+            else:
+                blocked.append(url)
+                route.abort()
+
+        context.route("**/*", gate)
+        try:
+            yield context
+        finally:
+            browser.close()
 
 
 def readable(name: str | Path) -> bool:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, REPO, missing_package
+from tests.conftest import DATA, REPO
+from tests.helpers import offline_browser
 from toolkit.report import Executed, build, notebooks
 from toolkit.snapshot.readers import tesseract_available
 
@@ -56,10 +55,6 @@ def test_page_fetches_nothing_and_names_no_machine_path(report: dict[str, Execut
     assert "application/vnd.jupyter.widget-view+json" not in page, f"{stem} still holds a widget view"
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 _CHECKS = """() => {
   const out = {charts: 0, empty_charts: [], unloaded: [], empty_outputs: [], tracebacks: 0, widgets: 0};
   const markSelector = 'g[class*="mark-"] path, g[class*="mark-"] rect, g[class*="mark-"] line, ' +
@@ -95,30 +90,12 @@ def test_every_page_draws_offline_in_a_real_browser(report: dict[str, Executed])
     """Headless Chromium opens each page with every request that is not a local file blocked and
     recorded, screenshots it into ``reports/shots/``, and finds charts with marks, no blank output
     and no traceback."""
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip(missing_package("chromium"))
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     SHOTS.mkdir(parents=True, exist_ok=True)
     pages = [*sorted(REPORTS.glob("[0-9][0-9]_*.html")), REPORTS / "index.html"]
     assert len(pages) == len(NOTEBOOKS) + 1
     blocked: list[str] = []
     errors: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-        def gate(route: Any) -> None:
-            url = route.request.url
-            if url.startswith(("file:", "data:", "blob:", "about:")):
-                route.continue_()
-            else:
-                blocked.append(url)
-                route.abort()
-
-        context.route("**/*", gate)
+    with offline_browser(("file:",), blocked) as context:
         for path in pages:
             page = context.new_page()
             page.on("console", lambda msg, name=path.name: errors.append(f"{name}: {msg.text}")
@@ -144,7 +121,6 @@ def test_every_page_draws_offline_in_a_real_browser(report: dict[str, Executed])
         page.goto(control.as_uri(), wait_until="load")
         page.close()
         control.unlink()
-        browser.close()
     assert not from_pages, f"requests that tried to leave the machine: {sorted(set(from_pages))}"
     assert blocked == ["https://cdn.jsdelivr.net/npm/vega@6"], "the gate must catch a control page's request"
     assert not errors, errors
