@@ -18,7 +18,7 @@ from tests.helpers import PNG, PNG_SHA, everything_valid
 from toolkit.corpus import load
 from toolkit.corpus.formats import goose
 from toolkit.corpus.formats import sniff as detect
-from toolkit.record import Event, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
+from toolkit.record import Event, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, Usage
 
 B64 = base64.b64encode(PNG).decode()
 T0 = 1_750_000_000
@@ -78,7 +78,7 @@ def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
 # ---- what the records hold, read by the test itself --------------------------------------------------
 
 NOT_SENT = {"toolConfirmationRequest", "actionRequired", "systemNotification", "contextLengthExceeded",
-            "summarizationRequested", "conversationCompacted"}
+            "summarizationRequested", "conversationCompacted", "error"}
 """The content types Goose's providers never format (message.rs): the client's own."""
 
 
@@ -455,6 +455,48 @@ def test_current_schema_with_subagent_ledger_threads_and_compaction(tmp_path: Pa
     assert [m.text for m in by_id["thread:th_1"].messages] == ["hello thread"]
     for session in corpus.sessions:
         everything_valid(session, corpus.images)
+
+
+def test_newest_messages_usage_documents_errors_and_flags(tmp_path: Path) -> None:
+    """crates/goose-provider-types (aaif-goose/goose at d841b2b): a reply's own usage, documents, error
+    notices, and the turn-context, steer and output-limit flags."""
+    pdf = base64.b64encode(b"%PDF-1.4 tiny").decode()
+    usage = {"inputTokens": 1200, "outputTokens": 50, "totalTokens": 1250, "cacheReadTokens": 1000,
+             "cacheWriteTokens": 100, "cost": 0.01, "costSource": "estimated", "elapsedMs": 900}
+    seen = {"userVisible": True, "agentVisible": True}
+    records = [
+        message("user", T0, [text("<turn-context>cwd /w</turn-context>")],
+                {"userVisible": False, "agentVisible": True, "turnContext": True}, "n1"),
+        message("user", T0 + 1, [text("Summarise this"), {"type": "document", "data": pdf,
+                                                         "mimeType": "application/pdf", "name": "r.pdf"}], seen, "n2"),
+        message("assistant", T0 + 2, [text("It says hello.")],
+                {**seen, "usage": usage, "outputTokenLimitReached": True,
+                 "inference": {"provider": "openai", "requestedModel": "gpt-5", "providerSessionId": "x"}}, "n3"),
+        message("user", T0 + 3, [text("and more?")], {**seen, "steer": True}, "n4"),
+        message("assistant", T0 + 4, [{"type": "error", "kind": "contextLengthExceeded", "message": "too long"}],
+                seen, "n5"),
+    ]
+    con = database(tmp_path / "sessions.db", 16)
+    insert_session(con, "s", name="newest")
+    insert_messages(con, "s", records, 16)
+    con.commit()
+    con.close()
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    (session,) = corpus.sessions
+    assert found(session) == expected(records)
+    assert [m.id for m in session.path()] == ["n1", "n2", "n3", "n4"]
+    assert [m.tags for m in session.messages] == [("user_invisible", "turn_context"), (), ("output_limit_reached",),
+                                                  ("steer",)]
+    reply = session.messages[2]
+    assert reply.usage == Usage(100, 50, 1000, 100) and reply.model == "gpt-5" and reply.provider == "openai"
+    assert reply.usage.context == 1200
+    assert all(m.usage is None for m in session.messages if m is not reply)
+    (document,) = of(session, Opaque)
+    assert document.type == "document" and document.raw == records[1]["content"][1]
+    errors = [(e.kind, e.type, e.message_id, e.text) for e in session.events if e.kind == "error"]
+    assert errors == [("error", "error:contextLengthExceeded", "n4", "too long")]
+    everything_valid(session, corpus.images)
 
 
 def test_bad_rows_are_reported_and_kept(tmp_path: Path) -> None:

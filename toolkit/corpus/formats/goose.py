@@ -23,8 +23,11 @@ A message (crates/goose/src/conversation/message.rs, later conversation/message/
 assistant), ``created`` (epoch seconds, milliseconds in some releases), ``content`` (a list tagged by
 ``type``: text, image, toolRequest, toolResponse, toolConfirmationRequest, actionRequired,
 frontendToolRequest, thinking, redactedThinking, systemNotification; in earlier releases also
-contextLengthExceeded, summarizationRequested, conversationCompacted and reasoning) and ``metadata``
-(``userVisible``, ``agentVisible``, in the newest releases ``inference``: provider and model). A tool call's
+contextLengthExceeded, summarizationRequested, conversationCompacted and reasoning; in the newest,
+moved to crates/goose-provider-types, also document and error, and no frontendToolRequest) and
+``metadata`` (``userVisible``, ``agentVisible``; later ``inference``, the provider and model; newest
+``usage``, the reply's tokens and cost, and the flags ``turnContext``, ``steer``,
+``outputTokenLimitReached``, kept as tags). A tool call's
 ``toolCall`` and a result's ``toolResult`` are ``{"status": "success", "value": ...}`` or
 ``{"status": "error", "error": ...}`` (conversation/tool_result_serde.rs); a result's value is an MCP
 ``CallToolResult`` (``content``, ``isError``, ``structuredContent``), in older sessions the content list
@@ -34,25 +37,27 @@ What a replayed history holds: what the model saw. A message Goose hid from the 
 (``agentVisible: false``: the originals a compaction replaced, notices for the user) stays in the
 session, tagged ``agent_invisible``, as a leaf beside the path rather than on it; the session's tip is
 the last message the agent saw, so the path is the history Goose would send next. Content the model is
-never sent (confirmation and action requests, system notifications, compaction markers, items
-annotated for the user's audience alone; ``filter_for_audience`` in message/content_types.rs) becomes
+never sent (confirmation and action requests, system notifications, error notices, compaction markers,
+items annotated for the user's audience alone; ``filter_for_audience`` in message/content_types.rs) becomes
 events on its message; a message of nothing else is no message of the record. Thinking, redacted
 thinking and a call's Gemini thought signature are reasoning blocks. A call Goose could not parse
 (``toolCall`` with status error) has no name or input, so it is kept as an opaque block and its result
-crosses as a result without a call.
+crosses as a result without a call. A document (a PDF the user attached) is an opaque block: the record
+has no kind for it, and it was sent.
 
 Goose records no system prompt and no tool specs in a session; the model and provider are the
 session's (``model_config_json``, ``provider_name``) or the message's (``metadata.inference``). Usage is
 recorded per session (last request and accumulated) and, since schema 15, per provider call in
-``usage_ledger`` without naming the message: both are kept as ``token_count`` events, no message gets a
-``Usage``.
+``usage_ledger`` without naming the message: both are kept as ``token_count`` events. A reply gets a
+``Usage`` only where its own ``metadata.usage`` says (the newest releases).
 
 Read from block/goose, read 2026-12-04: crates/goose/src/session/session_manager.rs (at 0164300,
 schema 5, and the file of schema 16), session/migrations.rs (865e4a0, schema 13),
 session/session_storage.rs (2b73d36, schema 6), session/storage.rs (01a262b and e3e6f12, the JSONL
 files), session/legacy.rs (0fc5e54), conversation/message.rs (0513296), message/mod.rs,
 message/content_types.rs and message/tool_types.rs (865e4a0), crates/goose/src/message.rs (1f2f6b1,
-the first content types), conversation/tool_result_serde.rs (0513296), config/paths.rs (0780e22).
+the first content types), conversation/tool_result_serde.rs (0513296), config/paths.rs (0780e22); and
+from aaif-goose/goose crates/goose-provider-types/src/conversation/message.rs (d841b2b, the newest).
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ from toolkit.record import (
     Text,
     ToolResult,
     ToolUse,
+    Usage,
 )
 
 FORMAT = "goose"
@@ -113,17 +119,21 @@ session_manager.rs): OpenCode's database names its tables ``session``, ``message
 MILLISECOND_THRESHOLD = 10_000_000_000
 """A ``created`` above this is milliseconds (``MILLISECOND_TIMESTAMP_THRESHOLD`` of session_manager.rs)."""
 
-BLOCK_TYPES = frozenset({"text", "image", "toolRequest", "frontendToolRequest", "toolResponse", "thinking",
-                         "redactedThinking", "reasoning"})
+BLOCK_TYPES = frozenset({"text", "image", "document", "toolRequest", "frontendToolRequest", "toolResponse",
+                         "thinking", "redactedThinking", "reasoning"})
 EVENT_TYPES: dict[str, EventKind] = {
     "toolConfirmationRequest": "meta", "actionRequired": "meta", "systemNotification": "meta",
     "summarizationRequested": "meta", "contextLengthExceeded": "error", "conversationCompacted": "compaction",
+    "error": "error",
 }
-"""Content items the model is never sent: the Goose client's own requests, notices and markers
+"""Content items the model is never sent: the Goose client's own requests, notices, errors and markers
 (message.rs; the providers' formatters skip them or refuse them, as ``to_bedrock_message_content`` does
 ``contextLengthExceeded`` and ``summarizationRequested``; later releases drop ``conversationCompacted``
 items, "pre-14.0", when they read a message)."""
 CONTENT_TYPES = BLOCK_TYPES | frozenset(EVENT_TYPES)
+FLAGS = {"turnContext": "turn_context", "steer": "steer", "outputTokenLimitReached": "output_limit_reached"}
+"""Message flags of the newest ``MessageMetadata``, kept as tags: a per-turn context the agent appended, a
+steer injected into a running turn, a reply cut at the output limit."""
 THOUGHT_SIGNATURE = "thoughtSignature"
 """Where a Gemini call's thought signature sits: the call's own field (until late 2025), then its
 provider ``metadata`` (``THOUGHT_SIGNATURE_KEY`` of providers/formats/google.rs)."""
@@ -282,15 +292,17 @@ class Builder:
             self.where.problem(line, f"{what}: content is {shown(content)}, not a list; kept as opaque")
             blocks.append(Opaque("content", json_value(content), "not a list"))
         seen = metadata.get("agentVisible") is not False
-        tags = [name for name, hidden in (("agent_invisible", not seen),
-                                          ("user_invisible", metadata.get("userVisible") is False)) if hidden]
+        tags = [name for name, on in (("agent_invisible", not seen),
+                                      ("user_invisible", metadata.get("userVisible") is False),
+                                      *((tag, metadata.get(key) is True) for key, tag in FLAGS.items())) if on]
         if not blocks and content:
             for event in events:
                 self.events.append(_on(event, self.tip, time, source))
             return
         speaker = record_role == "assistant"
         self.messages.append(Message(message_id, self.tip, record_role, tuple(blocks), time,
-                                     model if speaker else None, provider if speaker else None, None, source,
+                                     model if speaker else None, provider if speaker else None,
+                                     message_usage(metadata.get("usage")) if speaker else None, source,
                                      False, tuple(tags)))
         self.ids.add(message_id)
         self.events.extend(_on(event, message_id, time, source) for event in events)
@@ -334,6 +346,9 @@ class Builder:
             case "reasoning":
                 blocks.append(Reasoning(text_of(item.get("text")) or "", None, provider if speaker else None,
                                         model if speaker else None))
+            case "document":
+                blocks.append(Opaque(kind, json_value(item), "a document (such as a PDF) sent to the model; the "
+                                                             "record has no kind for it"))
             case _:
                 self.where.problem(line, f"{what}: unknown content type {shown(kind)}; kept as opaque")
                 blocks.append(Opaque(kind, json_value(item), "unknown content type"))
@@ -441,6 +456,20 @@ class Builder:
                        tuple([*events, *self.events]), parent, None, title)
 
 
+def message_usage(value: object) -> Usage | None:
+    """A reply's ``metadata.usage`` (``MessageUsage``, the newest releases) as the record's usage. Goose's
+    ``inputTokens`` counts every input token, cache reads and writes included (the Anthropic format adds
+    them, providers/formats/anthropic.rs; OpenAI's ``prompt_tokens`` includes cached tokens), so the
+    fresh input is what is left once the cache counts are taken off."""
+    usage = obj(value)
+    total, output = as_int(usage.get("inputTokens")), as_int(usage.get("outputTokens"))
+    read, write = as_int(usage.get("cacheReadTokens")), as_int(usage.get("cacheWriteTokens"))
+    if total is None and output is None:
+        return None
+    fresh = None if total is None else max(total - (read or 0) - (write or 0), 0)
+    return Usage(fresh, output, read, write)
+
+
 def _for_model(item: dict[str, Any]) -> bool:
     """Whether an item reaches the model: MCP ``annotations.audience``, when given, names the assistant."""
     audience = obj(item.get("annotations")).get("audience")
@@ -456,6 +485,9 @@ def _client_event(kind: str, item: dict[str, Any]) -> Event:
         notification = text_of(item.get("notificationType")) or "unknown"
         name = f"{kind}:{notification}"
         event_kind = "error" if notification == "creditsExhausted" else "meta"
+    elif kind == "error":
+        name = f"{kind}:{text_of(item.get('kind')) or 'unknown'}"
+        text = text_of(item.get("message")) or ""
     elif kind == "actionRequired":
         data = obj(item.get("data"))
         name = f"{kind}:{text_of(data.get('actionType')) or 'unknown'}"
