@@ -430,16 +430,17 @@ def test_current_schema_with_subagent_ledger_threads_and_compaction(tmp_path: Pa
     insert_messages(con, "20260101_2", compacted, 16)
     con.execute("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, "
                 "is_compaction) VALUES ('20260101_1', ?, 'claude-sonnet-4', 100, 20, 0)", (T0 + 2,))
-    con.execute("INSERT INTO threads (id, name, working_dir) VALUES ('th_1', 'a chat', '/w')")
-    con.execute("INSERT INTO thread_messages (thread_id, session_id, message_id, role, content_json, created_timestamp,"
-                " metadata_json) VALUES ('th_1', '20260101_1', 'tm_1', 'user', ?, ?, '{}')",
-                (compact([text("hello thread")]), T0))
+    con.execute("INSERT INTO threads (id, name, working_dir) VALUES ('th_1', 'a chat', '/w'), ('th_2', 'b', '/w')")
+    for thread_id, served_by, words in (("th_1", "20260101_1", "Look at this"), ("th_2", None, "hello thread")):
+        con.execute("INSERT INTO thread_messages (thread_id, session_id, message_id, role, content_json, "
+                    "created_timestamp, metadata_json) VALUES (?, ?, 'tm', 'user', ?, ?, '{}')",
+                    (thread_id, served_by, compact([text(words)]), T0))
     con.commit()
     con.close()
     corpus = load(tmp_path)
     assert corpus.problems == []
     by_id = {s.id: s for s in corpus.sessions}
-    assert sorted(by_id) == ["20260101_1", "20260101_2", "thread:th_1"]
+    assert sorted(by_id) == ["20260101_1", "20260101_2", "thread:th_2"]  # th_1 repeats a session's messages
     main = by_id["20260101_1"]
     check_current(main, records)
     ledger = [e for e in main.events if e.type == "usage_ledger"]
@@ -452,7 +453,10 @@ def test_current_schema_with_subagent_ledger_threads_and_compaction(tmp_path: Pa
         "messages": 4, "calls": 0, "results": 0, "images": 0, "reasoning": 0, "hidden": 2}
     assert [m.id for m in sub.path()] == ["m3", "m4"]
     assert [m.tags for m in sub.messages] == [("agent_invisible",), ("agent_invisible",), ("user_invisible",), ()]
-    assert [m.text for m in by_id["thread:th_1"].messages] == ["hello thread"]
+    assert [m.text for m in by_id["thread:th_2"].messages] == ["hello thread"]
+    (thread,) = [e for e in main.events if e.type == "thread"]
+    assert thread.text == "thread th_1: 1 of its messages are this session's"
+    assert isinstance(thread.raw, dict) and thread.raw["name"] == "a chat"
     for session in corpus.sessions:
         everything_valid(session, corpus.images)
 

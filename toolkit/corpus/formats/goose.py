@@ -14,7 +14,8 @@ Where Goose keeps a session depends on the release:
   here: 2 ``user_recipe_values_json``, 3 ``messages.metadata_json`` (visibility), 4 ``name`` (before it
   the title was ``description``), 5 ``session_type``, 6 ``provider_name`` and ``model_config_json``, 7
   ``messages.message_id`` (filled as ``msg_<session>_<row id>``), 8 ``goose_mode``, 10 ``threads`` and
-  ``thread_messages`` (chats kept apart from sessions, session/thread_manager.rs), 12 ``archived_at``
+  ``thread_messages`` (the ACP server's chats, whose rows repeat the messages of the sessions serving
+  them; see ``Threads``), 12 ``archived_at``
   and ``project_id``, 13 ``accumulated_cost``, 14 cache token counts, 15 ``parent_session_id`` (the
   session a subagent ran for) and ``usage_ledger`` (one row per provider call: model, tokens, cost).
   The legacy files are imported into the database when Goose creates it and left on disk.
@@ -626,6 +627,7 @@ def _database_sessions(con: sqlite3.Connection, found: set[str], where: Where) -
             ledger.setdefault(str(row["session_id"]), []).append(row)
     source = where.source(None)
     out: list[Session] = []
+    threads = (_threads(con, where, {*infos, *rows}) if {"threads", "thread_messages"} <= found else Threads())
     for session_id in dict.fromkeys([*infos, *rows]):
         info_row = infos.get(session_id)
         if info_row is None:
@@ -637,11 +639,10 @@ def _database_sessions(con: sqlite3.Connection, found: set[str], where: Where) -
         builder = Builder(where, session_id, info.model, info.provider)
         for message in rows.get(session_id, []):
             _add_row(builder, message, session_id, where)
-        events = info.events(source) + [_ledger_event(entry, source) for entry in ledger.get(session_id, [])]
+        events = [*info.events(source), *(_ledger_event(entry, source) for entry in ledger.get(session_id, [])),
+                  *threads.by_session.get(session_id, [])]
         out.append(builder.session(where.name, info.title, info.configs(source), events, info.parent))
-    if {"threads", "thread_messages"} <= found:
-        out.extend(_threads(con, where))
-    return out
+    return out + threads.alone
 
 
 def _add_row(builder: Builder, row: dict[str, Any], session_id: str, where: Where) -> None:
@@ -665,23 +666,43 @@ def _ledger_event(row: dict[str, Any], source: Any) -> Event:
                  {k: json_value(v) for k, v in row.items()}, source)
 
 
-def _threads(con: sqlite3.Connection, where: Where) -> list[Session]:
-    """The chats of ``threads`` (schema 10), each a session ``thread:<id>`` of its own."""
+@dataclass
+class Threads:
+    """The chats of ``threads`` (schema 10): the ACP server keeps one per client conversation and appends
+    each prompt to it as well as to the session that serves it (``append_message`` then ``agent.reply``
+    in ``on_prompt`` of crates/goose/src/acp/server.rs, read 2026-12-04), so a thread's rows that name a session of the database repeat that session's
+    messages. Those are told as a ``thread`` event on the session; the rows that name no such session are
+    read as a session ``thread:<id>`` of their own, so nothing is lost or counted twice."""
+
+    by_session: dict[str, list[Event]] = field(default_factory=dict)
+    alone: list[Session] = field(default_factory=list)
+
+
+def _threads(con: sqlite3.Connection, where: Where, known: set[str]) -> Threads:
     messages: dict[str, list[dict[str, Any]]] = {}
     for row in _rows(con, "SELECT * FROM thread_messages ORDER BY thread_id, created_timestamp, id"):
         messages.setdefault(str(row["thread_id"]), []).append(row)
     threads = {str(row["id"]): row for row in _rows(con, "SELECT * FROM threads ORDER BY created_at, id")}
     source = where.source(None)
-    out: list[Session] = []
+    out = Threads()
     for thread_id in dict.fromkeys([*threads, *messages]):
         row = threads.get(thread_id) or {"id": thread_id}
-        session_id = f"thread:{thread_id}"
-        builder = Builder(where, session_id)
-        for message in messages.get(thread_id, []):
-            _add_row(builder, message, session_id, where)
         raw: dict[str, JsonValue] = {k: json_value(v) for k, v in row.items()}
-        event = Event("meta", "thread", goose_time(row.get("created_at")), None, _describe(raw), raw, source)
-        out.append(builder.session(where.name, text_of(row.get("name")), (), [event]))
+        rows = messages.get(thread_id, [])
+        served = [r for r in rows if text_of(r.get("session_id")) in known]
+        for session_id in dict.fromkeys(str(r["session_id"]) for r in served):
+            count = sum(str(r["session_id"]) == session_id for r in served)
+            out.by_session.setdefault(session_id, []).append(
+                Event("meta", "thread", goose_time(row.get("created_at")), None,
+                      f"thread {thread_id}: {count} of its messages are this session's", raw, source))
+        rest = [r for r in rows if text_of(r.get("session_id")) not in known]
+        if rest or not served:
+            session_id = f"thread:{thread_id}"
+            builder = Builder(where, session_id)
+            for message in rest:
+                _add_row(builder, message, session_id, where)
+            event = Event("meta", "thread", goose_time(row.get("created_at")), None, _describe(raw), raw, source)
+            out.alone.append(builder.session(where.name, text_of(row.get("name")), (), [event]))
     return out
 
 
