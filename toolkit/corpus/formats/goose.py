@@ -69,6 +69,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +100,7 @@ from toolkit.record import (
     Role,
     RunConfig,
     Session,
+    SourceRef,
     Text,
     ToolResult,
     ToolUse,
@@ -267,10 +269,15 @@ class Builder:
     tip: str | None = None
     """The last message the agent saw."""
 
+    @cached_property
+    def _whole(self) -> SourceRef:
+        """Where a message of the database is: the file (its rows have no lines)."""
+        return self.where.source(None)
+
     def add(self, raw: dict[str, Any], message_id: str, line: int | None, what: str, lead: Block | None = None) -> None:
         """One Goose ``Message`` (``what`` names it in problems: its line or row); ``lead`` is a block kept in
         place of content that could not be read."""
-        source = self.where.source(line)
+        source = self._whole if line is None else self.where.source(line)
         if message_id in self.ids:
             message_id = f"{message_id}#{len(self.messages)}"
         role = raw.get("role")
@@ -293,9 +300,10 @@ class Builder:
             self.where.problem(line, f"{what}: content is {shown(content)}, not a list; kept as opaque")
             blocks.append(Opaque("content", json_value(content), "not a list"))
         seen = metadata.get("agentVisible") is not False
-        tags = [name for name, on in (("agent_invisible", not seen),
-                                      ("user_invisible", metadata.get("userVisible") is False),
-                                      *((tag, metadata.get(key) is True) for key, tag in FLAGS.items())) if on]
+        tags = [] if seen else ["agent_invisible"]
+        if metadata.get("userVisible") is False:
+            tags.append("user_invisible")
+        tags.extend(tag for key, tag in FLAGS.items() if metadata.get(key) is True)
         if not blocks and content:
             for event in events:
                 self.events.append(_on(event, self.tip, time, source))
@@ -594,7 +602,6 @@ def read_database(path: Path, ctx: ImportContext) -> list[Session]:
         ctx.problem(path, None, f"SQLite database cannot be opened: {exc}")
         return []
     try:
-        con.row_factory = sqlite3.Row
         found = tables(con)
         if not found >= DB_TABLES:
             ctx.problem(path, None, f"SQLite database without Goose's tables (has {sorted(found)[:8]}); not read")
@@ -611,7 +618,10 @@ def read_database(path: Path, ctx: ImportContext) -> list[Session]:
 
 
 def _rows(con: sqlite3.Connection, sql: str) -> list[dict[str, Any]]:
-    return [dict(zip(row.keys(), tuple(row), strict=True)) for row in con.execute(sql)]
+    """The rows of a query as column name → value."""
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
 def _database_sessions(con: sqlite3.Connection, found: set[str], where: Where) -> list[Session]:
