@@ -53,7 +53,8 @@ recorded per session (last request and accumulated) and, since schema 15, per pr
 ``Usage`` only where its own ``metadata.usage`` says (the newest releases).
 
 Read from block/goose, read 2026-12-04: crates/goose/src/session/session_manager.rs (at 0164300,
-schema 5, and the file of schema 16), session/migrations.rs (865e4a0, schema 13),
+schema 5; and its newest stored version, ``CURRENT_SCHEMA_VERSION`` 16, whose commit the source index
+does not name), crates/goose/src/acp/server.rs (``on_prompt``), session/migrations.rs (865e4a0, schema 13),
 session/session_storage.rs (2b73d36, schema 6), session/storage.rs (01a262b and e3e6f12, the JSONL
 files), session/legacy.rs (0fc5e54), conversation/message.rs (0513296), message/mod.rs,
 message/content_types.rs and message/tool_types.rs (865e4a0), crates/goose/src/message.rs (1f2f6b1,
