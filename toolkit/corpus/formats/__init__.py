@@ -34,6 +34,7 @@ REGISTRY: tuple[str, ...] = (
     "toolkit.corpus.formats.specstory",
     "toolkit.corpus.formats.opencode",
     "toolkit.corpus.formats.qwen_code",
+    "toolkit.corpus.formats.goose",
     "toolkit.corpus.formats.recording",
 )
 """The modules that define formats, in the order detection asks them: most specific first. Each

@@ -56,6 +56,8 @@ import orjson
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.sqlitefile import SQLITE_HEADER, connect, holds
+from toolkit.corpus.formats.sqlitefile import tables as table_names
 from toolkit.jsontext import json_text
 from toolkit.record import (
     Block,
@@ -78,10 +80,10 @@ from toolkit.record import (
 
 FORMAT = "opencode"
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""The first 16 bytes of every SQLite database (https://www.sqlite.org/fileformat.html, section 1.3)."""
 DB_TABLES = frozenset({"session", "message", "part"})
 """The tables an OpenCode database holds sessions in (session/session.sql.ts)."""
+PART_COLUMNS = frozenset({"message_id", "session_id", "data"})
+"""The columns of ``part`` the reader joins on."""
 
 STORAGE_KINDS_OF_MESSAGES = "message"
 STORAGE_KINDS_OF_PARTS = "part"
@@ -214,39 +216,9 @@ def _kind(doc: dict[str, Any]) -> str | None:
     return None
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """The database read-only. A database in WAL mode in a folder that cannot be written (its ``-shm``
-    cannot be made) does not open read-only, so it is opened again as immutable, as a copy is."""
-    uri = path.absolute().as_uri()
-    try:
-        con = sqlite3.connect(f"{uri}?mode=ro", uri=True)
-        con.execute("SELECT 1 FROM sqlite_master LIMIT 1")
-        return con
-    except sqlite3.Error:
-        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
-
-
-def _tables(con: sqlite3.Connection) -> set[str]:
-    return {str(row[0]) for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
 def _opencode_tables(path: Path) -> bool:
-    """Whether a SQLite file holds OpenCode's session tables: the schema is read, never the rows (a
-    sniff asks it of every SQLite file of a load, so another client's database is said no to)."""
-    try:
-        con = _connect(path)
-    except sqlite3.Error:
-        return False
-    try:
-        tables = _tables(con)
-        if not tables >= DB_TABLES:
-            return False
-        columns = {str(row[1]) for row in con.execute("PRAGMA table_info(part)")}
-        return {"message_id", "session_id", "data"} <= columns
-    except sqlite3.Error:
-        return False
-    finally:
-        con.close()
+    """Whether a SQLite file holds OpenCode's session tables (its schema only)."""
+    return holds(path, DB_TABLES, "part", PART_COLUMNS)
 
 
 # ---- which files a session file reads --------------------------------------------------------------
@@ -963,13 +935,13 @@ def _session_info(row: sqlite3.Row, names: list[str], where: str, ctx: ImportCon
 def read_database(path: Path, ctx: ImportContext) -> list[Session]:
     file = ctx.name(path)
     try:
-        con = _connect(path)
+        con = connect(path)
     except sqlite3.Error as exc:
         ctx.problem(path, None, f"SQLite database cannot be opened: {exc}")
         return []
     try:
         con.row_factory = sqlite3.Row
-        tables = _tables(con)
+        tables = table_names(con)
         if not tables >= DB_TABLES:
             ctx.problem(path, None, f"SQLite database without OpenCode's tables (has {sorted(tables)[:8]}); not read")
             return []
