@@ -53,8 +53,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--model", action="append", required=True,
                    help="the model to replay for (its window and prices); repeat for several")
     p.add_argument("--policy", action="append",
-                   help="a built-in policy (none, elide-only, claude-code, codex, ladder, ladder-no-summary) "
-                        "or a TOML file; repeat for several (default: none, elide-only, ladder)")
+                   help="a built-in policy (toolkit.compaction.POLICIES: none, elide-only, claude-code-2.0, "
+                        "claude-code-2.1, codex, codex-remote, gemini-cli, openhands, inspect-edit, inspect-summary, "
+                        "anthropic-context-editing, anthropic-compaction, ladder, ladder-no-summary) or a TOML file; "
+                        "repeat for several (default: none, elide-only, ladder)")
     p.add_argument("--window", type=int, help="replace the model's input window by this many tokens")
     p.add_argument("--read-pages", action="store_true", help="read snapshot pages back with OCR for retention")
     p.add_argument("--json", action="store_true", help="one JSON list, one object per policy and model")
