@@ -25,7 +25,7 @@ from toolkit.compaction.markers import SUMMARY_TAG
 from toolkit.compaction.rungs import truncate_old_results
 from toolkit.compaction.summaries import Extractive
 from toolkit.costs.windows import client_window, window_for
-from toolkit.record import Block, Message, Role, Text, ToolResult, ToolUse
+from toolkit.record import Block, Message, Role, Session, Text, ToolResult, ToolUse
 
 CLAUDE = "claude-sonnet-4-5"
 
@@ -236,3 +236,35 @@ def test_the_summary_request_is_priced_as_the_client_makes_it(policy: str, cache
     assert row["summary_output_tokens"] > 0 and row["compaction_cost_usd"] > 0
     assert (row["summary_cached_tokens"] > 0) == cached
     assert row["cost_usd"] == pytest.approx(row["input_cost_usd"] + row["output_cost_usd"] + row["compaction_cost_usd"])
+
+
+def test_observation_masking_keeps_the_last_10_observations_of_a_text_action_agent() -> None:
+    """SWE-agent records the environment's output as user text after the task: every request masks
+    all but the last 10, the system prompt, demonstration and task untouched."""
+    messages = [Message("sys", None, "system", (Text("you are an agent"),)),
+                Message("demo", "sys", "user", (Text("a demonstration " * 50),), tags=("demo",)),
+                Message("task", "demo", "user", (Text("fix issue 1458 " * 50),))]
+    for i in range(14):
+        messages.append(Message(f"act{i}", messages[-1].id, "assistant", (Text(f"open file{i}.py"),)))
+        messages.append(Message(f"obs{i}", f"act{i}", "user", (Text(f"[File: file{i}.py]\n" + "code line\n" * 60),)))
+    done = compact(messages, CLAUDE, None, POLICIES["observation-masking"], writer=Extractive())
+    kept = {m.id: m.text for m in done.messages}
+    assert done.trigger == "proactive" and kept["demo"] == messages[1].text and kept["task"] == messages[2].text
+    masked = [i for i in range(14) if kept[f"obs{i}"].startswith("[elided by compaction")]
+    assert masked == [0, 1, 2, 3]
+
+
+def test_the_complexity_trap_ratios_are_replayed_beside_the_papers() -> None:
+    from toolkit.compaction.published import PAPER_MASKING_USD, PAPER_RAW_USD, complexity_trap
+
+    messages = [Message("task", None, "user", (Text("solve the issue"),))]
+    for i in range(40):
+        messages.append(Message(f"act{i}", messages[-1].id, "assistant", (Text(f"cat part{i}.py"),), model=CLAUDE))
+        messages.append(Message(f"obs{i}", f"act{i}", "user", (Text(f"part {i}\n" + "source line\n" * 400),)))
+    trajectory = Session("t", "sweagent", tuple(messages), messages[-1].id)
+    (claude, gpt) = complexity_trap([trajectory]).to_dicts()
+    assert claude["requests"] == 40 and claude["paper_masking_ratio"] == PAPER_MASKING_USD / PAPER_RAW_USD
+    for row in (claude, gpt):
+        assert row["masking_token_ratio"] < 0.5 and row["summary_token_ratio"] < 1.0
+        assert row["masking_usd"] > 0 and row["summary_usd"] > 0
+    assert complexity_trap([Session("x", "codex", ())]).is_empty()

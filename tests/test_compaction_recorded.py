@@ -175,7 +175,7 @@ def test_post_tokens_is_the_size_after_and_a_zero_usage_is_unknown() -> None:
                                                            None, zero, m.source, tags=m.tags)
                    for m in session.messages)
     plain = Event("compaction", "compact_boundary", _at(4), "u2", source=SourceRef("h.jsonl", 4), trigger="manual",
-                  raw={"compactMetadata": {"trigger": "manual", "postTokens": 0}})
+                  tokens_before=0, raw={"compactMetadata": {"trigger": "manual", "preTokens": 0, "postTokens": 0}})
     (row,) = observed([_rebuilt(session, events=(plain,), messages=silent)]).to_dicts()
     assert (row["tokens_before"], row["tokens_after"], row["source"], row["after_source"]) == (None, None, None, None)
 

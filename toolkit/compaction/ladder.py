@@ -74,7 +74,7 @@ def _rung(name: RungName, history: History, policy: Policy, model: str, counter:
     match name:
         case "elide":
             return elide(history, keep=policy.keep_results, keep_errors=policy.keep_errors,
-                         exclude_tools=policy.exclude_tools)
+                         exclude_tools=policy.exclude_tools, text_observations=policy.text_observations)
         case "drop_images":
             return drop_images(history, keep=policy.keep_images)
         case "snapshot":

@@ -63,6 +63,9 @@ class Policy:
     exclude_tools: tuple[str, ...] = ()
     clear_at_least: int | None = None
     """``elide``: clear nothing unless this many tokens go (Anthropic's ``clear_at_least``)."""
+    text_observations: bool = False
+    """``elide``: a text-action agent's observations (user text after the task, as SWE-agent
+    records them) count as tool results."""
     per_request: bool = False
     """The provider edits each request past the trigger, from the client's full history, which the
     client keeps and the trigger counts (Anthropic's context editing is applied server-side)."""
@@ -213,6 +216,17 @@ POLICIES: dict[str, Policy] = {p.name: p for p in (
            "the API summarises everything into a compaction block and drops what precedes it; the summary is an "
            f"extra sampling iteration over the request as sent ({_SERVER_COMPACTION})",
            trigger="tokens", threshold_tokens=150_000, count="request", target=None, head=0, tail=0),
+    Policy("observation-masking", ("elide",),
+           "SWE-agent's last_n_observations as 'The Complexity Trap' (arXiv 2508.21433) ran it: on every request, "
+           "every observation but the last 10 replaced by a marker, tool results and text observations alike "
+           "(history_processors last_n_observations n: 10, configs in Recursive-Safeguarding/the-complexity-trap)",
+           trigger="tokens", threshold_tokens=0, count="request", target=None, keep_results=10, keep_errors=False,
+           text_observations=True, per_request=True),
+    Policy("llm-summary", ("summarize",),
+           "'The Complexity Trap' LLM-Summary (OpenHands-style, summarise N=21 turns keeping the last M=10), read "
+           "here as: past 31 turns (62 events) keep the system prompt, demonstration and task (3 events) and the "
+           "last 10 turns (20 events), summarise the rest on an uncached call (our reading of the paper's N and M)",
+           trigger="events", count="events", threshold_tokens=62, target=None, head=3, tail=20, summary_cache="none"),
     Policy("ladder", ("elide", "drop_images", "snapshot", "summarize"),
            "the toolkit's own: every rung, cheapest first (elide, drop images, snapshot pages, then a summary), "
            "past 0.8 of the window, down to 0.5"),
@@ -247,7 +261,8 @@ def from_mapping(data: dict[str, Any], origin: str) -> Policy:
                       ("summariser", str), ("geometry", str), ("trigger", str), ("count", str), ("window", str),
                       ("threshold_tokens", int), ("fires_at_threshold", bool), ("clear_at_least", int),
                       ("keep_share", (int, float)), ("tool_budget_tokens", int), ("reinject", bool),
-                      ("summary_cache", str), ("summary_calls", int), ("per_request", bool)):
+                      ("summary_cache", str), ("summary_calls", int), ("per_request", bool),
+                      ("text_observations", bool)):
         if key in values and (not isinstance(values[key], kind) or (kind is not bool and isinstance(values[key], bool))):
             raise InvalidInput(f"{origin}: {key} has the wrong type ({type(values[key]).__name__})")
     try:

@@ -91,7 +91,8 @@ def _row(session: Session, event: Event, following: Event | None, on_path: dict[
     used = next((m.usage.context for m in reversed(requests) if m.usage and m.usage.context), None)
     reply = next((m for m in after if m.role == "assistant"), None)
     text = summary.text if summary is not None else ""
-    tokens_before = event.tokens_before if event.tokens_before is not None else used
+    reported = event.tokens_before or None  # a preTokens of 0 measured nothing either
+    tokens_before = reported if reported is not None else used
     post = _post_tokens(event)
     measured = reply.usage.context if reply is not None and reply.usage and reply.usage.context else None
     tokens_after = post if post is not None else measured
@@ -104,7 +105,7 @@ def _row(session: Session, event: Event, following: Event | None, on_path: dict[
         "trigger": trigger, "trigger_from": trigger_from, "tokens_before": tokens_before,
         "tokens_after": tokens_after,
         "summary_chars": len(text) if text else None, "summary_tokens": _tokens(text, model),
-        "source": None if tokens_before is None else "reported" if event.tokens_before is not None else "usage",
+        "source": None if tokens_before is None else "reported" if reported is not None else "usage",
         "after_source": None if tokens_after is None else "reported" if post is not None else "usage",
     }
 

@@ -82,14 +82,28 @@ def _first_changed(before: Sequence[Message], after: Sequence[Message]) -> int |
     return None if k == len(before) == len(after) else k
 
 
+def _observations(messages: Sequence[Message]) -> list[tuple[int, int]]:
+    """Where a text-action agent's observations are: each user text after the task (the first user
+    message that is no demonstration), as SWE-agent records the environment's output."""
+    task = next((i for i, m in enumerate(messages) if m.role == "user" and not {"demo", "meta"} & set(m.tags)), None)
+    if task is None:
+        return []
+    return [(i, j) for i, m in enumerate(messages) if i > task and m.role == "user" and not {"demo", "meta"} & set(m.tags)
+            for j, b in enumerate(m.blocks) if isinstance(b, Text)]
+
+
 def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
-          exclude_tools: Sequence[str] = ()) -> Step:
+          exclude_tools: Sequence[str] = (), text_observations: bool = False) -> Step:
     """Replace the output of old tool results by a marker, keeping the ``keep`` most recent, every
     error (the agent may still be fixing it) and the tools named in ``exclude_tools``. A result
-    shorter than its marker is left alone: eliding it would lengthen the history."""
+    shorter than its marker is left alone: eliding it would lengthen the history. With
+    ``text_observations``, a text-action agent's observations (``_observations``) count as results
+    (SWE-agent's ``last_n_observations``)."""
     names = tool_names(history.messages)
     results = [(i, j) for i, m in enumerate(history.messages) for j, b in enumerate(m.blocks)
                if isinstance(b, ToolResult)]
+    if text_observations:
+        results = sorted({*results, *_observations(history.messages)})
     old = results[:max(0, len(results) - keep)]
     excluded = {bare_tool_name(t) for t in exclude_tools}
     messages = list(history.messages)
@@ -97,19 +111,23 @@ def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
     blocks = chars = 0
     for i, j in old:
         block = messages[i].blocks[j]
-        assert isinstance(block, ToolResult)
-        tool = bare_tool_name(block.name or names.get(block.tool_use_id, "tool"))
-        if (keep_errors and block.is_error) or tool in excluded or block.output.startswith(ELIDED):
+        if isinstance(block, Text):
+            output, tool, error = block.text, "environment", False
+        else:
+            assert isinstance(block, ToolResult)
+            output, error = block.output, block.is_error
+            tool = bare_tool_name(block.name or names.get(block.tool_use_id, "tool"))
+        if (keep_errors and error) or tool in excluded or output.startswith(ELIDED):
             continue
-        marker = elided(tool, len(block.output), block.output.count("\n") + 1)
-        if len(block.output) <= len(marker):
+        marker = elided(tool, len(output), output.count("\n") + 1)
+        if len(output) <= len(marker):
             continue
         new_blocks = list(messages[i].blocks)
-        new_blocks[j] = replace(block, output=marker)
+        new_blocks[j] = replace(block, text=marker) if isinstance(block, Text) else replace(block, output=marker)
         messages[i] = replace(messages[i], blocks=tuple(new_blocks))
         touched.add(i)
         blocks += 1
-        chars += len(block.output)
+        chars += len(output)
     if not blocks:
         return Step(history, None)
     return Step(
