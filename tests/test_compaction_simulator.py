@@ -150,6 +150,16 @@ def test_command_line_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert 0 <= row["retention"] <= 1 and row["sessions"] >= 4
 
 
+def test_command_line_table_shows_what_the_summary_requests_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", str(DATA), "--model", "claude-sonnet-4-5", "--policy", "none", "--policy",
+                 "claude-code-2.1", "--window", "20000"]) == 0
+    header, *lines = capsys.readouterr().out.splitlines()
+    assert "summary $" in header
+    assert header.split()[-5:] == ["summary", "$", "kept", "chars", "retention"]
+    summary_cost = {line.split()[0]: float(line.split()[-3]) for line in lines}
+    assert summary_cost["none"] == 0.0 and summary_cost["claude-code-2.1"] > 0
+
+
 def test_command_line_names_a_bad_policy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "p.toml"
     bad.write_text('name = "p"\nrungs = ["shred"]\n')

@@ -35,13 +35,14 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         print("no session with a reply to replay", file=sys.stderr)
         return 1
-    print(f"{'policy':<20} {'model':<22} {'sess':>5} {'turns':>6} {'compact':>7} {'reject':>6} "
-          f"{'input tok':>12} {'cache read':>12} {'cost $':>10} {'kept chars':>11} {'retention':>9}")
+    print(f"{'policy':<26} {'model':<22} {'sess':>5} {'turns':>6} {'compact':>7} {'reject':>6} "
+          f"{'input tok':>12} {'cache read':>12} {'cost $':>10} {'summary $':>10} {'kept chars':>11} {'retention':>9}")
     for r in rows:
-        print(f"{r['policy']:<20} {r['model']:<22} {r['sessions']:>5} {r['turns']:>6} {r['compactions']:>7} "
+        print(f"{r['policy']:<26} {r['model']:<22} {r['sessions']:>5} {r['turns']:>6} {r['compactions']:>7} "
               f"{r['rejected']:>6} {r['input_tokens']:>12,} {r['cache_read_tokens']:>12,} {r['cost_usd']:>10.4f} "
-              f"{r['kept_verbatim_chars']:>11,} {r['retention']:>9.3f}")
-    print("tokens are the toolkit's estimates (toolkit.costs); prices are list prices with their dates; "
+              f"{r['compaction_cost_usd']:>10.4f} {r['kept_verbatim_chars']:>11,} {r['retention']:>9.3f}")
+    print("tokens are the toolkit's estimates (toolkit.costs); prices are list prices with their dates; cost "
+          "includes the summary requests (summary $), priced as each client makes them; "
           "retention counts a fact on a snapshot page as kept when its source text was rendered "
           "(--read-pages reads the pages with OCR instead)", file=sys.stderr)
     return 0
