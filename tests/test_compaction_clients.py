@@ -268,3 +268,13 @@ def test_the_complexity_trap_ratios_are_replayed_beside_the_papers() -> None:
         assert row["masking_token_ratio"] < 0.5 and row["summary_token_ratio"] < 1.0
         assert row["masking_usd"] > 0 and row["summary_usd"] > 0
     assert complexity_trap([Session("x", "codex", ())]).is_empty()
+
+
+def test_a_study_window_keeps_each_rule_at_its_share_of_the_window() -> None:
+    """Replayed against a smaller window (to make short sessions compact), an absolute rule keeps
+    the share of the window it has at full size: Anthropic's 100,000 of Sonnet 4.5's 200,000 is
+    half of the window; Claude Code's 167,000 of its 200,000 is 0.835; events stay events."""
+    assert threshold(POLICIES["anthropic-context-editing"], CLAUDE, 40_000, real=False) == 20_000
+    assert threshold(POLICIES["claude-code-2.1"], CLAUDE, 40_000, real=False) == 40_000 * 167 / 200
+    assert threshold(POLICIES["codex"], "gpt-5-codex", 40_000, real=False) == 36_000
+    assert threshold(POLICIES["openhands"], CLAUDE, 40_000, real=False) == 80

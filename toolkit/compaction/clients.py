@@ -58,6 +58,13 @@ def _api_output(model: str) -> int | None:
         return None
 
 
+def _api_window(model: str) -> int | None:
+    try:
+        return window_for(model).input
+    except InvalidInput:
+        return None
+
+
 def claude_code_threshold(version: str, model: str, window: int) -> int:
     """Claude Code's auto-compact threshold for a ``window``-token window: the window less the
     output reserve less 13,000. 2.0.x reserved the whole max output (``/context`` showed an
@@ -73,12 +80,17 @@ def threshold(policy: Policy, model: str, window: int, *, real: bool = True) -> 
     """The number ``policy``'s count is compared with, for ``model`` with a ``window``-token API
     window. ``real``: the window is the model's own, so a client's own window applies (Claude
     Code's 200K, Codex's catalog); otherwise ``window`` is a study window and a client's rule keeps
-    the fraction of its own window that it has at full size."""
+    the fraction of its own window (an absolute trigger: of the model's window) that it has at full
+    size. Events are not scaled."""
     own = client_window(policy.window, model).input if policy.window is not None else window
     match policy.trigger:
         case "fraction":
             return policy.threshold * (own if real else window)
-        case "tokens" | "events":
+        case "tokens":
+            assert policy.threshold_tokens is not None
+            api = _api_window(model) if not real else None
+            return policy.threshold_tokens * window / api if api else float(policy.threshold_tokens)
+        case "events":
             assert policy.threshold_tokens is not None
             return float(policy.threshold_tokens)
         case "claude-code-2.0" | "claude-code-2.1":
