@@ -38,12 +38,14 @@ CLAUDE = "claude-sonnet-4-5"
     ("codex", "gpt-5-codex", 244_800),  # 0.9 x 272,000
     ("codex", "gpt-5.5", 244_800),  # Codex's catalog, not the API's 922,000
     ("codex", "gpt-5.6-sol", 334_800),  # 0.9 x 372,000
+    ("codex-remote", "gpt-5-codex", 244_800),
     ("gemini-cli", "gemini-2.5-pro", 524_288),  # 0.5 x 1,048,576
     ("openhands", CLAUDE, 80),
     ("inspect-edit", CLAUDE, 180_000),  # 0.9 x the API window
     ("inspect-summary", "gpt-5", 244_800),
     ("anthropic-context-editing", CLAUDE, 100_000),
     ("anthropic-compaction", CLAUDE, 150_000),
+    ("llm-summary", CLAUDE, 62),
 ])
 def test_each_policy_fires_one_under_at_and_over_its_threshold(policy: str, model: str, at: int) -> None:
     chosen = POLICIES[policy]
@@ -56,7 +58,7 @@ def test_each_policy_fires_one_under_at_and_over_its_threshold(policy: str, mode
         fired[offset] = done.trigger == "proactive"
         assert done.before == compact(history, model, None, chosen).before
     assert fired == {-1: False, 0: chosen.fires_at_threshold, 1: True}
-    assert fired[0] == (policy.startswith(("claude-code", "codex", "gemini")))
+    assert fired[0] == policy.startswith(("claude-code", "codex", "gemini"))
 
 
 def test_the_client_windows_differ_from_the_api_windows() -> None:
