@@ -132,13 +132,14 @@ def test_reactive_compaction_never_calls_the_summariser() -> None:
     messages = work(30)
     size = ContextCounter(MODEL).request(messages)
     writer = Counting()
-    for name in ("claude-code", "codex", "ladder"):
+    for name in ("claude-code-2.1", "codex", "gemini-cli", "ladder"):
         done = compact(messages, MODEL, size // 3, POLICIES[name], overflow=size - size // 3, writer=writer)
         assert done.trigger == "reactive"
         assert "summarize" not in done.rungs_tried and "snapshot" in done.rungs_tried
         assert any(SNAPSHOT_TAG in m.tags for m in done.messages)
     assert writer.calls == 0
-    proactive = compact(messages, MODEL, int(size / 0.95), POLICIES["claude-code"], writer=writer)
+    proactive = compact(messages, MODEL, int(size / 0.95), POLICIES["claude-code-2.1"], writer=writer,
+                        real_window=False)
     assert writer.calls == 1 and [s.rung for s in proactive.steps] == ["summarize"]
 
 
@@ -154,7 +155,10 @@ def test_policies_load_from_toml(tmp_path: Path) -> None:
                     'keep_results = 5\ngeometry = "5x8"\n')
     policy = load(str(path))
     assert policy == Policy("mine", ("elide", "snapshot"), threshold=0.7, target=0.4, keep_results=5, geometry="5x8")
-    assert set(POLICIES) >= {"none", "elide-only", "claude-code", "codex", "ladder", "ladder-no-summary"}
+    assert set(POLICIES) >= {"none", "elide-only", "claude-code-2.0", "claude-code-2.1", "codex", "codex-remote",
+                             "gemini-cli", "openhands", "inspect-edit", "inspect-summary",
+                             "anthropic-context-editing", "anthropic-compaction", "ladder", "ladder-no-summary"}
+    assert "claude-code" not in POLICIES  # the fitted imitation is gone
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "x"\nrungs = ["elide", "fold"]\n')
     with pytest.raises(ValueError, match=r"bad\.toml.*unknown rung"):

@@ -36,6 +36,7 @@ def test_golfgod_compaction_has_its_real_pre_tokens_and_trigger(corpora: Path) -
 
     (row,) = observed(load(corpora / GOLFGOD)).to_dicts()
     assert (row["trigger"], row["tokens_before"], row["source"]) == ("auto", 157_932, "reported")
+    assert (row["trigger_from"], row["version"], row["after_source"]) == ("record", "2.0.22", "usage")
     assert row["tokens_before"] == boundary["compactMetadata"]["preTokens"]
     assert row["message_id"] == summary["uuid"] and row["summary_chars"] == len(summary["message"]["content"])
     assert row["tokens_after"] == _context(first["message"]["usage"]) == 58_685
@@ -74,7 +75,9 @@ def test_rps3_compaction_counts_from_the_rollouts_own_token_counts(corpora: Path
     # the last request before the compaction is the one that wrote the summary: 179,549 tokens in
     assert row["tokens_before"] == before[-1]["input_tokens"] == 179_549
     assert row["tokens_after"] == after["input_tokens"] == 24_378
-    assert (row["client"], row["model"], row["trigger"], row["index"]) == ("codex", model, None, 0)
+    assert (row["client"], row["model"], row["index"], row["version"]) == ("codex", model, 0, "0.47.0")
+    # no trigger in the rollout: the user's next message follows the compaction, so it was /compact
+    assert (row["trigger"], row["trigger_from"], row["after_source"]) == ("manual", "turns", "usage")
     assert row["summary_chars"] == len(records[at]["payload"]["message"]) == 3_265
     (session,) = corpus.sessions
     history = history_before(session, row["message_id"], row["time"])
@@ -133,20 +136,70 @@ def test_hand_built_rows_fill_what_the_record_has_and_null_the_rest() -> None:
     summary_tokens = rows[0].pop("summary_tokens")
     assert isinstance(summary_tokens, int) and summary_tokens > 0
     assert rows == [
-        {"file": "h.jsonl", "session": "h", "client": "hand", "model": "claude-sonnet-4-5", "message_id": "s1",
-         "index": 3, "time": _at(4), "trigger": "manual", "tokens_before": 1000, "tokens_after": 200,
-         "summary_chars": len("SUMMARY: the user listed two files."), "source": "usage"},
-        {"file": "h.jsonl", "session": "h", "client": "hand", "model": "claude-sonnet-4-5", "message_id": None,
-         "index": None, "time": _at(7), "trigger": "auto", "tokens_before": 300, "tokens_after": None,
-         "summary_chars": None, "summary_tokens": None, "source": "reported"},
-        {"file": "h.jsonl", "session": "h", "client": "hand", "model": None, "message_id": None, "index": None,
-         "time": None, "trigger": None, "tokens_before": None, "tokens_after": None, "summary_chars": None,
-         "summary_tokens": None, "source": None},
+        {"file": "h.jsonl", "session": "h", "client": "hand", "version": None, "model": "claude-sonnet-4-5",
+         "message_id": "s1", "index": 3, "time": _at(4), "trigger": "manual", "trigger_from": "record",
+         "tokens_before": 1000, "tokens_after": 200, "summary_chars": len("SUMMARY: the user listed two files."),
+         "source": "usage", "after_source": "usage"},
+        {"file": "h.jsonl", "session": "h", "client": "hand", "version": None, "model": "claude-sonnet-4-5",
+         "message_id": None, "index": None, "time": _at(7), "trigger": "auto", "trigger_from": "record",
+         "tokens_before": 300, "tokens_after": None, "summary_chars": None, "summary_tokens": None,
+         "source": "reported", "after_source": None},
+        {"file": "h.jsonl", "session": "h", "client": "hand", "version": None, "model": None, "message_id": None,
+         "index": None, "time": None, "trigger": "unknown", "trigger_from": None, "tokens_before": None,
+         "tokens_after": None, "summary_chars": None, "summary_tokens": None, "source": None, "after_source": None},
     ]
     assert [m.id for m in history_before(session, "s1", None)] == ["u1", "a1", "u2"]
     assert [m.id for m in history_before(session, None, _at(7))] == ["u1", "a1", "u2", "s1", "a2"]
     assert [m.id for m in history_before(session, "gone", _at(3))] == ["u1", "a1"]
     assert history_before(session, None, None) == []
+
+
+def _rebuilt(session: Session, *, events: tuple[Event, ...] | None = None,
+             messages: tuple[Message, ...] | None = None) -> Session:
+    return Session(session.id, session.format, messages if messages is not None else session.messages,
+                   session.tip, session.file, events=events if events is not None else session.events)
+
+
+def test_post_tokens_is_the_size_after_and_a_zero_usage_is_unknown() -> None:
+    """Claude Code 2.1.x writes ``postTokens``: that is the size after. A backend that writes every
+    usage as zero measured nothing: before and after are unknown (null), never 0."""
+    session = hand_built()
+    boundary = Event("compaction", "compact_boundary", _at(4), "u2", source=SourceRef("h.jsonl", 4),
+                     trigger="auto", tokens_before=171_100,
+                     raw={"version": "2.1.143", "compactMetadata": {"trigger": "auto", "preTokens": 171_100,
+                                                                    "postTokens": 6_611}})
+    (row,) = observed([_rebuilt(session, events=(boundary,))]).to_dicts()
+    assert (row["tokens_after"], row["after_source"], row["version"]) == (6_611, "reported", "2.1.143")
+    zero = Usage(0, 0, 0, 0)
+    silent = tuple(m if m.role != "assistant" else Message(m.id, m.parent_id, m.role, m.blocks, m.time, m.model,
+                                                           None, zero, m.source, tags=m.tags)
+                   for m in session.messages)
+    plain = Event("compaction", "compact_boundary", _at(4), "u2", source=SourceRef("h.jsonl", 4), trigger="manual",
+                  tokens_before=0, raw={"compactMetadata": {"trigger": "manual", "preTokens": 0, "postTokens": 0}})
+    (row,) = observed([_rebuilt(session, events=(plain,), messages=silent)]).to_dicts()
+    assert (row["tokens_before"], row["tokens_after"], row["source"], row["after_source"]) == (None, None, None, None)
+
+
+def test_a_codex_compaction_followed_by_a_request_ran_inside_a_turn() -> None:
+    """A ``compacted`` record with the model's next request after it and no user message between is
+    the automatic rule (only it runs inside a turn); the user's next message after it is /compact."""
+    messages = (
+        _message("u1", None, "user", 1, Text("build it")),
+        _message("a1", "u1", "assistant", 2, ToolUse("t1", "shell", {"command": ["make"]}), model="gpt-5-codex",
+                 usage=Usage(240_000, 10)),
+        _message("r1", "a1", "user", 3, ToolResult("t1", "ok")),
+        _message("s1", None, "user", 4, Text("summary"), tags=("compact_summary",)),
+        _message("a2", "s1", "assistant", 5, Text("continuing"), model="gpt-5-codex", usage=Usage(20_000, 10)),
+    )
+    event = Event("compaction", "compacted", _at(4), "s1", source=SourceRef("h.jsonl", 4))
+    auto = Session("c", "codex", messages, "a2", "h.jsonl", events=(event,))
+    (row,) = observed([auto]).to_dicts()
+    assert (row["trigger"], row["trigger_from"], row["tokens_after"]) == ("auto", "turns", 20_000)
+    user_next = (*messages[:4], _message("u2", "s1", "user", 5, Text("now test it")))
+    (row,) = observed([Session("c", "codex", user_next, "u2", "h.jsonl", events=(event,))]).to_dicts()
+    assert (row["trigger"], row["trigger_from"]) == ("manual", "turns")
+    (row,) = observed([Session("c", "codex", messages[:4], "s1", "h.jsonl", events=(event,))]).to_dicts()
+    assert (row["trigger"], row["trigger_from"]) == ("unknown", None)
 
 
 def test_an_unknown_model_leaves_only_the_summary_tokens_null() -> None:

@@ -7,7 +7,8 @@ rung leaves a marker (``markers``). ``compact`` (``ladder``) climbs a ``Policy``
 loadable from TOML) proactively past a threshold and reactively after an overflow, where it never
 calls the summariser. ``simulate`` replays a session turn by turn against a window, pricing each
 request with the provider's prompt cache (``toolkit.costs.caching``), and ``retention`` measures
-which facts survive; ``observed`` lists the compactions real clients made.
+which facts survive; ``observed`` lists the compactions real clients made and ``predict`` sets
+each beside its client's own rule (``clients``) replayed on the same history.
 
 Names resolve on first use, so importing the package loads neither the OCR readers nor polars.
 """
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from toolkit.compaction.ladder import Compaction, compact
     from toolkit.compaction.markers import RUNGS, Removal
     from toolkit.compaction.policy import POLICIES, Policy
+    from toolkit.compaction.predicted import client_policy, predict
     from toolkit.compaction.recorded import decisions, history_before, observed
     from toolkit.compaction.rungs import History, drop_images, elide, snapshot, summarize
     from toolkit.compaction.simulator import simulate, simulate_corpus, summary
@@ -37,6 +39,8 @@ _LAZY = {
     "history_before": "toolkit.compaction.recorded",
     "observed": "toolkit.compaction.recorded",
     "POLICIES": "toolkit.compaction.policy",
+    "client_policy": "toolkit.compaction.predicted",
+    "predict": "toolkit.compaction.predicted",
     "Policy": "toolkit.compaction.policy",
     "Fact": "toolkit.compaction.survival",
     "Retention": "toolkit.compaction.survival",
@@ -70,6 +74,7 @@ __all__ = [
     "Retention",
     "Summariser",
     "Summary",
+    "client_policy",
     "compact",
     "decisions",
     "drop_images",
@@ -78,6 +83,7 @@ __all__ = [
     "history_before",
     "load_policy",
     "observed",
+    "predict",
     "retention",
     "simulate",
     "simulate_corpus",

@@ -3,8 +3,9 @@
 A rung's result is kept only when it makes the request smaller: pages of a short passage can cost
 more image tokens than its text, and a summary can outgrow what it replaced.
 
-Proactive compaction runs past ``policy.threshold`` of the budget and brings the request under
-``policy.target``. Reactive compaction runs after the provider rejected a request as ``overflow``
+Proactive compaction runs when the client's count passes the policy's trigger
+(``toolkit.compaction.clients.threshold``) and brings the request under ``policy.target``; a
+client's policy has no target and runs each of its rungs once, as the client does. Reactive compaction runs after the provider rejected a request as ``overflow``
 tokens too large: the estimate that let it through undercounted, so the target shrinks by the same
 proportion; and the summary rung is never used, because its model call would carry the very
 request that overflowed (brief section 6, seed 004). Glyph pages take its place: they need no model
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
+import toolkit.compaction.clients as clients
 from toolkit.compaction.markers import Removal, RungName, Trigger
 from toolkit.compaction.policy import POLICIES, Policy
 from toolkit.compaction.rungs import History, Step, drop_images, elide, snapshot, summarize
@@ -44,6 +46,8 @@ class Compaction:
     steps: tuple[Removal, ...] = ()
     summaries: tuple[Summary, ...] = field(default=())
     rungs_tried: tuple[RungName, ...] = ()
+    summary_input: int = 0
+    """Tokens of the history the summariser read (0: no summary was written)."""
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -70,15 +74,23 @@ def _rung(name: RungName, history: History, policy: Policy, model: str, counter:
     match name:
         case "elide":
             return elide(history, keep=policy.keep_results, keep_errors=policy.keep_errors,
-                         exclude_tools=policy.exclude_tools)
+                         exclude_tools=policy.exclude_tools, text_observations=policy.text_observations)
         case "drop_images":
             return drop_images(history, keep=policy.keep_images)
         case "snapshot":
             return snapshot(history, geometry=_geometry(model, policy.geometry), head=policy.head, tail=policy.tail)
         case "summarize":
-            return summarize(history, writer, head=policy.head, tail=policy.tail, budget_chars=policy.summary_chars,
+            head, tail = policy.head, policy.tail
+            if policy.count == "events":
+                source = history.source()
+                head = clients.messages_holding(source, head, from_end=False)
+                tail = clients.messages_holding(source, tail, from_end=True)
+            return summarize(history, writer, head=head, tail=tail, budget_chars=policy.summary_chars,
                              keep_user_tokens=policy.keep_user_tokens,
-                             measure=lambda m: counter.tokens([m])[0])
+                             measure=lambda m: len(m.text.encode("utf-8")) / clients.CHARS_PER_TOKEN,
+                             keep_share=policy.keep_share, tool_budget_tokens=policy.tool_budget_tokens,
+                             reinject=clients.claude_code_reinjected if policy.reinject else None,
+                             acknowledge=clients.GEMINI_ACK if policy.keep_share is not None else None)
         case _:
             assert_never(name)
 
@@ -96,21 +108,26 @@ def _plan(policy: Policy, reactive: bool) -> list[RungName]:
 def compact(messages: Sequence[Message] | History, model: str, budget: int | None = None,
             policy: Policy | None = None, *, overflow: int | None = None,
             writer: Summariser | None = None, counter: ContextCounter | None = None,
-            estimate: int | None = None) -> Compaction:
+            estimate: int | None = None, real_window: bool = True) -> Compaction:
     """Compact ``messages`` for a request of ``model`` that may carry ``budget`` tokens (default: the
     model's input window, ``toolkit.costs.windows``). Without ``overflow`` this is the proactive
-    check: nothing happens under ``policy.threshold`` of the budget. With ``overflow`` (the provider
-    said the request was that many tokens too large) the reactive path runs whatever the size.
-    ``estimate`` is the size the client believes the request has, which the threshold is checked
-    against (default: the toolkit's count, which is also what the rungs are measured with)."""
+    check: nothing happens until the client's count passes the policy's trigger. With ``overflow``
+    (the provider said the request was that many tokens too large) the reactive path runs whatever
+    the size. ``estimate`` is the client's count (default: the toolkit's count of the request, or
+    its events for an events rule); ``real_window`` says ``budget`` is the model's real window, so a
+    client's own window applies (``clients.threshold``)."""
     policy = policy or POLICIES["ladder"]
     budget = budget if budget is not None else window_for(model).input
     counter = counter or ContextCounter(model)
     history = messages if isinstance(messages, History) else History(tuple(messages))
     before = counter.request(history.messages)
-    target = int(policy.target * budget)
+    aim = policy.target
+    target = int(aim * budget) if aim is not None else 0
     if overflow is None:
-        if not policy.compacts or (before if estimate is None else estimate) <= policy.threshold * budget:
+        count = estimate if estimate is not None else (
+            clients.events(history.messages) if policy.count == "events" else before)
+        at = clients.threshold(policy, model, budget, real=real_window)
+        if not policy.compacts or not clients.fires(policy, count, at):
             return Compaction(history, None, before, before, budget, target)
         trigger: Trigger = "proactive"
     else:
@@ -125,7 +142,9 @@ def compact(messages: Sequence[Message] | History, model: str, budget: int | Non
     summaries: list[Summary] = []
     tried: list[RungName] = []
     after = before
-    passes = (policy, replace(policy, keep_results=min(1, policy.keep_results), tail=min(2, policy.tail)))
+    read = 0
+    passes = ((policy, replace(policy, keep_results=min(1, policy.keep_results), tail=min(2, policy.tail)))
+              if aim is not None else (policy,))
     for settings in passes:
         if after <= budget and (after <= target or settings is not policy):
             break
@@ -137,12 +156,14 @@ def compact(messages: Sequence[Message] | History, model: str, budget: int | Non
             if step.removal is None:
                 continue
             size = counter.request(step.history.messages)
-            if size >= after:
+            if size >= after or (name == "elide" and policy.clear_at_least is not None
+                                 and after - size < policy.clear_at_least):
                 continue
-            history = step.history
-            steps.append(step.removal)
             if step.summary is not None:
                 summaries.append(step.summary)
+                read += counter.request(history.messages)
+            history = step.history
+            steps.append(step.removal)
             after = size
-    return Compaction(history, trigger, before, after, budget, target, tuple(steps), tuple(summaries), tuple(tried))
-
+    return Compaction(history, trigger, before, after, budget, target, tuple(steps), tuple(summaries), tuple(tried),
+                      read)

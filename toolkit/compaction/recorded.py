@@ -3,19 +3,25 @@ client had before, the summary it wrote and the context the next request carried
 simulator's ladder can be set beside what Claude Code and Codex actually did at the same point.
 
 Everything here comes from the record (``Event(kind="compaction")`` with its ``tokens_before`` and
-``trigger``, messages tagged ``compact_summary``, usage), never from an importer's raw JSON.
+``trigger``, messages tagged ``compact_summary``, usage). Two facts only the event's kept source
+record holds are read from it: Claude Code's ``compactMetadata.postTokens`` (the size after, which
+2.1.x writes) and the client's version (Claude Code's ``version``, Codex's ``session_meta``
+``cli_version``).
+
+A usage the provider wrote as zero is no measurement (some backends behind Claude Code write 0 on
+every record): a size of 0 is unknown, null here, never "after 0".
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
 from toolkit.corpus.frames import utc
-from toolkit.record import Event, Message, Session
+from toolkit.record import Event, Message, Session, ToolResult
 
 if TYPE_CHECKING:
     from toolkit.compaction.policy import Policy
@@ -26,13 +32,21 @@ CLIENT_SUMMARY_TAG = "compact_summary"
 summaries are ``markers.SUMMARY_TAG``)."""
 
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "file": pl.String, "session": pl.String, "client": pl.String, "model": pl.String,
+    "file": pl.String, "session": pl.String, "client": pl.String, "version": pl.String, "model": pl.String,
     "message_id": pl.String, "index": pl.Int64, "time": pl.Datetime("us", "UTC"), "trigger": pl.String,
-    "tokens_before": pl.Int64, "tokens_after": pl.Int64, "summary_chars": pl.Int64,
-    "summary_tokens": pl.Int64, "source": pl.String,
+    "trigger_from": pl.String, "tokens_before": pl.Int64, "tokens_after": pl.Int64, "summary_chars": pl.Int64,
+    "summary_tokens": pl.Int64, "source": pl.String, "after_source": pl.String,
 }
-"""The columns of ``observed``; ``source`` is ``reported`` when ``tokens_before`` is the client's
-own figure (the event's), ``usage`` when it is the context of the last request before it."""
+"""The columns of ``observed``. ``trigger`` is ``auto``, ``manual`` or ``unknown``; ``trigger_from``
+says how it is known: ``record`` (the client wrote it: Claude Code's ``compactMetadata.trigger``) or
+``turns`` (Codex writes none: a compaction followed by a request before any new user message ran
+inside a turn, which only the automatic rule does, and one followed by the user's next message ran
+as its own task, the ``/compact`` command). ``source`` is ``reported`` when ``tokens_before`` is the
+client's own figure (the event's), ``usage`` when it is the context of the last request before it;
+``after_source`` is ``reported`` for Claude Code's ``postTokens``, ``usage`` for the next request's
+context."""
+
+Trigger = Literal["auto", "manual", "unknown"]
 
 
 def observed(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
@@ -74,19 +88,74 @@ def _row(session: Session, event: Event, following: Event | None, on_path: dict[
     before = history_before(session, summary.id if summary is not None else None, event.time)
     requests = [m for m in before if m.role == "assistant" and "synthetic" not in m.tags]
     model = next((m.model for m in reversed(requests) if m.model), None)
-    used = next((m.usage.context for m in reversed(requests) if m.usage and m.usage.context is not None), None)
+    used = next((m.usage.context for m in reversed(requests) if m.usage and m.usage.context), None)
     reply = next((m for m in after if m.role == "assistant"), None)
     text = summary.text if summary is not None else ""
-    tokens_before = event.tokens_before if event.tokens_before is not None else used
+    reported = event.tokens_before or None  # a preTokens of 0 measured nothing either
+    tokens_before = reported if reported is not None else used
+    post = _post_tokens(event)
+    measured = reply.usage.context if reply is not None and reply.usage and reply.usage.context else None
+    tokens_after = post if post is not None else measured
+    trigger, trigger_from = _trigger(event, after, summary)
     return {
         "file": event.source.file if event.source else session.file, "session": session.id,
-        "client": session.format, "model": model, "message_id": summary.id if summary else None,
+        "client": session.format, "version": client_version(session, event), "model": model,
+        "message_id": summary.id if summary else None,
         "index": on_path.get(summary.id) if summary else None, "time": utc(event.time),
-        "trigger": event.trigger, "tokens_before": tokens_before,
-        "tokens_after": reply.usage.context if reply is not None and reply.usage else None,
+        "trigger": trigger, "trigger_from": trigger_from, "tokens_before": tokens_before,
+        "tokens_after": tokens_after,
         "summary_chars": len(text) if text else None, "summary_tokens": _tokens(text, model),
-        "source": None if tokens_before is None else "reported" if event.tokens_before is not None else "usage",
+        "source": None if tokens_before is None else "reported" if reported is not None else "usage",
+        "after_source": None if tokens_after is None else "reported" if post is not None else "usage",
     }
+
+
+def _raw(event: Event) -> dict[str, Any]:
+    return event.raw if isinstance(event.raw, dict) else {}
+
+
+def _post_tokens(event: Event) -> int | None:
+    """Claude Code's own size after the compaction (``compactMetadata.postTokens``, written by 2.1.x);
+    0 is no measurement."""
+    facts = _raw(event).get("compactMetadata")
+    post = facts.get("postTokens") if isinstance(facts, dict) else None
+    return post if type(post) is int and post > 0 else None
+
+
+def client_version(session: Session, event: Event | None = None) -> str | None:
+    """The client version that wrote ``event`` (Claude Code stamps every record), else the one the
+    session names at its start (Codex's ``session_meta.cli_version``)."""
+    found = _raw(event).get("version") if event is not None else None
+    if isinstance(found, str) and found:
+        return found
+    for other in session.events:
+        if other.type == "session_meta":
+            version = _raw(other).get("cli_version")
+            if isinstance(version, str) and version:
+                return version
+    return None
+
+
+def _trigger(event: Event, after: list[Message], summary: Message | None) -> tuple[Trigger, str | None]:
+    """How the compaction started (``SCHEMA``): what the client wrote, else, for a Codex
+    ``compacted`` record, the turn structure around it."""
+    written = (event.trigger or "").lower()
+    if written in ("auto", "manual"):
+        return ("auto" if written == "auto" else "manual"), "record"
+    if written:
+        return "unknown", "record"
+    if event.type != "compacted":
+        return "unknown", None
+    same = event.source
+    following = [m for m in after if m is not summary and "meta" not in m.tags
+                 and "compact_summary" not in m.tags and not (same is not None and m.source is not None
+                                                              and m.source.line == same.line)]
+    first = following[0] if following else None
+    if first is not None and first.role == "assistant":
+        return "auto", "turns"
+    if first is not None and first.role == "user" and not any(isinstance(b, ToolResult) for b in first.blocks):
+        return "manual", "turns"
+    return "unknown", None
 
 
 def _written_from(session: Session, event: Event) -> list[Message]:
@@ -157,7 +226,8 @@ def decisions(corpus: Corpus | Iterable[Session], policies: Iterable[Policy], mo
             continue
         counter = counter_for(session, target)
         for policy in chosen:
-            ours = compact(before, target, None, policy, counter=counter, estimate=row["tokens_before"])
+            ours = compact(before, target, None, policy, counter=counter,
+                           estimate=row["tokens_before"] if policy.count != "events" else None)
             rows.append({
                 "file": row["file"], "session": row["session"], "client": row["client"], "model": target,
                 "policy": policy.name, "client_before": row["tokens_before"], "client_after": row["tokens_after"],

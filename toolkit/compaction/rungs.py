@@ -82,14 +82,28 @@ def _first_changed(before: Sequence[Message], after: Sequence[Message]) -> int |
     return None if k == len(before) == len(after) else k
 
 
+def _observations(messages: Sequence[Message]) -> list[tuple[int, int]]:
+    """Where a text-action agent's observations are: each user text after the task (the first user
+    message that is no demonstration), as SWE-agent records the environment's output."""
+    task = next((i for i, m in enumerate(messages) if m.role == "user" and not {"demo", "meta"} & set(m.tags)), None)
+    if task is None:
+        return []
+    return [(i, j) for i, m in enumerate(messages) if i > task and m.role == "user" and not {"demo", "meta"} & set(m.tags)
+            for j, b in enumerate(m.blocks) if isinstance(b, Text)]
+
+
 def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
-          exclude_tools: Sequence[str] = ()) -> Step:
+          exclude_tools: Sequence[str] = (), text_observations: bool = False) -> Step:
     """Replace the output of old tool results by a marker, keeping the ``keep`` most recent, every
     error (the agent may still be fixing it) and the tools named in ``exclude_tools``. A result
-    shorter than its marker is left alone: eliding it would lengthen the history."""
+    shorter than its marker is left alone: eliding it would lengthen the history. With
+    ``text_observations``, a text-action agent's observations (``_observations``) count as results
+    (SWE-agent's ``last_n_observations``)."""
     names = tool_names(history.messages)
     results = [(i, j) for i, m in enumerate(history.messages) for j, b in enumerate(m.blocks)
                if isinstance(b, ToolResult)]
+    if text_observations:
+        results = sorted({*results, *_observations(history.messages)})
     old = results[:max(0, len(results) - keep)]
     excluded = {bare_tool_name(t) for t in exclude_tools}
     messages = list(history.messages)
@@ -97,19 +111,23 @@ def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
     blocks = chars = 0
     for i, j in old:
         block = messages[i].blocks[j]
-        assert isinstance(block, ToolResult)
-        tool = bare_tool_name(block.name or names.get(block.tool_use_id, "tool"))
-        if (keep_errors and block.is_error) or tool in excluded or block.output.startswith(ELIDED):
+        if isinstance(block, Text):
+            output, tool, error = block.text, "environment", False
+        else:
+            assert isinstance(block, ToolResult)
+            output, error = block.output, block.is_error
+            tool = bare_tool_name(block.name or names.get(block.tool_use_id, "tool"))
+        if (keep_errors and error) or tool in excluded or output.startswith(ELIDED):
             continue
-        marker = elided(tool, len(block.output), block.output.count("\n") + 1)
-        if len(block.output) <= len(marker):
+        marker = elided(tool, len(output), output.count("\n") + 1)
+        if len(output) <= len(marker):
             continue
         new_blocks = list(messages[i].blocks)
-        new_blocks[j] = replace(block, output=marker)
+        new_blocks[j] = replace(block, text=marker) if isinstance(block, Text) else replace(block, output=marker)
         messages[i] = replace(messages[i], blocks=tuple(new_blocks))
         touched.add(i)
         blocks += 1
-        chars += len(block.output)
+        chars += len(output)
     if not blocks:
         return Step(history, None)
     return Step(
@@ -184,31 +202,115 @@ def snapshot(history: History, *, geometry: Geometry, head: int = 2, tail: int =
     )
 
 
+def _leading_context(source: Sequence[Message]) -> int:
+    """How many messages at the start are the client's own context (``meta``: Codex's AGENTS.md and
+    environment fragments), which Codex rebuilds after a compaction rather than summarising."""
+    return next((i for i, m in enumerate(source) if "meta" not in m.tags), len(source))
+
+
+def _plain_user(message: Message) -> bool:
+    return (message.role == "user" and not any(isinstance(b, ToolResult) for b in message.blocks)
+            and not {"meta", SUMMARY_TAG, "compact_summary"} & set(message.tags))
+
+
 def _recent_user_turns(source: Sequence[Message], start: int, budget: float,
                        measure: Callable[[Message], float]) -> list[Message]:
-    """The most recent plain user messages (no tool results) after ``start``, newest last, within
-    ``budget`` tokens: what Codex keeps beside its summary (peers.md A.6)."""
+    """The most recent plain user messages after ``start`` (no tool results, no client context, no
+    earlier summary), newest last, within ``budget`` tokens; the first that does not fit is cut to
+    what is left and the walk stops (Codex ``build_compacted_history_with_limit``, compact.rs
+    @0100b103)."""
     kept: list[Message] = []
-    used = 0.0
+    left = budget
     for message in reversed(source[start:]):
-        if message.role != "user" or any(isinstance(b, ToolResult) for b in message.blocks):
+        if left <= 0:
+            break
+        if not _plain_user(message):
             continue
         cost = measure(message)
-        if used + cost > budget:
-            break
-        kept.append(message)
-        used += cost
+        if cost <= left:
+            kept.append(message)
+            left -= cost
+            continue
+        text = message.text
+        share = max(0.0, left / cost) if cost else 0.0
+        cut = text[:int(len(text) * share)]
+        kept.append(replace(message, id=f"{message.id}-cut", blocks=(
+            Text(f"{cut}\n[…{round(cost - left):,} tokens truncated]"),)))
+        break
     return kept[::-1]
+
+
+def _share_split(source: Sequence[Message], keep: float) -> int:
+    """Where to split so that about the last ``keep`` share of the characters stays: at the first
+    plain user message past the rest (Gemini CLI ``findCompressSplitPoint``: the split falls at a
+    user message that is no function response; if none, everything is compressed when the history
+    ends in a model turn without calls, else at the last such message)."""
+    sizes = [sum(len(block_text(b)) for b in m.blocks) for m in source]
+    goal = sum(sizes) * (1 - keep)
+    last = 0
+    running = 0
+    for i, message in enumerate(source):
+        if message.role == "user" and not any(isinstance(b, ToolResult) for b in message.blocks):
+            if running >= goal:
+                return i
+            last = i
+        running += sizes[i]
+    end = source[-1] if source else None
+    if end is not None and end.role == "assistant" and not any(isinstance(b, ToolUse) for b in end.blocks):
+        return len(source)
+    return last
+
+
+def truncate_old_results(messages: Sequence[Message], budget_tokens: int, *, lines: int = 30) -> list[Message]:
+    """Gemini CLI's reverse budget: tool results newest first; once ``budget_tokens`` (chars/4) of
+    them are counted, every older result is cut to its last ``lines`` lines
+    (``truncateHistoryToBudget``, chatCompressionService.ts @02b2885c)."""
+    out = list(messages)
+    used = 0.0
+    for i in range(len(out) - 1, -1, -1):
+        blocks = list(out[i].blocks)
+        changed = False
+        for j in range(len(blocks) - 1, -1, -1):
+            block = blocks[j]
+            if not isinstance(block, ToolResult):
+                continue
+            cost = len(block.output) / 4
+            if used + cost <= budget_tokens:
+                used += cost
+                continue
+            kept = "\n".join(block.output.splitlines()[-lines:])
+            note = f"[output cut by compaction to its last {lines} lines]\n{kept}"
+            if len(note) < len(block.output):
+                blocks[j] = replace(block, output=note)
+                changed = True
+            used += len(note) / 4
+        if changed:
+            out[i] = replace(out[i], blocks=tuple(blocks))
+    return out
 
 
 def summarize(history: History, summariser: Summariser, *, head: int = 0, tail: int = 2,
               budget_chars: int = 8000, keep_user_tokens: float | None = None,
-              measure: Callable[[Message], float] | None = None) -> Step:
-    """Replace the middle by one user message holding a summary of it. With ``keep_user_tokens``
-    (Codex's shape) everything after ``head`` is summarised and only the most recent plain user
-    messages, up to that many tokens, are kept after the summary."""
+              measure: Callable[[Message], float] | None = None, keep_share: float | None = None,
+              tool_budget_tokens: int | None = None,
+              reinject: Callable[[Sequence[Message]], Message | None] | None = None,
+              acknowledge: str | None = None) -> Step:
+    """Replace the middle by one user message holding a summary of it.
+
+    With ``keep_user_tokens`` (Codex's shape) the client's leading context stays, everything after
+    it is summarised, and only the most recent plain user messages, up to that many tokens, are
+    kept, before the summary, which comes last. With ``keep_share`` (Gemini CLI's) the last share of
+    the history by characters stays after the summary and a model turn saying ``acknowledge``, once
+    ``tool_budget_tokens`` has cut old tool output. ``reinject`` returns what a client attaches after
+    the summary (Claude Code's recently read files)."""
     source = history.source()
-    head_end, tail_start = pair_safe_bounds(source, head, 0 if keep_user_tokens is not None else tail)
+    if tool_budget_tokens is not None:
+        source = truncate_old_results(source, tool_budget_tokens)
+    if keep_user_tokens is not None:
+        head, tail = _leading_context(source), 0
+    elif keep_share is not None:
+        tail = len(source) - _share_split(source, keep_share)
+    head_end, tail_start = pair_safe_bounds(source, head, tail)
     middle = source[head_end:tail_start]
     if not middle:
         return Step(history, None)
@@ -223,9 +325,15 @@ def summarize(history: History, summariser: Summariser, *, head: int = 0, tail: 
     parent = source[head_end - 1].id if head_end else None
     note = Message(id=f"summary-{digest}", parent_id=parent, role="user",
                    blocks=(Text(f"{marker}\n{summary.text}"),), time=middle[-1].time, tags=(SUMMARY_TAG,))
-    if kept_after:
-        kept_after[0] = replace(kept_after[0], parent_id=note.id)
-    messages = (*source[:head_end], note, *kept_after)
+    extra = reinject(middle) if reinject is not None else None
+    between = [extra] if extra is not None else []
+    if acknowledge is not None:
+        between.append(Message(id=f"{note.id}-ack", parent_id=None, role="assistant", blocks=(Text(acknowledge),),
+                               time=note.time, tags=(MARKER_TAG,)))
+    if keep_user_tokens is not None:
+        messages = _linked([*source[:head_end], *kept_after, note])
+    else:
+        messages = _linked([*source[:head_end], note, *between, *kept_after])
     removed = [m for m in source[head_end:] if m not in kept_after] if keep_user_tokens is not None else middle
     chars = sum(len(block_text(b)) for m in removed for b in m.blocks)
     return Step(
@@ -234,6 +342,15 @@ def summarize(history: History, summariser: Summariser, *, head: int = 0, tail: 
                 first_changed=_first_changed(history.messages, messages)),
         summary,
     )
+
+
+def _linked(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """The messages with each one's parent the one before it (the compacted history is a path)."""
+    out = list(messages)
+    for i in range(1, len(out)):
+        if out[i].parent_id != out[i - 1].id:
+            out[i] = replace(out[i], parent_id=out[i - 1].id)
+    return tuple(out)
 
 
 def unpaired(messages: Sequence[Message]) -> list[str]:

@@ -2,12 +2,18 @@
 and price every request as the provider bills it.
 
 A turn is one request: the history up to a run of assistant messages (clients split one reply into
-several records). Before each request the client checks its own estimate of the size against the
-policy's threshold: the provider's count of the previous request plus four characters per token for
-what was added since (the rule of thumb clients use between reported counts). The provider counts
+several records). Before each request the client checks its own count of the size against the
+policy's trigger, counted the client's way (``policy.count``, ``toolkit.compaction.clients``): by
+default the provider's count of the previous request plus four characters per token for what was
+added since (the rule of thumb clients use between reported counts). The provider counts
 with ``toolkit.costs`` (the toolkit's calibrated estimate, standing in for the provider's tokenizer);
 when that count is over the window the request is rejected with the overflow, and the policy's
 reactive path runs; a request still over the window is recorded as rejected and costs nothing.
+
+A summary is priced as the client's summary request: a pass over the history it replaces (with
+the cache the client reuses: Claude Code's request shares the conversation's prefix, Codex's local
+one sends no tools and reads nothing; Gemini CLI makes two), and the summary's length as output
+(``compaction_cost_usd``), whoever wrote the summary text here.
 
 Each request's input is split into cache reads, cache writes and fresh tokens by the provider's
 caching rule (``toolkit.costs.caching.reusable``): OpenAI and Gemini reuse the prefix it shares with
@@ -18,6 +24,9 @@ prompt: golfgod's first request after its compaction read 16,555 tokens, which t
 as written, an overstatement of that one request). Output is the recorded reply's size counted the
 same way (an estimate). Retention is checked after every compaction over the facts introduced so
 far (``retention``); facts that arrive after it are verbatim until the next one.
+
+A policy the provider applies to each request (``per_request``: Anthropic's context editing) edits
+what is sent, while the client's history, which the trigger is counted on, keeps growing in full.
 
 The client's own compactions recorded in the session (Claude Code's and Codex's summaries) are
 left out of the replayed history: the policy being simulated stands in for them. What every request
@@ -33,6 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import toolkit.compaction.clients as clients
 from toolkit.compaction.ladder import Compaction, compact
 from toolkit.compaction.markers import ELIDED, MARKER_TAG, SUMMARY_TAG
 from toolkit.compaction.policy import Policy, load
@@ -52,11 +62,6 @@ if TYPE_CHECKING:
     import polars as pl
 
     from toolkit.corpus.corpus import Corpus
-
-CHARS_PER_TOKEN = 4.0
-"""The client's estimate between reported counts: "a token is about 4 characters"
-(https://ai.google.dev/gemini-api/docs/tokens, read 2026-11-29); an estimate by design."""
-
 
 def turns(path: Sequence[Message]) -> list[tuple[int, int]]:
     """Each request as the ``(start, end)`` indices of the run of assistant messages it produced; a
@@ -91,11 +96,6 @@ def _seconds(later: datetime | None, earlier: datetime | None) -> float | None:
         return None
 
 
-def _client_estimate(new: Sequence[Message], counter: ContextCounter) -> float:
-    chars = sum(len(block_text(b)) for m in new for b in m.blocks)
-    return chars / CHARS_PER_TOKEN + counter.images(new)
-
-
 @dataclass
 class _State:
     """What the replay carries from one request to the next."""
@@ -104,6 +104,8 @@ class _State:
     sent: tuple[Message, ...] = ()
     reported: int | None = None
     """The provider's count of the last request (an overflow error states it too)."""
+    output: int = 0
+    """The last reply's output tokens."""
     replied: int = 0
     """Where the last request's reply starts on the path: the client's estimate counts from there."""
     time: datetime | None = None
@@ -136,18 +138,21 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
     for number, (start, end) in enumerate(turns(path)):
         new = path[cursor:start]
         state.history = History((*state.history.messages, *new), state.history.images, state.history.snapshots)
-        estimate = (counter.request(state.history.messages) if state.reported is None
-                    else round(state.reported + _client_estimate([*path[state.replied:cursor], *new], counter)))
+        full = state.history
+        since = [*path[state.replied:cursor], *new]
+        reading = clients.Reading(state.reported, state.output, new, since, counter.images(since))
+        estimate = clients.client_count(policy.count, reading, state.history.messages, counter.request)
         cursor = end
         events: list[Compaction] = []
-        done = compact(state.history, model, limit, policy, writer=writer, counter=counter, estimate=estimate)
+        done = compact(state.history, model, limit, policy, writer=writer, counter=counter, estimate=estimate,
+                       real_window=window is None)
         if done.steps:
             events.append(done)
             state.history = done.history
         prompt = done.after
         if prompt > limit and policy.compacts:
             done = compact(state.history, model, limit, policy, overflow=prompt - limit, writer=writer,
-                           counter=counter)
+                           counter=counter, real_window=window is None)
             if done.steps:
                 events.append(done)
                 state.history = done.history
@@ -157,6 +162,9 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
         output = round(math.fsum(counter.tokens(reply)))
         when = reply[0].time
         row = _row(session, model, policy, number, reply[0], limit, estimate, events)
+        call = _summary_call(model, policy, events, state.reported, _seconds(when, state.time))
+        row.update(summary_input_tokens=call.input, summary_cached_tokens=call.cached,
+                   summary_output_tokens=call.output)
         row["newly_lost"] = _check_retention(state, known, start, model, read_pages) if events else 0
         row.update(_retained(state, known, start, end))
         if prompt > limit:
@@ -164,12 +172,12 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
             row.update(rejected=True, context_tokens=prompt, image_tokens=counter.images(state.history.messages),
                        fresh_tokens=0, cache_read_tokens=0, cache_write_tokens=0, output_tokens=0,
                        input_cost_usd=0.0, output_cost_usd=0.0, cache_break=False, cache_expired=False,
-                       compaction_cost_usd=_summary_cost(events), verbatim_chars=_verbatim(state.history))
+                       compaction_cost_usd=call.cost_usd, verbatim_chars=_verbatim(state.history))
             row["cost_usd"] = row["compaction_cost_usd"]
             rows.append(row)
-            state.reported = prompt
-            state.history = History((*state.history.messages, *reply), state.history.images,
-                                    state.history.snapshots)
+            state.reported, state.output = prompt, 0
+            kept = full if policy.per_request else state.history
+            state.history = History((*kept.messages, *reply), kept.images, kept.snapshots)
             continue
         sent = state.history.messages
         tokens = counter.tokens(sent)
@@ -187,17 +195,50 @@ def simulate(session: Session, model: str, policy: Policy | str, *, window: int 
             fresh_tokens=split.fresh, cache_read_tokens=split.cache_read, cache_write_tokens=split.cache_write,
             output_tokens=output, input_cost_usd=cost.input + cost.cached_input + cost.cache_write,
             output_cost_usd=cost.output, cache_break=bool(events) and shared < len(state.sent),
-            cache_expired=expired, compaction_cost_usd=_summary_cost(events), verbatim_chars=_verbatim(state.history),
+            cache_expired=expired, compaction_cost_usd=call.cost_usd, verbatim_chars=_verbatim(state.history),
         )
         row["cost_usd"] = row["input_cost_usd"] + row["output_cost_usd"] + row["compaction_cost_usd"]
         rows.append(row)
-        state.sent, state.reported, state.time = sent, prompt, when or state.time
-        state.history = History((*sent, *reply), state.history.images, state.history.snapshots)
+        state.sent, state.reported, state.output, state.time = sent, prompt, output, when or state.time
+        kept = full if policy.per_request else state.history
+        state.history = History((*kept.messages, *reply), kept.images, kept.snapshots)
     return pl.DataFrame(rows, schema=_schema())
 
 
-def _summary_cost(events: Sequence[Compaction]) -> float:
-    return sum(s.cost_usd or 0.0 for e in events for s in e.summaries)
+@dataclass(frozen=True)
+class SummaryCall:
+    """What the requests that wrote a turn's summaries carried and cost."""
+
+    input: int = 0
+    cached: int = 0
+    output: int = 0
+    cost_usd: float = 0.0
+
+
+def _summary_call(model: str, policy: Policy, events: Sequence[Compaction], previous: int | None,
+                  elapsed: float | None) -> SummaryCall:
+    """The summary requests as the client makes them: ``policy.summary_calls`` passes over the
+    history the summariser read, each reading from the cache the prefix the previous request left
+    when the client's summary request shares it (``policy.summary_cache``), and the summary's tokens
+    as output (a later pass reads the earlier one's summary too). A summary a real model wrote is
+    priced from what its provider reported instead."""
+    from toolkit.costs import text_tokens
+
+    total = SummaryCall()
+    for event in events:
+        for summary in event.summaries:
+            if summary.cost_usd is not None:
+                total = SummaryCall(total.input + (summary.input_tokens or 0), total.cached,
+                                    total.output + (summary.output_tokens or 0), total.cost_usd + summary.cost_usd)
+                continue
+            written = text_tokens(summary.text, model).tokens if summary.text else 0
+            for call in range(policy.summary_calls):
+                carried = event.summary_input + call * written
+                reused = (previous or 0) if policy.summary_cache == "prefix" else 0
+                split, cost = input_cost(model, carried, reused, written, elapsed=elapsed)
+                total = SummaryCall(total.input + carried, total.cached + split.cache_read, total.output + written,
+                                    total.cost_usd + cost.total)
+    return total
 
 
 def _verbatim(history: History) -> int:
@@ -272,7 +313,8 @@ def _schema() -> dict[str, Any]:
         "needed_lost": pl.Int64, "rejected": pl.Boolean, "context_tokens": pl.Int64, "image_tokens": pl.Int64,
         "fresh_tokens": pl.Int64, "cache_read_tokens": pl.Int64, "cache_write_tokens": pl.Int64,
         "output_tokens": pl.Int64, "input_cost_usd": pl.Float64, "output_cost_usd": pl.Float64,
-        "cache_break": pl.Boolean, "cache_expired": pl.Boolean, "compaction_cost_usd": pl.Float64,
+        "cache_break": pl.Boolean, "cache_expired": pl.Boolean, "summary_input_tokens": pl.Int64,
+        "summary_cached_tokens": pl.Int64, "summary_output_tokens": pl.Int64, "compaction_cost_usd": pl.Float64,
         "verbatim_chars": pl.Int64, "cost_usd": pl.Float64,
     }
 
@@ -365,7 +407,8 @@ def _messages(session: Session) -> int:
 
 
 def summary(frame: pl.DataFrame) -> pl.DataFrame:
-    """Per policy and model: what the runs cost and what they kept. ``retention`` weighs every
+    """Per policy and model: what the runs cost (``compaction_cost_usd``: the part the summary
+    requests cost, inside ``cost_usd``) and what they kept. ``retention`` weighs every
     session by its facts, at its last turn; ``kept_verbatim_chars`` sums each session's last turn;
     ``needed_retention`` is the strict test: of the facts later tool calls quoted, the share still
     in the context when the call was made."""
@@ -378,6 +421,7 @@ def summary(frame: pl.DataFrame) -> pl.DataFrame:
         input_tokens=pl.col("context_tokens").filter(~pl.col("rejected")).sum(),
         cache_read_tokens=pl.col("cache_read_tokens").sum(), cache_write_tokens=pl.col("cache_write_tokens").sum(),
         cache_breaks=pl.col("cache_break").sum(), cost_usd=pl.col("cost_usd").sum(),
+        compaction_cost_usd=pl.col("compaction_cost_usd").sum(),
     )
     kept = last.group_by(["policy", "model"], maintain_order=True).agg(
         sessions=pl.len(), kept_verbatim_chars=pl.col("verbatim_chars").sum(),
@@ -390,7 +434,7 @@ def summary(frame: pl.DataFrame) -> pl.DataFrame:
                    .then(1 - pl.col("needed_lost") / pl.col("needed")).otherwise(1.0))
     return kept.join(totals, on=["policy", "model"], how="left").join(needed, on=["policy", "model"], how="left").select(
         "policy", "model", "sessions", "turns", "compactions", "reactive", "rejected", "input_tokens", "cost_usd",
-        "cache_read_tokens", "cache_write_tokens", "cache_breaks", "kept_verbatim_chars", "facts", "facts_lost",
+        "compaction_cost_usd", "cache_read_tokens", "cache_write_tokens", "cache_breaks", "kept_verbatim_chars", "facts", "facts_lost",
         "retention", "needed", "needed_lost", "needed_retention",
     )
 

@@ -19,6 +19,7 @@ families that have one: a silent default would compact at the wrong size.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, assert_never
 
 from toolkit.costs.models import Source, by_family
 
@@ -211,3 +212,55 @@ _BY_FAMILY: dict[str, Window] = {w.family: w for w in WINDOWS}
 def window_for(model: str) -> Window:
     """The context window of ``model``'s family; a family without one is an error, never a default."""
     return by_family(model, _BY_FAMILY, "context window")
+
+
+# Client windows ----------------------------------------------------------------------------------
+# A client compacts against its own idea of the window, which need not be the API's: Claude Code
+# counts 200K for every model unless the id asks for 1M, and Codex reads the window from its own model
+# catalog (272,000 for gpt-5.5, whose API window is larger). Read 2026-12-02.
+
+ClientName = Literal["claude-code", "codex", "gemini-cli"]
+
+CLAUDE_CODE_WINDOW = Source(
+    "https://code.claude.com/docs/en/settings", "2026-12-02",
+    "CLAUDE_CODE_AUTO_COMPACT_WINDOW: 'Defaults to the model's context window: 200K for standard models or 1M "
+    "for extended context models' (stored copy quoted by claude-code-log.com); 1M only for a model id carrying "
+    "'[1m]' (3rd-party: xsyetopz/claudetto wiki, Claude Code 2.1.296)",
+)
+CODEX_CATALOG = Source(
+    "https://github.com/openai/codex/blob/069e6b19/codex-rs/models-manager/models.json", "2026-12-02",
+    "context_window 372000 for gpt-5.6-sol, gpt-5.6-terra, gpt-5.6-luna; an unknown slug falls back to 272,000 "
+    "(codex-rs/models-manager/src/model_info.rs @07587b74); gpt-5.5 is 272,000 in Codex (maintainer, "
+    "openai/codex#19409)",
+)
+GEMINI_CLI_LIMITS = Source(
+    "https://github.com/google-gemini/gemini-cli/blob/5411f113cafae26161b4969b0237b8e1e024e2c2/"
+    "packages/core/src/core/tokenLimits.ts", "2026-08-21",
+    "tokenLimit(model): 1,048,576 for the Gemini models, 256,000 for Gemma 4",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientWindow:
+    """The window one client compacts against for one model."""
+
+    client: ClientName
+    input: int
+    source: Source
+
+
+_CODEX_372K = ("gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna")
+
+
+def client_window(client: ClientName, model: str) -> ClientWindow:
+    """The window ``client`` itself assumes for ``model`` (``window_for`` is the API's)."""
+    name = model.lower()
+    match client:
+        case "claude-code":
+            return ClientWindow(client, 1_000_000 if "[1m]" in name else 200_000, CLAUDE_CODE_WINDOW)
+        case "codex":
+            return ClientWindow(client, 372_000 if any(s in name for s in _CODEX_372K) else 272_000, CODEX_CATALOG)
+        case "gemini-cli":
+            return ClientWindow(client, 256_000 if "gemma-4" in name else 1_048_576, GEMINI_CLI_LIMITS)
+        case _:
+            assert_never(client)
