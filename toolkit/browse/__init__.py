@@ -1,5 +1,5 @@
 """Read a session turn by turn and search a corpus: ``toolkit show``, ``toolkit search``, the notebook
-browser (``browser``).
+browser (``browser``) and the session table of ``toolkit info --sessions``.
 
 ``page``/``write`` draw a session as one offline HTML page (``toolkit.browse.rendering``), ``search``
 finds blocks over the frames with the anchor of each result's message in that page, ``browser`` is
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from toolkit.browse.rendering import Replay, fragment, page, write
     from toolkit.browse.replaying import Bodies, bodies, default_wire
     from toolkit.browse.searching import search, text_rows
+    from toolkit.browse.sessions import session_table
     from toolkit.browse.turns import Layout, layout
     from toolkit.browse.usage import MessageUsage, message_usage
     from toolkit.browse.widget import browser
@@ -29,6 +30,7 @@ _LAZY = {
     "Bodies": "toolkit.browse.replaying", "bodies": "toolkit.browse.replaying",
     "default_wire": "toolkit.browse.replaying",
     "search": "toolkit.browse.searching", "text_rows": "toolkit.browse.searching",
+    "session_table": "toolkit.browse.sessions",
     "Layout": "toolkit.browse.turns", "layout": "toolkit.browse.turns",
     "MessageUsage": "toolkit.browse.usage", "message_usage": "toolkit.browse.usage",
     "browser": "toolkit.browse.widget",
@@ -50,6 +52,7 @@ __all__ = [
     "page",
     "search",
     "session_anchor",
+    "session_table",
     "text_rows",
     "write",
 ]
