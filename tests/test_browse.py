@@ -5,6 +5,7 @@ and replayed bodies that rebuild the exact bytes ``toolkit.replay.request`` give
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from tests.conftest import DATA
 from tests.helpers import IMAGES, PICTURE, chain, png, readable_corpora, session
-from toolkit.browse import bodies, fragment, layout, message_anchor, page, session_anchor
+from toolkit.browse import bodies, browser, fragment, layout, message_anchor, page, session_anchor
 from toolkit.browse.usage import message_usage
 from toolkit.cli import main
 from toolkit.corpus import Corpus, load
@@ -279,3 +280,33 @@ def test_the_browser_draws_a_real_session_of_each_format(folder: Path) -> None:
         data = json.loads(tags.scripts[0])["0"][session_anchor(chosen.id)]
         assert len(data["layout"]) == len({m.id for m in chosen.messages}), name
         assert not any(n.startswith("on") for _, attrs in tags.tags for n in attrs)
+
+
+def test_the_notebook_browser_searches_jumps_and_replays() -> None:
+    """The widget over the demo corpus: a search lists results, choosing one shows its session with
+    that message ringed, and the replay panel holds the body ``request`` gives for the chosen message."""
+    import ipywidgets as widgets
+
+    corpus = load(DATA)
+    view = browser(corpus)
+    picker, searches, count, found, accordion, drawn = view.children
+    query, tool, errors = searches.children
+    assert isinstance(drawn, widgets.HTML) and f'id="{session_anchor(corpus.longest().id)}"' in drawn.value
+    errors.value = True
+    assert found.options and "blocks match" in count.value
+    _, (session_at, index) = found.options[-1]
+    found.value = (session_at, index)
+    target = corpus.sessions[session_at]
+    assert picker.value == session_at and f'id="{session_anchor(target.id)}"' in drawn.value
+    assert re.search(rf'class="[^"]*\bfocus\b[^"]*" id="{re.escape(message_anchor(target.id, index))}"', drawn.value)
+    panel = accordion.children[0]
+    wires, upto, notes, body = panel.children
+    wire, mode = wires.children
+    wire.value, mode.value = "gemini", "prose"
+    assert upto.value == index
+    expected = request(target, wire="gemini", mode="prose", upto=target.messages[index].id, images=corpus.images)
+    assert json.loads(body.value) == expected.body and "gemini · prose" in notes.value
+    tool.value, errors.value = "Bash", False
+    assert all("Bash" in str(option[0]) for option in found.options) and found.options
+    tool.value, query.value = "", "KeyError"
+    assert found.options and all("keyerror" in str(option[0]).lower() for option in found.options)
