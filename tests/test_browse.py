@@ -310,3 +310,20 @@ def test_the_notebook_browser_searches_jumps_and_replays() -> None:
     assert all("Bash" in str(option[0]) for option in found.options) and found.options
     tool.value, query.value = "", "KeyError"
     assert found.options and all("keyerror" in str(option[0]).lower() for option in found.options)
+
+
+def test_a_usage_of_zeros_is_unknown_not_a_measurement() -> None:
+    """Claude Code writes every count as 0 where its backend reported none: the page, the session
+    table and the chart show it as unknown, priced at nothing rather than $0."""
+    from toolkit.browse.charts import usage_frame
+    from toolkit.browse.sessions import session_row
+
+    zeros = Usage(input=0, output=0, cache_read=0, cache_write=0)
+    s = session([Message("u", None, "user", (Text("hi"),)),
+                 Message("a", "u", "assistant", (Text("yo"),), model="claude-sonnet-4-5", usage=zeros)])
+    assert message_usage(s)[1].cost is None
+    text = fragment(Corpus([s]), s, replay=())
+    assert "every count 0 (the source wrote zeros: unknown, not measured)" in text and "→ context 0" not in text
+    row = session_row(s)
+    assert row.input_tokens is None and row.cost_usd is None and row.replies == 0
+    assert usage_frame(s)["recorded"].to_list() == [None]

@@ -8,7 +8,7 @@ import altair as alt
 import polars as pl
 
 from toolkit.axes import count_axis
-from toolkit.browse.usage import message_usage
+from toolkit.browse.usage import measured, message_usage
 from toolkit.record import Session
 
 
@@ -20,7 +20,7 @@ def usage_frame(session: Session) -> pl.DataFrame:
     for m, found in message_usage(session).items():
         used = found.recorded
         rows.append({"index": m, "message_id": session.messages[m].id, "model": session.messages[m].model,
-                     "recorded": used.context if used else None, "estimate": found.estimate,
+                     "recorded": used.context if used and measured(used) else None, "estimate": found.estimate,
                      "method": found.method, "output": used.output if used else None, "cost_usd": found.cost})
     schema = {"index": pl.Int64, "message_id": pl.String, "model": pl.String, "recorded": pl.Int64,
               "estimate": pl.Int64, "method": pl.String, "output": pl.Int64, "cost_usd": pl.Float64}

@@ -22,7 +22,7 @@ from toolkit.browse.anchors import block_anchor, message_anchor, session_anchor
 from toolkit.browse.assets import SCRIPT, STYLE, script_hash, style_hash
 from toolkit.browse.replaying import Bodies, bodies, default_wire
 from toolkit.browse.turns import KEY_EVENTS, Layout, Place, descendants, layout
-from toolkit.browse.usage import MessageUsage, message_usage
+from toolkit.browse.usage import MessageUsage, measured, message_usage
 from toolkit.corpus.corpus import Corpus
 from toolkit.errors import InvalidInput
 from toolkit.record import (
@@ -191,7 +191,9 @@ class _Drawer:
             return ""
         parts = []
         used = found.recorded
-        if used is not None:
+        if used is not None and not measured(used):
+            parts.append("recorded: every count 0 (the source wrote zeros: unknown, not measured)")
+        elif used is not None:
             parts.append(f"recorded: input {_count(used.input)} · cache read {_count(used.cache_read)} · "
                          f"cache write {_count(used.cache_write)} · output {_count(used.output)} → context "
                          f"{_count(used.context)}")
@@ -295,7 +297,7 @@ class _Drawer:
         if models:
             facts.append("models " + esc(", ".join(models)))
         totals = list(self.usage.values())
-        recorded = [u.recorded for u in totals if u.recorded is not None]
+        recorded = [u.recorded for u in totals if u.recorded is not None and measured(u.recorded)]
         if recorded:
             facts.append(f"recorded input {sum(u.context or 0 for u in recorded):,} · output "
                          f"{sum(u.output or 0 for u in recorded):,} tokens")

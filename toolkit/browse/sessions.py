@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from toolkit.browse.usage import recorded_cost
+from toolkit.browse.usage import measured, recorded_cost
 from toolkit.record import JsonValue, Session
 
 if TYPE_CHECKING:
@@ -53,7 +53,8 @@ class SessionRow:
     cost_usd: float | None
     """Recorded usage at list price; ``None`` when no reply could be priced."""
     priced: int
-    """Replies whose usage was priced, of ``replies`` with usage."""
+    """Replies whose usage was priced, of ``replies`` with usage (a usage of zeros only is unknown
+    and counts in neither)."""
     replies: int
     parent_session_id: str | None
     file: str
@@ -61,7 +62,7 @@ class SessionRow:
 
 def session_row(session: Session) -> SessionRow:
     models = Counter(m.model for m in session.messages if m.model)
-    used = [m for m in session.messages if m.usage is not None]
+    used = [m for m in session.messages if measured(m.usage)]
     costs = [c for c in (recorded_cost(m.model, m.usage) for m in used) if c is not None]
     return SessionRow(
         session.id, session.format, client_version(session), len(session.messages),

@@ -32,9 +32,19 @@ class MessageUsage:
     """USD of the recorded usage at the model's price (``toolkit.costs.request_cost``)."""
 
 
+def measured(usage: Usage | None) -> bool:
+    """Whether a recorded usage measures anything. A record whose every count is 0 is unknown, not a
+    request of 0 tokens: Claude Code writes zeros for its client-side ``<synthetic>`` replies and for
+    replies of a backend that reported no usage (``mimo-v2.5-pro`` replies in the shared corpora's
+    ``claude_code/mimo_v2.1.145_session_with_subagents``)."""
+    if usage is None:
+        return False
+    return any(value for value in (usage.input, usage.output, usage.cache_read, usage.cache_write))
+
+
 def recorded_cost(model: str | None, usage: Usage | None) -> float | None:
     """USD of one recorded usage, ``None`` when a count or the model's price is unknown."""
-    if model is None or usage is None or usage.input is None or usage.output is None:
+    if model is None or usage is None or usage.input is None or usage.output is None or not measured(usage):
         return None
     try:
         return request_cost(model, usage.input, usage.output, usage.cache_read or 0, usage.cache_write or 0).total
