@@ -327,3 +327,21 @@ def test_a_usage_of_zeros_is_unknown_not_a_measurement() -> None:
     row = session_row(s)
     assert row.input_tokens is None and row.cost_usd is None and row.replies == 0
     assert usage_frame(s)["recorded"].to_list() == [None]
+
+
+@pytest.mark.parametrize("name", ["mimo_v2.1.145_session_with_subagents", "viewer_v1.0.98_orchestrator_sidechains.jsonl"])
+def test_real_subagents_are_linked_from_their_calls_and_drawn_after_the_session(corpora: Path, name: str) -> None:
+    """Claude Code subagents in files of their own (2.1) and inlined as sidechains (1.0): each is a
+    section of the page, linked from the call that spawned it, and links back to its parent."""
+    corpus = load(corpora / "claude_code" / name)
+    main = next(s for s in corpus.sessions if s.parent_session_id is None)
+    children = [s for s in corpus.sessions if s.parent_session_id == main.id]
+    assert children
+    text = fragment(corpus, main, replay=())
+    tags = parsed(text)
+    sections = [attrs["id"] for tag, attrs in tags.tags if tag == "section"]
+    assert sections == [session_anchor(main.id)] + [session_anchor(s.id) for s in children]
+    for child in children:
+        call = text.index(f'id="{session_anchor(child.id)}"')
+        assert f'spawned <a href="#{session_anchor(child.id)}">' in text[:call], child.id
+    assert text.count(f'spawned by <a href="#{session_anchor(main.id)}">') == len(children)
