@@ -345,7 +345,7 @@ def _controls(replays: Sequence[Bodies]) -> str:
     if replays:
         options = "".join(f'<option value="{i}">{esc(b.wire)} · {esc(b.mode)}</option>' for i, b in enumerate(replays))
         wire = (f'<label>replay as <select class="tkb-wire">{options}</select></label>'
-                '<label><input type="checkbox" class="tkb-pretty"> indented</label>')
+                '<label><input type="checkbox" class="tkb-pretty"> indented (re-encoded by the browser)</label>')
     return (f'<div class="controls"><label>filter <input type="search" class="tkb-query" '
             f'placeholder="text in a message"></label>{roles}{wire}</div>')
 
