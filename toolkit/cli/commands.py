@@ -24,6 +24,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("surfaces", "surfaces", "summarise the tool surfaces of a corpus"),
     Command("store", "store", "load a corpus into a transcript store (SQLite)"),
     Command("tree", "tree", "print session trees: branches, the tip, checkpoints"),
+    Command("show", "show", "draw a session turn by turn as one offline HTML page"),
+    Command("search", "search", "find blocks of a corpus by text, tool, error, model, session and time"),
     Command("costs", "costs", "token costs of images and text per provider and model"),
     Command("replay", "replay", "print the request body a wire would be sent for a session (or --all --check a corpus)"),
     Command("snapshot", "snapshot", "render text or a session's middle as glyph pages for a model"),

@@ -50,9 +50,37 @@ def readable(corpus: Corpus) -> bool:
     return anything_read(len(corpus.sessions), len(corpus.files), len(corpus.problems))
 
 
+def print_sessions(rows: list[dict[str, Any]], others: dict[str, list[str]]) -> None:
+    """The ``--sessions`` table: one line per session, then the files that were not transcripts."""
+    head = ("session", "format", "client", "messages", "model", "input tok", "output tok", "cost USD")
+    lines = [head] + [(
+        r["session_id"], r["format"], r["client_version"] or "?", f"{r['messages']:,}", r["model"] or "?",
+        "?" if r["input_tokens"] is None else f"{r['input_tokens']:,}",
+        "?" if r["output_tokens"] is None else f"{r['output_tokens']:,}",
+        "?" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}" + ("" if r["priced"] == r["replies"] else
+                                                                   f" ({r['priced']}/{r['replies']} priced)"),
+    ) for r in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    print()
+    for line in lines:
+        print("  ".join(cell.ljust(width) if i in (0, 1, 2, 4) else cell.rjust(width)
+                        for i, (cell, width) in enumerate(zip(line, widths, strict=True))).rstrip())
+    print(f"\nnot transcripts: {len(others)} file{'s' if len(others) != 1 else ''}")
+    for file, reasons in others.items():
+        print(f"  {file}" + (f": {reasons[0]}" if reasons else ""))
+
+
 def run_info(args: argparse.Namespace) -> int:
     corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
     data = summary(corpus)
+    if args.sessions:
+        from dataclasses import asdict
+
+        from toolkit.browse.sessions import not_transcripts, session_table
+
+        rows = session_table(corpus)
+        data["session_rows"] = [asdict(row) for row in rows]
+        data["not_transcripts"] = not_transcripts(corpus)
     if args.json:
         sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
     else:
@@ -70,6 +98,8 @@ def run_info(args: argparse.Namespace) -> int:
             print(f"  {problem}")
         if len(corpus.problems) > args.show:
             print(f"  ... {len(corpus.problems) - args.show} more (--json lists all)")
+        if args.sessions:
+            print_sessions(data["session_rows"], data["not_transcripts"])
     return 0 if readable(corpus) else 1
 
 
@@ -94,6 +124,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     info.add_argument("path", help="a transcript file or a directory (searched recursively)")
     info.add_argument("--json", action="store_true", help="print exactly one JSON object")
     info.add_argument("--show", type=int, default=20, help="problems to list (text output)")
+    info.add_argument("--sessions", action="store_true",
+                      help="one row per session (id, format, client version, messages, model, recorded tokens and "
+                           "cost) and the files that were not transcripts")
     workers_option(info)
     info.set_defaults(func=run_info)
     imp = sub.add_parser("import", help=help_for("import"))

@@ -1,0 +1,124 @@
+"""The browser page in a real browser (headless Chromium, every request that is not a local file
+blocked): no console error, markup in a transcript shows as text and runs nothing, the replay panel
+rebuilds the exact bytes ``toolkit.replay.request`` gives, and the filter hides messages."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import DATA, REPO, missing_package
+from tests.helpers import IMAGES, PICTURE
+from toolkit.browse import Replay, page, session_anchor
+from toolkit.corpus import Corpus, load
+from toolkit.record import Event, Message, Session, Text, ToolResult, ToolUse, Usage
+from toolkit.replay import request
+
+SHOTS = REPO / "reports" / "shots"
+HOSTILE = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
+
+
+def hostile() -> Corpus:
+    messages = (
+        Message("u1", None, "user", (Text("before " + HOSTILE), PICTURE), time=datetime(2026, 3, 1, tzinfo=UTC)),
+        Message("a1", "u1", "assistant", (ToolUse("c1", "Bash", {"command": HOSTILE}),), model="claude-sonnet-4-5",
+                usage=Usage(900, 20, 0, 0)),
+        Message("t1", "a1", "user", (ToolResult("c1", HOSTILE, is_error=True),)),
+        Message("a2", "t1", "assistant", (Text("after " + HOSTILE),), model="claude-sonnet-4-5"),
+    )
+    events = (Event("compaction", "compact_boundary", message_id="t1", text=HOSTILE, tokens_before=5000),)
+    return Corpus([Session("hostile", "claude_code", messages, "a2", "h.jsonl", events=events, title=HOSTILE)],
+                  images=dict(IMAGES))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip(missing_package("chromium"))
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield launched
+        launched.close()
+
+
+def opened(browser: Any, path: Path, blocked: list[str], errors: list[str]) -> Any:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+
+    def gate(route: Any) -> None:
+        url = route.request.url
+        if url.startswith(("file:", "data:", "about:")):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", gate)
+    tab = context.new_page()
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(path.as_uri(), wait_until="load")
+    return tab
+
+
+def test_markup_in_a_transcript_renders_as_text_and_runs_nothing(browser: Any, tmp_path: Path) -> None:
+    corpus = hostile()
+    path = tmp_path / "hostile.html"
+    path.write_text(page(corpus, replay=[Replay("anthropic", "native")]), encoding="utf-8")
+    blocked: list[str] = []
+    errors: list[str] = []
+    tab = opened(browser, path, blocked, errors)
+    assert tab.evaluate("() => window.__pwned") is None
+    assert tab.evaluate("() => document.querySelectorAll('img[onerror], script:not([class]):not([src])').length") == 1
+    assert tab.evaluate("() => [...document.images].every(i => i.complete && i.naturalWidth > 0)")
+    shown = tab.evaluate("() => document.body.innerText")
+    assert shown.count("<script>window.__pwned = 1</script>") >= 3 and 'onerror="window.__pwned = 2"' in shown
+    tab.click('article[id="m~hostile~2"] details.replay > summary')
+    rebuilt = tab.evaluate("() => document.querySelector('article[id$=\"~2\"] details.replay pre').textContent")
+    expected = request(corpus.sessions[0], wire="anthropic", mode="native", upto="t1", images=IMAGES)
+    assert rebuilt == expected.bytes.decode("utf-8")
+    assert tab.evaluate("() => window.__pwned") is None
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SHOTS / "browse-hostile.png"), full_page=True)
+    tab.fill("input.tkb-query", "after")
+    hidden = tab.evaluate("() => [...document.querySelectorAll('article.msg')].map(a => a.classList.contains('hidden'))")
+    assert hidden == [True, True, True, False]
+    assert not errors, errors
+    assert not blocked, blocked
+    assert (SHOTS / "browse-hostile.png").stat().st_size > 5_000
+
+
+def test_a_demo_session_draws_offline_with_every_replay_panel_filled(browser: Any, tmp_path: Path) -> None:
+    corpus = load(DATA / "claude_code")
+    chosen = corpus.longest()
+    path = tmp_path / "demo.html"
+    path.write_text(page(corpus, chosen, replay=[Replay("anthropic", "native"), Replay("openai-chat", "prose")]),
+                    encoding="utf-8")
+    blocked: list[str] = []
+    errors: list[str] = []
+    tab = opened(browser, path, blocked, errors)
+    tab.evaluate("() => document.querySelectorAll('details.replay').forEach(d => { d.open = true; })")
+    tab.wait_for_function("() => [...document.querySelectorAll('details.replay pre')].every(p => p.textContent)")
+    last = len(chosen.messages) - 1
+    first = tab.evaluate(f"() => document.querySelector('[data-pos=\"{last}\"] pre').textContent")
+    assert first == request(chosen, wire="anthropic", mode="native", upto=chosen.messages[last].id,
+                            images=corpus.images).bytes.decode("utf-8")
+    tab.select_option("select.tkb-wire", "1")
+    tab.check("input.tkb-pretty")
+    second = tab.evaluate(f"() => document.querySelector('[data-pos=\"{last}\"] pre').textContent")
+    import json
+
+    assert json.loads(second) == request(chosen, wire="openai-chat", mode="prose", upto=chosen.messages[last].id,
+                                         images=corpus.images).body
+    assert tab.evaluate(f"() => !!document.getElementById({session_anchor(chosen.id)!r})")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SHOTS / "browse-demo.png"), full_page=True)
+    assert not errors, errors
+    assert not blocked, blocked

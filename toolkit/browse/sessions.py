@@ -1,0 +1,89 @@
+"""One row per session of a corpus (``toolkit info --sessions``, the notebook browser's picker): what
+it is, how long, which model, and what its recorded usage came to; and the files that were not
+transcripts."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from toolkit.browse.usage import measured, recorded_cost
+from toolkit.record import JsonValue, Session
+
+if TYPE_CHECKING:
+    from toolkit.corpus.corpus import Corpus
+
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][\w.]+)?")
+VERSION_KEYS = ("cli_version", "version", "client_version")
+"""Keys of a source record naming the client's version: Claude Code writes ``version`` on every
+record, Codex ``cli_version`` in its ``session_meta``, OpenCode ``version`` on its session."""
+
+
+def client_version(session: Session) -> str | None:
+    """The client version the session's own records name (in the raw JSON its events keep), if any."""
+    for event in session.events:
+        raw: JsonValue = event.raw
+        if isinstance(raw, dict) and isinstance(raw.get("payload"), dict):
+            payload = raw["payload"]
+            assert isinstance(payload, dict)
+            raw = {**payload, **raw}
+        if not isinstance(raw, dict):
+            continue
+        for key in VERSION_KEYS:
+            value = raw.get(key)
+            if isinstance(value, str) and _VERSION.fullmatch(value):
+                return value
+    return None
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    format: str
+    client_version: str | None
+    messages: int
+    model: str | None
+    """The model most of its messages name."""
+    input_tokens: int | None
+    """Recorded input of every reply summed (fresh, cache read and cache written); ``None`` when no
+    reply recorded usage (unknown, not 0)."""
+    output_tokens: int | None
+    cost_usd: float | None
+    """Recorded usage at list price; ``None`` when no reply could be priced."""
+    priced: int
+    """Replies whose usage was priced, of ``replies`` with usage (a usage of zeros only is unknown
+    and counts in neither)."""
+    replies: int
+    parent_session_id: str | None
+    file: str
+
+
+def session_row(session: Session) -> SessionRow:
+    models = Counter(m.model for m in session.messages if m.model)
+    used = [m for m in session.messages if measured(m.usage)]
+    costs = [c for c in (recorded_cost(m.model, m.usage) for m in used) if c is not None]
+    return SessionRow(
+        session.id, session.format, client_version(session), len(session.messages),
+        models.most_common(1)[0][0] if models else None,
+        sum((m.usage.context or 0) for m in used if m.usage is not None) if used else None,
+        sum((m.usage.output or 0) for m in used if m.usage is not None) if used else None,
+        sum(costs) if costs else None, len(costs), len(used), session.parent_session_id, session.file)
+
+
+def session_table(corpus: Corpus) -> list[SessionRow]:
+    """Every session of ``corpus``, in load order; a subagent whose own records name no version
+    runs in its parent's client, so it takes the parent's."""
+    rows = [session_row(session) for session in corpus.sessions]
+    versions = {row.session_id: row.client_version for row in rows if row.parent_session_id is None}
+    return [replace(row, client_version=versions.get(row.parent_session_id))
+            if row.client_version is None and row.parent_session_id is not None else row for row in rows]
+
+
+def not_transcripts(corpus: Corpus) -> dict[str, list[str]]:
+    """Files the load read that no importer recognised, each with the reasons the load gave."""
+    reasons: dict[str, list[str]] = {}
+    for problem in corpus.problems:
+        reasons.setdefault(problem.file, []).append(problem.reason)
+    return {file: reasons.get(file, []) for file in corpus.files if file not in corpus.formats}
