@@ -61,33 +61,38 @@ calibration test reproduces the constants on the sessions they were tuned on."""
 
 
 @contextmanager
-def offline_browser(allowed: tuple[str, ...], blocked: list[str]) -> Iterator[Any]:
-    """A headless Chromium context whose every request to a URL not starting with one of ``allowed``
-    (or ``data:``, ``blob:``, ``about:``) is aborted and recorded in ``blocked``; the test skips, naming
-    what to install, where chromium or playwright is missing."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
+def chromium() -> Iterator[Any]:
+    """Headless Chromium through playwright; the test skips, naming what to install, where chromium
+    or playwright is missing."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
         pytest.skip(missing_package("chromium"))
     playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=[
+        browser = p.chromium.launch(executable_path=found, args=[
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-        def gate(route: Any) -> None:
-            url = route.request.url
-            if url.startswith((*allowed, "data:", "blob:", "about:")):
-                route.continue_()
-            else:
-                blocked.append(url)
-                route.abort()
-
-        context.route("**/*", gate)
         try:
-            yield context
+            yield browser
         finally:
             browser.close()
+
+
+def gated(browser: Any, allowed: tuple[str, ...], blocked: list[str], width: int = 1280) -> Any:
+    """A browser context whose every request to a URL not starting with one of ``allowed`` (or
+    ``data:``, ``blob:``, ``about:``) is aborted and recorded in ``blocked``."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+
+    def gate(route: Any) -> None:
+        url = route.request.url
+        if url.startswith((*allowed, "data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            blocked.append(url)
+            route.abort()
+
+    context.route("**/*", gate)
+    return context
 
 
 def readable(name: str | Path) -> bool:

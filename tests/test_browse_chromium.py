@@ -4,15 +4,15 @@ rebuilds the exact bytes ``toolkit.replay.request`` gives, and the filter hides 
 
 from __future__ import annotations
 
-import shutil
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, REPO, missing_package
-from tests.helpers import IMAGES, PICTURE
+from tests.conftest import DATA, REPO
+from tests.helpers import IMAGES, PICTURE, chromium, gated
 from toolkit.browse import Replay, page, session_anchor
 from toolkit.corpus import Corpus, load
 from toolkit.record import Event, Message, Session, Text, ToolResult, ToolUse, Usage
@@ -36,31 +36,13 @@ def hostile() -> Corpus:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Any:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip(missing_package("chromium"))
-    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+def browser() -> Iterator[Any]:
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def opened(browser: Any, path: Path, blocked: list[str], errors: list[str]) -> Any:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-
-    def gate(route: Any) -> None:
-        url = route.request.url
-        if url.startswith(("file:", "data:", "about:")):
-            route.continue_()
-        else:
-            blocked.append(url)
-            route.abort()
-
-    context.route("**/*", gate)
+    context = gated(browser, ("file:",), blocked, width=1200)
     tab = context.new_page()
     tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     tab.on("pageerror", lambda exc: errors.append(str(exc)))

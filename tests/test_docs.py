@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
-from tests.helpers import offline_browser
+from tests.helpers import chromium, gated
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 EXAMPLE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -49,7 +49,8 @@ def test_examples_run_as_written(page: Path, monkeypatch: pytest.MonkeyPatch, ca
 
 REFERENCE = {"toolkit": "toolkit", "corpus": "toolkit.corpus", "replay": "toolkit.replay", "surface": "toolkit.surface",
              "costs": "toolkit.costs", "snapshot": "toolkit.snapshot", "compaction": "toolkit.compaction",
-             "experiment": "toolkit.experiment", "transcripts": "toolkit.transcripts", "redact": "toolkit.redact"}
+             "experiment": "toolkit.experiment", "transcripts": "toolkit.transcripts", "redact": "toolkit.redact",
+             "browse": "toolkit.browse"}
 
 
 @pytest.mark.parametrize(("page", "package"), REFERENCE.items())
@@ -106,7 +107,8 @@ def test_pages_open_offline_in_a_real_browser(served: str) -> None:
     and recorded: none may be made, and no page logs an error."""
     blocked: list[str] = []
     errors: list[str] = []
-    with offline_browser((served,), blocked) as context:
+    with chromium() as browser:
+        context = gated(browser, (served,), blocked)
         for name in ("index.html", "guide/compaction.html", "reference/corpus.html", "findings.html"):
             page = context.new_page()
             page.on("console", lambda msg, name=name: errors.append(f"{name}: {msg.text}")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA, REPO
-from tests.helpers import offline_browser
+from tests.helpers import chromium, gated
 from toolkit.report import Executed, build, notebooks
 from toolkit.snapshot.readers import tesseract_available
 
@@ -95,7 +95,8 @@ def test_every_page_draws_offline_in_a_real_browser(report: dict[str, Executed])
     assert len(pages) == len(NOTEBOOKS) + 1
     blocked: list[str] = []
     errors: list[str] = []
-    with offline_browser(("file:",), blocked) as context:
+    with chromium() as browser:
+        context = gated(browser, ("file:",), blocked)
         for path in pages:
             page = context.new_page()
             page.on("console", lambda msg, name=path.name: errors.append(f"{name}: {msg.text}")
