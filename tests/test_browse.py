@@ -250,7 +250,7 @@ def test_show_writes_a_page_and_refuses_bad_input_in_one_line(tmp_path: Path, ca
     assert code == 0 and out.startswith("<!doctype html>") and 'class="replay"' not in out
     (tmp_path / "empty").mkdir()
     for args, said in ((["show", str(tmp_path / "nope")], "no such file"),
-                       (["show", str(tmp_path / "empty")], "no session"),
+                       (["show", str(tmp_path / "empty")], "no file to read"),
                        (["show", str(DATA), "--session", "no-such"], "no-such")):
         code, _, err = run(args, capsys)
         assert code == 2 and len(err.strip().splitlines()) == 1 and said in err, (args, err)

@@ -52,6 +52,11 @@ class NotFound(ToolkitError, KeyError):
     still a ``KeyError`` for callers that look things up, shown unquoted (``ToolkitError.__str__``)."""
 
 
+class NoSession(InvalidInput):
+    """A path that holds no session the toolkit reads (an empty folder, files of no known format),
+    given to a command that needs one: one line and exit 2, naming what was there instead."""
+
+
 class MissingPath(ToolkitError, FileNotFoundError):
     """A file or directory the caller named that does not exist; still a ``FileNotFoundError``, so
     callers that handle a missing file keep handling it."""

@@ -4,7 +4,10 @@ are written (the parser lists them from here without importing their modules).""
 from __future__ import annotations
 
 import argparse
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from toolkit.corpus import Corpus
 
 
 class Command(NamedTuple):
@@ -75,3 +78,47 @@ def require_path(path: str) -> None:
 
     if not Path(path).exists():
         raise MissingPath(f"{path}: no such file or directory")
+
+
+def read_corpus(path: str, **options: Any) -> Corpus:
+    """The corpus at ``path`` for a command that needs sessions (``options`` go to ``load``): a
+    missing path, an empty folder or files of no format the toolkit reads are one line and exit 2,
+    the same in every command, naming what was found instead of a session."""
+    from toolkit.corpus import load
+    from toolkit.errors import NoSession
+
+    require_empty_folder_refused(path)
+    corpus = load(path, **options)
+    if corpus.sessions:
+        return corpus
+    if not corpus.files:
+        raise NoSession(nothing_to_read(path))
+    first = corpus.problems[0].reason if corpus.problems else "no session in them"
+    files = len(corpus.files)
+    more = f"; `toolkit info {path}` lists all {len(corpus.problems)} problems" if len(corpus.problems) > 1 else ""
+    raise NoSession(f"{path}: no session in {files} file{'' if files == 1 else 's'} (first: {first}){more}")
+
+
+def nothing_to_read(path: str) -> str:
+    """Why a load read no file: the folder is empty, or its files are none a format reads by name
+    (a folder load skips images, documents and the like)."""
+    from pathlib import Path
+
+    skipped = sum(1 for found in Path(path).rglob("*") if found.is_file()) if Path(path).is_dir() else 0
+    if not skipped:
+        return f"{path}: no file to read"
+    return (f"{path}: no transcript among its {skipped} file{'' if skipped == 1 else 's'} (a folder load skips "
+            "files no format reads by their names; name one file to read it anyway)")
+
+
+def require_empty_folder_refused(path: str) -> None:
+    """``require_path``, and a folder with no file in it refused before any load starts (and shows a
+    progress bar over nothing)."""
+    from pathlib import Path
+
+    from toolkit.errors import NoSession
+
+    require_path(path)
+    folder = Path(path)
+    if folder.is_dir() and not any(found.is_file() for found in folder.rglob("*")):
+        raise NoSession(f"{path}: no file to read")

@@ -9,9 +9,8 @@ import json
 import sys
 from typing import Any
 
-from toolkit.cli.commands import help_for, require_path
+from toolkit.cli.commands import help_for, read_corpus
 from toolkit.compaction.recorded import observed
-from toolkit.corpus import load
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("client", "client"), ("session", "session"), ("time", "time (UTC)"), ("trigger", "trigger"),
@@ -36,7 +35,7 @@ NUMERIC = frozenset({"tokens_before", "tokens_after", "summary_chars", "summary_
 def rows(path: str, progress: bool | None, predict: bool = False) -> tuple[list[dict[str, Any]], int, int]:
     """The compactions of ``path`` as JSON-ready objects (with ``predict``, beside the modelled
     policies), with the sessions and problems met."""
-    corpus = load(path, progress=progress)
+    corpus = read_corpus(path, progress=progress)
     if predict:
         from toolkit.compaction.predicted import predict as predicted
 
@@ -69,7 +68,6 @@ def table(found: list[dict[str, Any]], columns: tuple[tuple[str, str], ...] = CO
 
 
 def run(args: argparse.Namespace) -> int:
-    require_path(args.path)
     found, sessions, problems = rows(args.path, progress=not args.json and None, predict=args.predict)
     if args.json:
         sys.stdout.write(json.dumps(found, ensure_ascii=False) + "\n")

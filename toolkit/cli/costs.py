@@ -117,10 +117,10 @@ def run_text(args: argparse.Namespace) -> int:
 def run_calibrate(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from toolkit.corpus import load
+    from toolkit.cli.commands import read_corpus
     from toolkit.costs.calibration import table
 
-    corpus = load(args.path, progress=False)
+    corpus = read_corpus(args.path, progress=False)
     frame = table(corpus.sessions)
     if frame.is_empty():
         return _fail(f"{args.path}: no request with provider-reported usage and a registered model")

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from toolkit.cli.commands import help_for, require_path
+from toolkit.cli.commands import help_for, read_corpus, require_path
 from toolkit.errors import NotFound
 
 if TYPE_CHECKING:
@@ -77,19 +77,17 @@ def _points(corpus: Corpus, at: str, expect: list[str] | None) -> list[Point]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.corpus import load
     from toolkit.experiment.run import Endpoint, plan
     from toolkit.experiment.run import run as send
     from toolkit.experiment.trials import Trial
     from toolkit.replay import MODES
 
-    require_path(args.path)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in MODES]
     if unknown or not modes or args.n < 1:
         print(f"toolkit experiment: modes must be among {', '.join(MODES)} and -n at least 1", file=sys.stderr)
         return 2
-    corpus = load(args.path, progress=False)
+    corpus = read_corpus(args.path, progress=False)
     points = _points(corpus, args.at, args.expect)
     if not points:
         print("toolkit experiment: no points found where the recorded reply called a tool", file=sys.stderr)

@@ -8,10 +8,17 @@ import sys
 from collections import Counter
 from typing import Any
 
-from toolkit.cli.commands import help_for, require_path, workers_option
+from toolkit.cli.commands import (
+    help_for,
+    nothing_to_read,
+    require_empty_folder_refused,
+    require_path,
+    workers_option,
+)
 from toolkit.content import block_images
 from toolkit.corpus import Corpus, load
 from toolkit.corpus.corpus import anything_read
+from toolkit.errors import NoSession
 from toolkit.record import BLOCK_KINDS, IMAGE_ORIGINS, ToolResult, ToolUse
 
 
@@ -71,7 +78,12 @@ def print_sessions(rows: list[dict[str, Any]], others: dict[str, list[str]]) -> 
 
 
 def run_info(args: argparse.Namespace) -> int:
+    """A summary even of a folder with no session in it (its problems say why), but a missing path
+    or a folder with no file at all is one line and exit 2, as in every command."""
+    require_path(args.path)
     corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
+    if not corpus.files:
+        raise NoSession(nothing_to_read(args.path))
     data = summary(corpus)
     if args.sessions:
         from dataclasses import asdict
@@ -106,15 +118,15 @@ def run_info(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from toolkit.corpus.ingesting import ingest
 
-    require_path(args.path)
+    require_empty_folder_refused(args.path)
     try:
         done = ingest(args.path, args.output, workers=args.workers, engine=args.engine, progress=True)
     except ImportError as exc:
         print(f"toolkit import: {exc}", file=sys.stderr)
         return 2
     if not done.readable:
-        print(f"nothing could be read from {args.path}", file=sys.stderr)
-        return 1
+        raise NoSession(f"{args.path}: no session in {done.files} files ({done.problems} problems; "
+                        f"`toolkit info {args.path}` lists them)" if done.files else nothing_to_read(args.path))
     print(f"wrote {done.sessions} sessions from {done.files} files, {done.problems} problems, to {done.directory}")
     return 0
 

@@ -34,13 +34,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.corpus import load
+    from toolkit.cli.commands import read_corpus
     from toolkit.replay import request, validate
     from toolkit.replay.analysis import check
 
     wires = WIRES if args.wire == "all" else (args.wire,)
     modes = MODES if args.mode == "all" else (args.mode,)
-    corpus = load(args.path, progress=False)
+    corpus = read_corpus(args.path, progress=False)
     if corpus.problems:
         print(f"{args.path}: {len(corpus.problems)} problem(s) while loading (first: {corpus.problems[0]})",
               file=sys.stderr)

@@ -7,15 +7,13 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for, require_path
+from toolkit.cli.commands import help_for, read_corpus
 
 
 def run_search(args: argparse.Namespace) -> int:
     from toolkit.browse.searching import search
-    from toolkit.corpus import load
 
-    require_path(args.path)
-    corpus = load(args.path, progress=False)
+    corpus = read_corpus(args.path, progress=False)
     found = search(corpus, args.query, tool=args.tool, errors=args.errors, model=args.model, role=args.role,
                    session=args.session, since=args.since, until=args.until)
     rows = found.head(args.limit).to_dicts() if args.limit else found.to_dicts()

@@ -5,17 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkit.cli.commands import help_for, require_path
+from toolkit.cli.commands import help_for, read_corpus
 from toolkit.replay import MODES, WIRES
 
 
 def run_show(args: argparse.Namespace) -> int:
     from toolkit.browse.rendering import Replay, choose, page
     from toolkit.browse.replaying import default_wire
-    from toolkit.corpus import load
 
-    require_path(args.path)
-    corpus = load(args.path, progress=False)
+    corpus = read_corpus(args.path, progress=False)
     session = choose(corpus, args.session)
     wires = list(WIRES) if args.wire == ["all"] else (args.wire or [default_wire(session)])
     modes = list(MODES) if args.mode == ["all"] else (args.mode or ["native"])

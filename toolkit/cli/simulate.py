@@ -7,8 +7,7 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for, require_path, workers_option
-from toolkit.corpus import load
+from toolkit.cli.commands import help_for, read_corpus, require_path, workers_option
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
             window_for(model)
         cache_rule(model)
         price_for(model)
-    corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
+    corpus = read_corpus(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
     frame = simulate_corpus(corpus, args.model, policies, window=args.window, read_pages=args.read_pages,
                             progress=not args.json, workers=args.workers, engine=args.engine)
     rows = summary(frame).to_dicts()

@@ -5,18 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkit.cli.commands import help_for
-from toolkit.cli.info import readable
-from toolkit.corpus import load
+from toolkit.cli.commands import help_for, read_corpus
 from toolkit.errors import InvalidInput
 from toolkit.transcripts import SchemaError, TranscriptStore
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = load(args.path, progress=True)
-    if not readable(corpus):
-        print(f"nothing could be read from {args.path}", file=sys.stderr)
-        return 1
+    corpus = read_corpus(args.path, progress=True)
     try:
         with TranscriptStore(args.output, surfaces=args.surfaces) as store:
             stored = store.add(corpus, replace=args.replace, progress=True)

@@ -6,15 +6,14 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for
-from toolkit.corpus import load
+from toolkit.cli.commands import help_for, read_corpus
 from toolkit.surface import SurfaceStore, SurfaceSummary, record_surfaces, summary
 from toolkit.surface.fingerprint import read_tools
 
 
 def run(args: argparse.Namespace) -> int:
     current = read_tools(args.tools) if args.tools else None
-    corpus = load(args.path, progress=not args.json and None)
+    corpus = read_corpus(args.path, progress=not args.json and None)
     store = SurfaceStore(args.store) if args.store else None
     if store is not None:
         corpus = record_surfaces(corpus, store)

@@ -32,9 +32,9 @@ def trees(path: str, session: str | None) -> list[tuple[Session, list[Checkpoint
             ids = [info.id for info in store.sessions()]
             chosen = ids if session is None else [pick(ids, session)]
             return [(store.session(i), store.checkpoints(i)) for i in chosen]
-    from toolkit.corpus import load
+    from toolkit.cli.commands import read_corpus
 
-    corpus = load(path)
+    corpus = read_corpus(path)
     for problem in corpus.problems:
         print(f"problem: {problem}", file=sys.stderr)
     ids = [s.id for s in corpus.sessions]

@@ -8,12 +8,13 @@ from typing import Any
 
 class Progress:
     """A tqdm bar over files (``tqdm.auto``: a widget in a notebook, text in a terminal), or nothing
-    when not shown; ``show=None`` shows it for more than 20 files. Files are counted one by one when
+    when not shown; ``show=None`` shows it for more than 20 files, and no bar is drawn over no file
+    at all (a command then says in one line that there was nothing to read). Files are counted one by one when
     read in this process (``file``) and a chunk at a time when read by workers (``chunk``)."""
 
     def __init__(self, total: int, desc: str, show: bool | None, *, before: int = 0) -> None:
         self.bar: Any = None
-        if show if show is not None else total > 20:
+        if total > 0 and (show if show is not None else total > 20):
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc=desc, unit="file")

@@ -1,0 +1,70 @@
+"""The command line's contract on input that holds nothing to read: a missing path, an empty folder
+and a folder of files no format reads are each one line on standard error, naming the path, and exit
+code 2, the same in every command that reads a corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+
+COMMANDS: dict[str, list[str]] = {
+    "info": ["info", "{path}"],
+    "import": ["import", "{path}", "-o", "{out}/saved.d"],
+    "surfaces": ["surfaces", "{path}"],
+    "replay": ["replay", "{path}", "--wire", "anthropic", "--mode", "native"],
+    "replay-check": ["replay", "{path}", "--all", "--wire", "anthropic", "--mode", "native", "--check"],
+    "costs-calibrate": ["costs", "calibrate", "{path}"],
+    "store": ["store", "{path}", "-o", "{out}/store.db"],
+    "tree": ["tree", "{path}"],
+    "simulate": ["simulate", "{path}", "--model", "gpt-4o"],
+    "compactions": ["compactions", "{path}"],
+    "compactions-predict": ["compactions", "{path}", "--predict"],
+    "show": ["show", "{path}", "-o", "{out}/page.html"],
+    "search": ["search", "{path}", "anything"],
+    "experiment": ["experiment", "{path}", "--at", "auto", "--wire", "openai-chat", "--model", "gpt-4o", "--dry-run"],
+}
+
+
+def _inputs(root: Path) -> dict[str, Path]:
+    empty = root / "empty"
+    empty.mkdir()
+    junk = root / "junk"
+    (junk / "notes").mkdir(parents=True)
+    (junk / "notes" / "README.md").write_text("# not a transcript\n", encoding="utf-8")
+    (junk / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    return {"missing": root / "missing", "empty": empty, "junk": junk}
+
+
+@pytest.mark.parametrize("what", ["missing", "empty", "junk"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_nothing_to_read_is_one_line_and_exit_2(command: str, what: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = _inputs(tmp_path)[what]
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = [word.format(path=path, out=out) for word in COMMANDS[command]]
+    assert main(argv) == 2
+    shown = capsys.readouterr()
+    lines = [line for line in shown.err.splitlines() if line.strip()]
+    assert len(lines) == 1, shown.err
+    assert lines[0].startswith(f"toolkit {argv[0]}: {path}"), lines[0]
+    assert "Traceback" not in shown.err and not shown.out.strip()
+
+
+def test_a_file_of_no_known_format_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just words\n", encoding="utf-8")
+    assert main(["show", str(notes)]) == 2
+    assert "no session in 1 file (first: unknown format" in capsys.readouterr().err
+
+
+def test_info_still_summarises_a_folder_whose_files_are_not_transcripts(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``info`` is where one learns why nothing was read, so a folder of unreadable files gets its
+    summary with the problems (exit 1), not a refusal."""
+    (tmp_path / "odd.jsonl").write_text('{"neither": "format"}\n', encoding="utf-8")
+    assert main(["info", str(tmp_path)]) == 1
+    assert "problems  1" in capsys.readouterr().out
