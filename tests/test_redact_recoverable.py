@@ -156,7 +156,7 @@ def plant(root: Path) -> dict[str, str]:
     path = corpus / SOURCES["gemini"]
     session = json.loads(path.read_text(encoding="utf-8"))
     user = next(m for m in session["messages"] if m["type"] == "user" and isinstance(m["content"], str))
-    user["content"] += (f"\nmail {s[keys[3]]}; db postgres://app:{s[keys[4]]}@db.internal:5432/app; "
+    user["content"] += (f"\nmail {s[keys[3]]}; db postgres://app:{s[keys[4]]}@db:5432/app; "
                         f"key {s[keys[1]]}")
     response = next(c["result"][0]["functionResponse"]["response"] for m in session["messages"]
                     for c in m.get("toolCalls") or [] if "output" in c["result"][0]["functionResponse"]["response"])
@@ -382,7 +382,7 @@ def test_encoded_secrets_are_written_back_in_their_encoding(
     assert re.fullmatch(r"OPENROUTER_API_KEY=<redacted:named-secret:\d+>\nDB_PASSWORD=<redacted:named-secret:\d+>\n"
                         r"LOG_LEVEL=debug\n", env), env
     text = (out / SOURCES["gemini"]).read_text(encoding="utf-8")
-    assert "postgres:\\/\\/app:<redacted:url-password:1>@db.internal" in text
+    assert "postgres:\\/\\/app:<redacted:url-password:1>@db:5432" in text
     assert "\\/home\\/<redacted:home-user:" in text
 
 
