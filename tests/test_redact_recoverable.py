@@ -402,7 +402,7 @@ def test_what_the_generic_rules_leave_alone() -> None:
         assert scan_text(text, homes=()) == [], text
 
 
-def test_a_compressed_file_is_refused_and_verify_names_what_is_left(
+def test_compressed_and_utf16_files_are_redacted_zstd_refused_and_verify_names_what_is_left(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     import gzip
@@ -411,18 +411,28 @@ def test_a_compressed_file_is_refused_and_verify_names_what_is_left(
     key = "gh" + "p_" + token(rng, 36)
     src = tmp_path / "src"
     src.mkdir()
-    (src / "session.jsonl.gz").write_bytes(gzip.compress(json.dumps({"text": key}).encode()))
+    (src / "session.jsonl.gz").write_bytes(gzip.compress(json.dumps({"text": key}).encode(), mtime=7))
+    (src / "ps.txt").write_bytes(b"\xff\xfe" + f"PS> echo {key}\r\n".encode("utf-16-le"))
+    (src / "trace.zst").write_bytes(b"\x28\xb5\x2f\xfd" + bytes(rng.randrange(256) for _ in range(64)))
     (src / "notes.json").write_text(json.dumps({"text": "NPM_TOKEN=" + "np" + "m_" + token(rng, 36)}))
     assert main(["redact", str(src), "-o", str(tmp_path / "out"), "--verify", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["refused"] == 1 and data["verified"] is True and data["leaks"] == []
-    assert {f["path"]: f["status"] for f in data["per_file"]} == {"notes.json": "redacted", "session.jsonl.gz": "refused"}
-    assert not (tmp_path / "out" / "session.jsonl.gz").exists()
+    assert {f["path"]: (f["status"], f["reason"]) for f in data["per_file"]} == {
+        "notes.json": ("redacted", None), "ps.txt": ("redacted", "UTF-16-LE text"),
+        "session.jsonl.gz": ("redacted", "gzip-compressed: decompressed, redacted and compressed again"),
+        "trace.zst": ("refused", "zstd-compressed: its text cannot be read, so it is not copied")}
+    out = tmp_path / "out"
+    assert not (out / "trace.zst").exists()
+    assert json.loads(gzip.decompress((out / "session.jsonl.gz").read_bytes())) == {"text": "<redacted:github-token:1>"}
+    assert (out / "session.jsonl.gz").read_bytes()[4:8] == (7).to_bytes(4, "little")
+    assert (out / "ps.txt").read_bytes() == b"\xff\xfe" + "PS> echo <redacted:github-token:1>\r\n".encode("utf-16-le")
     assert main(["redact", "--verify", str(src), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["verified"] is False
     assert {(leak["path"], leak["kind"]) for leak in data["leaks"]} == {
-        ("notes.json", "named-secret"), ("session.jsonl.gz", "unreadable")}
+        ("notes.json", "named-secret"), ("ps.txt", "github-token"), ("session.jsonl.gz", "github-token"),
+        ("trace.zst", "unreadable")}
     assert key not in json.dumps(data)
     assert main(["redact", str(src)]) == 2
     assert "give -o OUT" in capsys.readouterr().err

@@ -26,6 +26,7 @@ from toolkit.redact.bodies import (
     _redetect,
 )
 from toolkit.redact.detect import KINDS, Finding, _default_homes, _Rule, _rules
+from toolkit.redact.encodings import Encoding, read, write
 from toolkit.redact.placeholders import _apply, _canonical, _Placeholders
 from toolkit.redact.repeats import _Known
 
@@ -88,11 +89,6 @@ class RedactionSummary:
 
 
 _ZIP_MAGIC = b"PK\x03\x04"
-_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"), (b"BZh", "bzip2"),
-               (b"\xfd7zXZ\x00", "xz"), (b"7z\xbc\xaf\x27\x1c", "7z"))
-"""Magic numbers of compressed files (RFC 1952 §2.3.1, RFC 8878 §3.1.1, the bzip2 and xz file
-formats, 7-Zip): their text cannot be seen without undoing the compression, so they are refused."""
-_BYTES = "not UTF-8: read byte for byte"
 
 
 @dataclass(frozen=True)
@@ -105,8 +101,8 @@ class _Plan:
     reason: str | None = None
     texts: dict[str, _Contents] = field(default_factory=dict)
     """Per zip member (``""`` for a plain text file)."""
-    binary: frozenset[str] = frozenset()
-    """The members (``""``: the file) that are not UTF-8, read byte for byte."""
+    encodings: dict[str, Encoding] = field(default_factory=dict)
+    """How each member (``""``: the file) holds its text, where that is not plain UTF-8."""
 
     def findings(self) -> Iterator[Finding]:
         for contents in self.texts.values():
@@ -127,27 +123,23 @@ def _scan_file(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
         if plan.mode != "error":
             return plan
         notes.append(f"{plan.reason}: read as one text")
-    for magic, name in _COMPRESSED:
-        if data.startswith(magic):
-            return _Plan(source, rel, "refused", f"{name}-compressed: its text cannot be read, so it is not copied")
-    text, binary = _text(data)
-    if binary:
-        notes.append(_BYTES)
+    opened = read(data)
+    if isinstance(opened, str):
+        return _Plan(source, rel, "refused", opened)
+    text, encoding = opened
+    note = encoding.note()
+    if note:
+        notes.append(note)
     return _Plan(source, rel, "text", "; ".join(notes) or None, texts={"": _contents(text, rules)},
-                 binary=frozenset({""}) if binary else frozenset())
+                 encodings={"": encoding})
 
 
-def _text(data: bytes) -> tuple[str, bool]:
-    """A file's text, and whether it is not UTF-8 (then each invalid byte is kept as a lone
-    surrogate, so the text is written back byte for byte around the replacements)."""
-    try:
-        return data.decode("utf-8"), False
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "surrogateescape"), True
-
-
-def _bytes(text: str, binary: bool) -> bytes:
-    return text.encode("utf-8", "surrogateescape" if binary else "strict")
+def _text(data: bytes) -> tuple[str, Encoding]:
+    """The text of bytes read before (so readable): a file of the plan, or a member of its archive."""
+    opened = read(data)
+    if isinstance(opened, str):
+        raise InvalidInput(opened)
+    return opened
 
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError, ValueError)
@@ -157,23 +149,25 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
     """A ZIP archive member by member; one that cannot be read is read as bytes instead (mode ``error``
     tells the caller to)."""
     texts: dict[str, _Contents] = {}
-    binary: set[str] = set()
+    encodings: dict[str, Encoding] = {}
     try:
         with zipfile.ZipFile(source) as archive:
             for info in archive.infolist():
                 if info.is_dir():
                     continue
-                text, is_binary = _text(archive.read(info))
-                if is_binary:
-                    binary.add(info.filename)
+                opened = read(archive.read(info))
+                if isinstance(opened, str):
+                    return _Plan(source, rel, "refused", f"member {info.filename}: {opened}")
+                text, encodings[info.filename] = opened
                 contents = _contents(text, rules)
                 texts[info.filename] = _Contents(
                     contents.findings, contents.bodies, tuple(f"{info.filename}: {r}" for r in contents.unscanned),
                     contents.viewed)
     except _ZIP_ERRORS as exc:
         return _Plan(source, rel, "error", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
-    reason = f"{len(binary)} member(s) {_BYTES}" if binary else None
-    return _Plan(source, rel, "zip", reason, texts=texts, binary=frozenset(binary))
+    notes = sorted({note for e in encodings.values() if (note := e.note())})
+    reason = f"members: {'; '.join(notes)}" if notes else None
+    return _Plan(source, rel, "zip", reason, texts=texts, encodings=encodings)
 
 
 def _walk(root: Path) -> list[_Plan]:
@@ -381,8 +375,7 @@ def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders,
 
 
 def _write_text(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> _Redacted:
-    binary = "" in plan.binary
-    text = _text(plan.source.read_bytes())[0]
+    text, encoding = _text(plan.source.read_bytes())
     done = _redact_contents(text, plan.texts[""], known, placeholders, priority)
     if done.left:
         return done
@@ -390,7 +383,7 @@ def _write_text(plan: _Plan, where: Path, known: _Known, placeholders: _Placehol
     if done.text == text:
         shutil.copy2(plan.source, where)
         return done
-    where.write_bytes(_bytes(done.text, binary))
+    where.write_bytes(write(done.text, encoding))
     shutil.copystat(plan.source, where)
     return done
 
@@ -405,13 +398,12 @@ def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placehold
         for info in archive.infolist():
             data = archive.read(info)
             if info.filename in plan.texts:
-                binary = info.filename in plan.binary
-                text = _text(data)[0]
+                text, encoding = _text(data)
                 done = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)
                 reasons.extend(f"{info.filename}: {r}" for r in done.reasons)
                 left += done.left
                 if done.text != text:
-                    data = _bytes(done.text, binary)
+                    data = write(done.text, encoding)
                     counts.update(done.counts)
             members.append((info, data))
     done = _Redacted("", counts, reasons, left)
