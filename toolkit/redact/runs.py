@@ -16,7 +16,7 @@ from typing import Literal
 
 _RUN = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}(?:(?:\r?\n|(?:\\+r)?\\+n)[A-Za-z0-9+/]+={0,2})*")
 _CHUNK = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_HEX = frozenset("0123456789abcdefABCDEF")
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 _MIN_TEXT = 12
 """Fewer decoded characters than this hold no secret worth the search."""
 
@@ -68,7 +68,7 @@ def _printable(text: str) -> bool:
 
 def decode_run(payload: str) -> tuple[str, Literal["base64", "hex"]] | None:
     """The text a run spells, as hex where every character is a hex digit, else as base64."""
-    if len(payload) % 2 == 0 and all(c in _HEX for c in payload):
+    if _HEX.fullmatch(payload):
         try:
             text = bytes.fromhex(payload).decode("utf-8")
         except (ValueError, UnicodeDecodeError):
