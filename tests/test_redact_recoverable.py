@@ -282,12 +282,12 @@ def pieces(secret: str) -> list[str]:
     return [secret[i:i + 12] for i in range(0, len(secret) - 11, 6)]
 
 
-def recoverable(root: Path, planted: dict[str, str]) -> dict[str, list[str]]:
-    """Per planted secret, where some piece of it can still be read."""
+def recoverable(root: Path | list[tuple[str, str]], planted: dict[str, str]) -> dict[str, list[str]]:
+    """Per planted secret, where some piece of it can still be read (in a tree, or in its ``readings``)."""
     found: dict[str, list[str]] = {label: [] for label in planted}
     windows = {label: pieces(value) for label, value in planted.items() if value != USER}
     user = re.compile(rf"(?<![A-Za-z0-9]){USER}(?![A-Za-z0-9])")
-    for where, text in readings(root):
+    for where, text in readings(root) if isinstance(root, Path) else root:
         for label, parts in windows.items():
             if any(part in text for part in parts):
                 found[label].append(where)
@@ -328,12 +328,16 @@ def test_every_planted_secret_is_readable_in_the_original(
     assert [label for label, where in before.items() if not where] == []
 
 
+@pytest.fixture(scope="module")
+def copy_readings(redacted: tuple[Path, Path, dict[str, str], Any, Any]) -> list[tuple[str, str]]:
+    return list(readings(redacted[1]))
+
+
 @pytest.mark.parametrize("label", list(secrets()))
 def test_nothing_of_a_planted_secret_is_recoverable_from_the_copy(
-    redacted: tuple[Path, Path, dict[str, str], Any, Any], label: str,
+    redacted: tuple[Path, Path, dict[str, str], Any, Any], copy_readings: list[tuple[str, str]], label: str,
 ) -> None:
-    _, out, planted, _, _ = redacted
-    assert recoverable(out, {label: planted[label]})[label] == []
+    assert recoverable(copy_readings, {label: redacted[2][label]})[label] == []
 
 
 def test_verify_passes_on_the_copy_and_fails_on_the_original(
