@@ -24,6 +24,8 @@ COMMANDS: dict[str, list[str]] = {
     "compactions-predict": ["compactions", "{path}", "--predict"],
     "show": ["show", "{path}", "-o", "{out}/page.html"],
     "search": ["search", "{path}", "anything"],
+    "redact": ["redact", "{path}", "-o", "{out}/copy"],
+    "redact-verify": ["redact", "--verify", "{path}"],
     "experiment": ["experiment", "{path}", "--at", "auto", "--wire", "openai-chat", "--model", "gpt-4o", "--dry-run"],
 }
 
@@ -38,8 +40,16 @@ def _inputs(root: Path) -> dict[str, Path]:
     return {"missing": root / "missing", "empty": empty, "junk": junk}
 
 
-@pytest.mark.parametrize("what", ["missing", "empty", "junk"])
-@pytest.mark.parametrize("command", list(COMMANDS))
+COPIES = ("redact", "redact-verify")
+"""Commands that copy or check every file, transcript or not: a folder of other files is theirs to
+read, so only a missing path and an empty folder are refused."""
+
+
+CASES = [(command, what) for command in COMMANDS for what in ("missing", "empty", "junk")
+         if not (command in COPIES and what == "junk")]
+
+
+@pytest.mark.parametrize(("command", "what"), CASES)
 def test_nothing_to_read_is_one_line_and_exit_2(command: str, what: str, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     path = _inputs(tmp_path)[what]

@@ -27,10 +27,13 @@ from typing import Literal
 import yaml
 
 from toolkit.corpus.formats.wirekit import standard_base64
-from toolkit.redact.detect import Finding, Span, _Rule, _scan
+from toolkit.redact.detect import KINDS, Finding, Span, _Rule, _scan
 from toolkit.redact.placeholders import _apply, _Placeholders
 from toolkit.redact.repeats import _Known, _merge
+from toolkit.redact.runs import encode_run, read_back, runs
+from toolkit.redact.views import View, to_raw, views
 
+_RANK = {kind: i for i, kind in enumerate(KINDS)}
 _BODY_GATE = re.compile(r'"base64_string"|"encoding"\s*:\s*"base64"|!!?binary\b|^[ \t-]*base64_string[ \t]*:', re.M)
 _BINARY_TAGS = frozenset({"tag:yaml.org,2002:binary", "!binary"})
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
@@ -58,6 +61,20 @@ class _Codec:
     mtime: int
     urlsafe: bool
     padded: bool
+    alphabet: Literal["base64", "hex"] = "base64"
+    upper: bool = False
+    """Hex digits in upper case."""
+    binary: bool = False
+    """Not UTF-8: read byte for byte (``surrogateescape``), so that a secret in it is still seen."""
+
+
+@dataclass(frozen=True)
+class _Viewed:
+    """One line read with its escapes undone (``views``), and what each view's scan found there,
+    in that view's own coordinates."""
+
+    chain: tuple[View, ...]
+    findings: tuple[tuple[Finding, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -73,6 +90,11 @@ class _Body:
     """The runs of base64 in ``text[start:end]`` (relative to ``start``): lines, in YAML or with ``\\n`` in JSON."""
     rewritable: bool
     """Whether the base64 runs are the whole value (no escape inside), so new ones can take their place."""
+    viewed: tuple[_Viewed, ...] = ()
+    json_token: bool = False
+    """A JSON string: where its runs cannot be rewritten in place, the whole string can be."""
+    free: bool = False
+    """A run in ordinary text (``runs``), not a recorded body a cassette names."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +105,7 @@ class _Contents:
     findings: list[Finding]
     bodies: tuple[_Body, ...] = ()
     unscanned: tuple[str, ...] = ()
+    viewed: tuple[_Viewed, ...] = ()
 
     def all_findings(self) -> Iterator[Finding]:
         yield from self.findings
@@ -90,8 +113,58 @@ class _Contents:
             yield from body.findings
 
 
-def _contents(text: str, rules: Sequence[_Rule]) -> _Contents:
+def _coalesce(findings: Sequence[Finding]) -> list[Finding]:
+    """Findings without overlaps: where two overlap (a raw scan saw the head of a key whose tail an
+    escape hid) one replacement covers both, named for the longer (the more specific kind if as long)."""
+    merged: list[Finding] = []
+    for finding in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if merged and finding.start < merged[-1].end:
+            last = merged[-1]
+            keep = min(last, finding, key=lambda f: (f.start - f.end, _RANK.get(f.kind, len(_RANK))))
+            merged[-1] = Finding(keep.kind, last.start, max(last.end, finding.end), keep.detector, keep.value)
+            continue
+        merged.append(finding)
+    return merged
+
+
+def _mapped(viewed: _Viewed, level: int, found: Sequence[Finding]) -> Iterator[Finding]:
+    for finding in found:
+        start, end = to_raw(viewed.chain[:level + 1], finding.start, finding.end)
+        yield Finding(finding.kind, start, end, finding.detector + " (escapes decoded)", finding.value)
+
+
+def _detect(text: str, rules: Sequence[_Rule]) -> tuple[list[Finding], tuple[_Viewed, ...]]:
+    """The secrets of ``text`` as read raw and as read with its escapes undone, in raw coordinates."""
     findings = _scan(text, rules)
+    viewed = []
+    decoded: list[Finding] = []
+    for chain in views(text):
+        found = tuple(tuple(_scan(view.text, rules)) for view in chain)
+        viewed.append(_Viewed(chain, found))
+        for level, level_found in enumerate(found):
+            decoded.extend(_mapped(viewed[-1], level, level_found))
+    if not decoded:
+        return findings, tuple(viewed)
+    return _coalesce([*decoded, *_outside(findings, decoded)]), tuple(viewed)
+
+
+def _redetect(text: str, findings: Sequence[Finding], viewed: Sequence[_Viewed], known: _Known,
+              priority: int) -> list[Finding]:
+    """The first pass's findings and every repetition of a secret known from anywhere in the run,
+    raw or with escapes undone."""
+    merged = _merge(text, findings, known, priority)
+    if not viewed:
+        return merged
+    for item in viewed:
+        for level, view in enumerate(item.chain):
+            repeats = [Finding(kind, start, end, detector, value)
+                       for _, start, end, kind, detector, value in known.candidates(view.text, priority)]
+            merged.extend(_mapped(item, level, repeats))
+    return _coalesce(merged)
+
+
+def _contents(text: str, rules: Sequence[_Rule]) -> _Contents:
+    findings, viewed = _detect(text, rules)
     regions, problem = _regions(text)
     bodies: list[_Body] = []
     unscanned: list[str] = [problem] if problem else []
@@ -103,20 +176,47 @@ def _contents(text: str, rules: Sequence[_Rule]) -> _Contents:
             bodies.append(opened)
     if bodies:
         findings = _outside(findings, bodies)
-    return _Contents(findings, tuple(bodies), tuple(unscanned))
+    taken: list[_Body | Finding] = sorted([*bodies, *findings], key=lambda item: item.start)
+    starts = [item.start for item in taken]
+    for run in runs(text):
+        if _touched(run.start, run.end, starts, taken):
+            continue  # inside a recorded body (decoded as that) or a secret found whole (a JWT's header)
+        found, inner = _detect(run.text, rules)
+        codec = _Codec("", 0, urlsafe=False, padded=run.padded, alphabet=run.alphabet, upper=run.upper)
+        bodies.append(_Body(run.start, run.end, run.text, codec, tuple(found), run.chunks, True, inner, free=True))
+    bodies.sort(key=lambda b: b.start)
+    return _Contents(findings, tuple(bodies), tuple(unscanned), viewed)
 
 
-def _outside(findings: Sequence[Finding], bodies: Sequence[_Body]) -> list[Finding]:
-    """The findings that do not touch a body: what a pattern sees in base64 is chance."""
-    starts = [b.start for b in bodies]
-    kept = []
-    for finding in findings:
-        i = bisect.bisect_right(starts, finding.start)
-        if i > 0 and bodies[i - 1].end > finding.start:
+def _touches(body: _Body, findings: Sequence[Finding]) -> bool:
+    return any(f.start < body.end and body.start < f.end for f in findings)
+
+
+def _touched(start: int, end: int, starts: Sequence[int], items: Sequence[_Body | Finding]) -> bool:
+    """Whether ``[start, end)`` overlaps one of ``items`` (sorted, not overlapping; ``starts`` theirs)."""
+    i = bisect.bisect_right(starts, start)
+    return (i > 0 and items[i - 1].end > start) or (i < len(items) and items[i].start < end)
+
+
+def _outside(findings: Sequence[Finding], bodies: Sequence[_Body | Finding]) -> list[Finding]:
+    """The findings that do not touch a body (what a pattern sees in base64 is chance), or a finding
+    made with escapes undone (where the raw text misled the raw scan: ``app:pw@db`` in
+    ``postgres:\\/\\/app:pw@db`` is no e-mail address)."""
+    items = _coalesce_spans(bodies)
+    starts = [item.start for item in items]
+    return [f for f in findings if not _touched(f.start, f.end, starts, items)]
+
+
+def _coalesce_spans(items: Sequence[_Body | Finding]) -> list[_Body | Finding]:
+    """``items`` sorted, each one that starts inside the one before dropped (its span is covered
+    enough for ``_touched``: every overlap with it also overlaps that one or a later one)."""
+    kept: list[_Body | Finding] = []
+    for item in sorted(items, key=lambda i: i.start):
+        if kept and item.start < kept[-1].end:
+            if item.end > kept[-1].end:
+                kept.append(item)
             continue
-        if i < len(bodies) and bodies[i].start < finding.end:
-            continue
-        kept.append(finding)
+        kept.append(item)
     return kept
 
 
@@ -268,19 +368,20 @@ def _decode(value: str) -> tuple[str, _Codec] | str | None:
     elif len(data) > 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0:
         with contextlib.suppress(zlib.error):
             data, compression = zlib.decompress(data), "zlib"
+    binary = False
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         if data.startswith(_IMAGE_MAGIC) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
             return None  # an image: no text to scan, as base64 images elsewhere
-        return "base64 body is not UTF-8 text (binary, or compressed in a way this reader cannot undo), not scanned"
+        text, binary = data.decode("utf-8", "surrogateescape"), True
     urlsafe = "-" in compact or "_" in compact
-    return text, _Codec(compression, mtime, urlsafe, padded=len(compact) % 4 == 0)
+    return text, _Codec(compression, mtime, urlsafe, padded=len(compact) % 4 == 0, binary=binary)
 
 
 def _encode(text: str, codec: _Codec) -> str | None:
     """``text`` encoded as ``codec`` says, or ``None`` when that does not decode back to it."""
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "surrogateescape" if codec.binary else "strict")
     if codec.compression == "gzip":
         data = gzip.compress(data, mtime=codec.mtime)
     elif codec.compression == "zlib":
@@ -303,8 +404,9 @@ def _open_body(text: str, region: _Region, rules: Sequence[_Rule]) -> _Body | st
     body_text, codec = decoded
     spans, payload = _chunks(text[region.start:region.end], region)
     rewritable = bool(spans) and payload == "".join(region.value.split())
-    return _Body(region.start, region.end, body_text, codec, tuple(_scan(body_text, rules)), tuple(spans),
-                 rewritable)
+    found, viewed = _detect(body_text, rules)
+    return _Body(region.start, region.end, body_text, codec, tuple(found), tuple(spans), rewritable, viewed,
+                 json_token=region.syntax == "json")
 
 
 def _rewrite(raw: str, body: _Body, payload: str) -> str:
@@ -320,24 +422,35 @@ def _rewrite(raw: str, body: _Body, payload: str) -> str:
     return raw[:spans[0][0]] + joint.join(lines) + raw[spans[-1][1]:]
 
 
+@dataclass(frozen=True)
+class _Redacted:
+    """One text redacted: the new text, the kinds replaced, why some part could not be, and how many
+    secrets were seen but could not be replaced (a file holding any is not copied)."""
+
+    text: str
+    counts: Counter[str]
+    reasons: list[str]
+    left: int = 0
+
+
 def _redact_contents(
     text: str, contents: _Contents, known: _Known, placeholders: _Placeholders, priority: int
-) -> tuple[str, Counter[str], list[str]]:
-    """``text`` with every secret replaced, inside encoded bodies too; the kinds replaced; why some
-    secret could not be replaced."""
+) -> _Redacted:
+    """``text`` with every secret replaced, inside encoded bodies and escapes too."""
     bodies = contents.bodies
-    outer = _merge(text, contents.findings, known, priority)
+    outer = placeholders.relabel(_redetect(text, contents.findings, contents.viewed, known, priority))
     if not bodies:
-        return (_apply(text, outer, placeholders) if outer else text), Counter(f.kind for f in outer), []
-    outer = _outside(outer, bodies)
+        return _Redacted(_apply(text, outer, placeholders) if outer else text, Counter(f.kind for f in outer), [])
+    outer = _outside(outer, [b for b in bodies if not b.free])
     edits: list[tuple[int, int, Finding | _Body]] = [(f.start, f.end, f) for f in outer]
-    edits += [(b.start, b.end, b) for b in bodies]
+    edits += [(b.start, b.end, b) for b in bodies if b.free is False or not _touches(b, outer)]
     edits.sort(key=lambda e: e[0])
     parts: list[str] = []
     size = 0
     counts: Counter[str] = Counter()
     reasons: list[str] = []
     written: list[tuple[int, str]] = []
+    left = 0
     last = 0
     for start, end, item in edits:
         parts.append(text[last:start])
@@ -348,27 +461,46 @@ def _redact_contents(
             counts[item.kind] += 1
         else:
             replacement = text[start:end]
-            inner = _merge(item.text, item.findings, known, priority)
+            inner = placeholders.relabel(_redetect(item.text, item.findings, item.viewed, known, priority))
             if inner:
-                line = text.count("\n", 0, start) + 1
                 new_text = _apply(item.text, inner, placeholders)
-                payload = _encode(new_text, item.codec) if item.rewritable else None
-                if payload is None:
-                    reasons.append(f"line {line}: {len(inner)} secret(s) in an encoded body left in place: "
+                rewritten = _rewritten(replacement, item, new_text)
+                if rewritten is None:
+                    line = text.count("\n", 0, start) + 1
+                    reasons.append(f"line {line}: {len(inner)} secret(s) in an encoded body cannot be replaced: "
                                    "the body cannot be encoded back as it was")
+                    left += len(inner)
                 else:
-                    replacement = _rewrite(replacement, item, payload)
-                    written.append((size, new_text))
+                    replacement = rewritten
+                    if not item.free:
+                        written.append((size, new_text))
                     counts.update(f.kind for f in inner)
         parts.append(replacement)
         size += len(replacement)
     parts.append(text[last:])
     redacted = "".join(parts)
     if written and not _bodies_read_back(redacted, written):
-        reasons.append(f"{len(written)} encoded body(ies) with secrets left in place: written back, they did not "
-                       "read as the redacted text")
-        return _apply(text, outer, placeholders), Counter(f.kind for f in outer), reasons
-    return redacted, counts, reasons
+        reasons.append(f"{len(written)} encoded body(ies) with secrets: written back, they did not read as the "
+                       "redacted text")
+        return _Redacted(_apply(text, outer, placeholders), Counter(f.kind for f in outer), reasons,
+                         left + sum(counts.values()) - len(outer))
+    return _Redacted(redacted, counts, reasons, left)
+
+
+def _rewritten(raw: str, body: _Body, new_text: str) -> str | None:
+    """A body's raw text encoded anew from ``new_text``, or ``None`` where that cannot be done."""
+    if body.free:
+        codec = body.codec
+        rewritten = _rewrite(raw, body, encode_run(new_text, codec.alphabet, codec.padded, codec.upper))
+        return rewritten if read_back(rewritten) == new_text else None
+    payload = _encode(new_text, body.codec)
+    if payload is None:
+        return None
+    if body.rewritable:
+        return _rewrite(raw, body, payload)
+    if body.json_token:  # an escape inside the base64: the whole string is written anew, without it
+        return json.dumps(payload)
+    return None
 
 
 def _bodies_read_back(text: str, written: Sequence[tuple[int, str]]) -> bool:

@@ -25,6 +25,8 @@ from detect_secrets.plugins.sendgrid import SendGridDetector
 from detect_secrets.plugins.slack import SlackDetector
 from detect_secrets.plugins.stripe import StripeDetector
 
+from toolkit.redact.assignments import command_passwords, named_secrets
+
 KINDS: tuple[str, ...] = (
     "private-key",
     "jwt",
@@ -42,6 +44,8 @@ KINDS: tuple[str, ...] = (
     "sendgrid-key",
     "url-password",
     "bearer-token",
+    "command-password",
+    "named-secret",
     "email",
     "home-user",
 )
@@ -450,6 +454,11 @@ _AWS_SECRET = re.compile(
 where a name labels them, as environment variables, YAML or escaped JSON, a line folded between
 name and value (YAML folds long strings): detect-secrets' pattern needs a bare quote right after
 the value and the name on the value's line."""
+_AWS_SECRET_FIELD = re.compile(
+    r"secret_?access_?key\\*[\"']?\s*[:=]\s*\\*[\"']?\s*([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.IGNORECASE)
+"""The same key as the AWS CLI and SDKs print it, named without ``aws``: ``"SecretAccessKey": "..."``
+in the output of ``aws iam create-access-key`` and ``aws sts assume-role``
+(https://docs.aws.amazon.com/cli/latest/reference/iam/create-access-key.html)."""
 
 
 def _no_markup(value: str) -> bool:
@@ -483,6 +492,9 @@ def _rules(homes: tuple[str, ...]) -> tuple[_Rule, ...]:
         _Rule("aws-access-key-id", _DS + "AWSKeyDetector", _tokens(aws_id, _ALNUM, fixed=True)),
         _Rule("aws-secret-key", _DS + "AWSKeyDetector", _tokens(aws_secret, None, group=1, anchors=("aws",))),
         _Rule("aws-secret-key", _OWN, _tokens(_AWS_SECRET, None, group=1, check=_aws_secret_shape, anchors=("aws",))),
+        _Rule("aws-secret-key", _OWN, _tokens(_AWS_SECRET_FIELD, None, group=1, check=_aws_secret_shape,
+                                             anchors=("secretaccesskey", "secret_accesskey", "secretaccess_key",
+                                                      "secret_access_key"))),
         *(_Rule("pypi-token", _DS + "PypiTokenDetector", _tokens(r, _B64URL)) for r in PypiTokenDetector.denylist),
         *(_Rule("sendgrid-key", _DS + "SendGridDetector", _tokens(r, _B64URL, fixed=True))
           for r in SendGridDetector.denylist),
@@ -490,6 +502,8 @@ def _rules(homes: tuple[str, ...]) -> tuple[_Rule, ...]:
         *(_Rule("url-password", _DS + "BasicAuthDetector", _tokens(r, None, group=1, check=_no_markup))
           for r in BasicAuthDetector.denylist),
         _Rule("bearer-token", _OWN, _bearer),
+        _Rule("command-password", _OWN, command_passwords),
+        _Rule("named-secret", _OWN, named_secrets),
         _Rule("email", _OWN, _email),
         _Rule("home-user", _OWN, _homes(_HOME_POSIX, _path_starts)),
         _Rule("home-user", _OWN, _homes(_HOME_WINDOWS, _drive_starts)),

@@ -16,22 +16,32 @@ from typing import Any, Literal
 
 from toolkit.corpus import SKIP_DIRS
 from toolkit.errors import InvalidInput, MissingPath
-from toolkit.redact.bodies import _Contents, _contents, _redact_contents
+from toolkit.redact.bodies import (
+    _coalesce,
+    _Contents,
+    _contents,
+    _detect,
+    _redact_contents,
+    _Redacted,
+    _redetect,
+)
 from toolkit.redact.detect import KINDS, Finding, _default_homes, _Rule, _rules
-from toolkit.redact.placeholders import _canonical, _Placeholders
+from toolkit.redact.encodings import Encoding, read, write
+from toolkit.redact.placeholders import _apply, _canonical, _Placeholders
 from toolkit.redact.repeats import _Known
 
-Status = Literal["redacted", "clean", "partial", "not-scanned", "skipped", "error"]
+Status = Literal["redacted", "clean", "partial", "skipped", "refused", "error"]
 
 
 @dataclass(frozen=True)
 class FileReport:
     """What redaction did to one file: ``redacted`` (secrets replaced), ``clean`` (scanned, copied
     as is), ``partial`` (scanned and copied, secrets found replaced, but some part could not be
-    scanned or rewritten: a recorded body that does not decode to text or cannot be encoded back;
-    ``reason`` says which), ``not-scanned`` (neither text nor a known container: copied as is),
-    ``skipped`` (a version-control or tool directory, not copied) or ``error`` (could not be read
-    or written)."""
+    scanned: a recorded body that does not decode; ``reason`` says which), ``refused`` (not copied:
+    compressed, so it cannot be read, or holding a secret that cannot be replaced), ``skipped`` (a
+    version-control or tool directory, not copied) or ``error`` (could not be read or written).
+    A file that is not UTF-8 is read byte for byte (``reason`` says so) and redacted like text.
+    ``path`` is where the file sits in the copy, its secrets replaced in its name too."""
 
     path: str
     status: Status
@@ -65,8 +75,8 @@ class RedactionSummary:
             "redacted": self.count("redacted"),
             "clean": self.count("clean"),
             "partial": self.count("partial"),
-            "not_scanned": self.count("not-scanned"),
             "skipped": self.count("skipped"),
+            "refused": self.count("refused"),
             "errors": self.count("error"),
             "findings": self.findings,
             "by_kind": dict(self.by_kind),
@@ -87,11 +97,12 @@ class _Plan:
 
     source: Path
     rel: str
-    mode: Literal["pending", "text", "zip", "binary", "error", "skipped"]
+    mode: Literal["pending", "text", "zip", "refused", "error", "skipped"]
     reason: str | None = None
     texts: dict[str, _Contents] = field(default_factory=dict)
     """Per zip member (``""`` for a plain text file)."""
-    binary_members: int = 0
+    encodings: dict[str, Encoding] = field(default_factory=dict)
+    """How each member (``""``: the file) holds its text, where that is not plain UTF-8."""
 
     def findings(self) -> Iterator[Finding]:
         for contents in self.texts.values():
@@ -106,38 +117,57 @@ def _scan_file(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
         data = source.read_bytes()
     except OSError as exc:
         return _Plan(source, rel, "error", f"cannot read: {exc.strerror or exc}")
+    notes = []
     if data.startswith(_ZIP_MAGIC):
-        return _scan_zip(source, rel, rules)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return _Plan(source, rel, "binary", "not UTF-8 text and not a ZIP archive")
-    return _Plan(source, rel, "text", texts={"": _contents(text, rules)})
+        plan = _scan_zip(source, rel, rules)
+        if plan.mode != "error":
+            return plan
+        notes.append(f"{plan.reason}: read as one text")
+    opened = read(data)
+    if isinstance(opened, str):
+        return _Plan(source, rel, "refused", opened)
+    text, encoding = opened
+    note = encoding.note()
+    if note:
+        notes.append(note)
+    return _Plan(source, rel, "text", "; ".join(notes) or None, texts={"": _contents(text, rules)},
+                 encodings={"": encoding})
+
+
+def _text(data: bytes) -> tuple[str, Encoding]:
+    """The text of bytes read before (so readable): a file of the plan, or a member of its archive."""
+    opened = read(data)
+    if isinstance(opened, str):
+        raise InvalidInput(opened)
+    return opened
 
 
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError, ValueError)
 
 
 def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
+    """A ZIP archive member by member; one that cannot be read is read as bytes instead (mode ``error``
+    tells the caller to)."""
     texts: dict[str, _Contents] = {}
-    binary = 0
+    encodings: dict[str, Encoding] = {}
     try:
         with zipfile.ZipFile(source) as archive:
             for info in archive.infolist():
                 if info.is_dir():
                     continue
-                data = archive.read(info)
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    binary += 1
-                    continue
+                opened = read(archive.read(info))
+                if isinstance(opened, str):
+                    return _Plan(source, rel, "refused", f"member {info.filename}: {opened}")
+                text, encodings[info.filename] = opened
                 contents = _contents(text, rules)
                 texts[info.filename] = _Contents(
-                    contents.findings, contents.bodies, tuple(f"{info.filename}: {r}" for r in contents.unscanned))
+                    contents.findings, contents.bodies, tuple(f"{info.filename}: {r}" for r in contents.unscanned),
+                    contents.viewed)
     except _ZIP_ERRORS as exc:
-        return _Plan(source, rel, "binary", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
-    return _Plan(source, rel, "zip", texts=texts, binary_members=binary)
+        return _Plan(source, rel, "error", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
+    notes = sorted({note for e in encodings.values() if (note := e.note())})
+    reason = f"members: {'; '.join(notes)}" if notes else None
+    return _Plan(source, rel, "zip", reason, texts=texts, encodings=encodings)
 
 
 def _walk(root: Path) -> list[_Plan]:
@@ -198,6 +228,34 @@ def _progress(total: int, show: bool) -> Any:
     return tqdm(total=total, desc="redacting", unit="file", disable=not show)
 
 
+def _in_name(part: str, rules: Sequence[_Rule]) -> list[Finding]:
+    """The secrets in one part of a path: a dash joins words in a name (``rollout-ghp_...``), where in
+    text it would continue a token, so the part is also read with its dashes as spaces."""
+    found = _detect(part, rules)[0]
+    if "-" in part:
+        found = _coalesce([*found, *(Finding(f.kind, f.start, f.end, f.detector, part[f.start:f.end])
+                                     for f in _detect(part.replace("-", " "), rules)[0])])
+    return found
+
+
+def _name_findings(rel: str, rules: Sequence[_Rule]) -> list[Finding]:
+    """The secrets in a file's or folder's name (each part of its path)."""
+    return [f for part in rel.rstrip("/").split("/") for f in _in_name(part, rules)]
+
+
+def _renamed(rel: str, rules: Sequence[_Rule], known: _Known, placeholders: _Placeholders,
+             priority: int) -> tuple[str, Counter[str]]:
+    """``rel`` with the secrets of each part of it replaced, and their kinds."""
+    parts = []
+    counts: Counter[str] = Counter()
+    for part in rel.split("/"):
+        found = _redetect(part, _in_name(part, rules), (), known, priority)
+        found = placeholders.relabel(found)
+        counts.update(f.kind for f in found)
+        parts.append(_apply(part, found, placeholders) if found else part)
+    return "/".join(parts), counts
+
+
 def scan(path: str | Path, *, homes: Sequence[str] | None = None, progress: bool = False) -> RedactionSummary:
     """What ``redact`` would find in ``path``, writing nothing (``output`` is empty): one pass, so
     a secret is counted where a detector sees it, not where only its repetition would be replaced."""
@@ -209,16 +267,18 @@ def scan(path: str | Path, *, homes: Sequence[str] | None = None, progress: bool
     reports: list[FileReport] = []
     by_kind: Counter[str] = Counter()
     distinct: dict[str, set[str]] = {}
+    placeholders = _Placeholders()
     with _progress(len(plans), progress) as bar:
         for plan in plans:
             if plan.mode == "pending":
                 plan = _scan_file(plan.source, plan.rel, rules)
-            findings = list(plan.findings())
+            findings = [*plan.findings(), *_name_findings(plan.rel, rules)]
             for finding in findings:
                 distinct.setdefault(finding.kind, set()).add(_canonical(finding.kind, finding.value))
             counts = Counter(f.kind for f in findings)
             by_kind.update(counts)
-            reports.append(_report(plan, counts, plan.unscanned()))
+            rel, _ = _renamed(plan.rel, rules, _Known(()), placeholders, len(rules))
+            reports.append(_report(plan, counts, plan.unscanned(), rel))
             bar.update(1)
     return RedactionSummary(str(source), "", tuple(reports), _ordered(by_kind), _ordered(
         Counter({kind: len(values) for kind, values in distinct.items()})))
@@ -229,19 +289,25 @@ def redact(
 ) -> RedactionSummary:
     """Write a copy of ``path`` (a file or a directory) to ``out`` with every secret replaced.
 
-    Text files (every format the toolkit imports is text) are rewritten with placeholders in
-    place of secrets, base64 (and gzip) bodies of recorded exchanges included (a file where one
-    cannot be decoded to text or encoded back is reported ``partial``, with the reason); ZIP
-    archives (inspect ``.eval``) are rewritten member by member; other files are copied and
-    reported as not scanned; version-control and tool directories (``.git``,
-    ``.venv``...) are not copied. A file that cannot be read or written is reported with its reason
-    and the run goes on. Raises ``InvalidInput`` (a ``ValueError``), before writing anything, when
-    ``out`` is ``path`` or a file of the copy would land inside ``path``, and ``MissingPath`` when
-    ``path`` does not exist.
+    Every file is read as text (byte for byte where it is not UTF-8) and written with placeholders
+    in place of secrets: seen raw, with JSON escapes undone, inside base64 and hex runs and inside
+    the base64 (and gzip) bodies of recorded exchanges (each encoded back as it was), and in file
+    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member. A compressed
+    file, or one holding a secret that cannot be replaced, is refused: reported, not copied.
+    Version-control and tool directories (``.git``, ``.venv``...) are not copied. A file that cannot
+    be read or written is reported with its reason and the run goes on. Raises ``InvalidInput`` (a
+    ``ValueError``), before writing anything, when ``out`` is ``path`` or a file of the copy would
+    land inside ``path``, and ``MissingPath`` when ``path`` does not exist.
 
     Two passes: the first finds secrets in every file, the second replaces them and every other
     verbatim appearance of a secret found anywhere (so a token labelled in one file is replaced
-    where it appears bare in another)."""
+    where it appears bare in another, a home folder's user name wherever it names the account)."""
+    return _redact(path, out, homes=homes, progress=progress)[0]
+
+
+def _redact(
+    path: str | Path, out: str | Path, *, homes: Sequence[str] | None, progress: bool
+) -> tuple[RedactionSummary, _Known]:
     source, target = Path(path), Path(out)
     destination = _destination(source, target)
     rules = _rules(tuple(homes) if homes is not None else _default_homes())
@@ -249,96 +315,107 @@ def redact(
     if source.is_dir():
         _refuse_overlap(source, destination, plans)
     with _progress(2 * len(plans), progress) as bar:
+        names: list[Finding] = []
         for i, plan in enumerate(plans):
             if plan.mode == "pending":
                 plans[i] = _scan_file(plan.source, plan.rel, rules)
+            names.extend(_name_findings(plan.rel, rules))
             bar.update(1)
-        known = _Known(f for plan in plans for f in plan.findings())
-        placeholders = _Placeholders()
+        found = [*(f for plan in plans for f in plan.findings()), *names]
+        known = _Known(found)
+        placeholders = _Placeholders(found)
         reports: list[FileReport] = []
         by_kind: Counter[str] = Counter()
         for plan in plans:
-            where = destination if not source.is_dir() else destination / plan.rel
-            report = _write(plan, where, known, placeholders, len(rules))
+            rel, renamed = _renamed(plan.rel, rules, known, placeholders, len(rules))
+            where = destination if not source.is_dir() else destination / rel
+            report = _write(plan, where, known, placeholders, len(rules), rel, renamed)
             by_kind.update(report.findings)
             reports.append(report)
             bar.update(1)
-    return RedactionSummary(str(source), str(destination), tuple(reports), _ordered(by_kind),
-                            _ordered(placeholders.per_kind))
+    summary = RedactionSummary(str(source), str(destination), tuple(reports), _ordered(by_kind),
+                               _ordered(placeholders.per_kind))
+    return summary, known
 
 
 def _ordered(counts: Counter[str]) -> dict[str, int]:
     return {kind: counts[kind] for kind in KINDS if counts[kind]}
 
 
-def _report(plan: _Plan, counts: Counter[str], unscanned: Sequence[str] = ()) -> FileReport:
-    if plan.mode in ("error", "skipped"):
-        return FileReport(plan.rel, plan.mode, reason=plan.reason)
-    if plan.mode == "binary":
-        return FileReport(plan.rel, "not-scanned", reason=plan.reason)
-    notes = [f"{plan.binary_members} binary member(s) not scanned"] if plan.binary_members else []
+def _report(plan: _Plan, counts: Counter[str], unscanned: Sequence[str] = (), rel: str | None = None) -> FileReport:
+    rel = plan.rel if rel is None else rel
+    if plan.mode in ("error", "skipped", "refused"):
+        return FileReport(rel, plan.mode, _ordered(counts), reason=plan.reason)
+    notes = [plan.reason] if plan.reason else []
     if unscanned:
         shown = "; ".join(unscanned[:3]) + (f"; and {len(unscanned) - 3} more" if len(unscanned) > 3 else "")
         notes.append(f"partially scanned: {shown}")
     status: Status = "partial" if unscanned else "redacted" if counts else "clean"
-    return FileReport(plan.rel, status, _ordered(counts), "; ".join(notes) or None)
+    return FileReport(rel, status, _ordered(counts), "; ".join(notes) or None)
 
 
-def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> FileReport:
-    if plan.mode in ("error", "skipped"):
-        return _report(plan, Counter())
+def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int, rel: str,
+           renamed: Counter[str]) -> FileReport:
+    if plan.mode in ("error", "skipped", "refused"):
+        return _report(plan, renamed, rel=rel)
     try:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        if plan.mode == "binary":
-            shutil.copy2(plan.source, where)
-            return _report(plan, Counter())
         if plan.mode == "zip":
-            counts, reasons = _write_zip(plan, where, known, placeholders, priority)
+            done = _write_zip(plan, where, known, placeholders, priority)
         else:
-            counts, reasons = _write_text(plan, where, known, placeholders, priority)
-    except (OSError, UnicodeDecodeError, *_ZIP_ERRORS) as exc:
+            done = _write_text(plan, where, known, placeholders, priority)
+    except (OSError, UnicodeError, *_ZIP_ERRORS) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return FileReport(plan.rel, "error", reason=f"cannot write the copy: {reason}")
-    return _report(plan, counts, [*plan.unscanned(), *reasons])
+        return FileReport(rel, "error", reason=f"cannot write the copy: {reason}")
+    counts = done.counts + renamed
+    if done.left:
+        why = "; ".join(done.reasons[:3])
+        return FileReport(rel, "refused", _ordered(counts),
+                          f"not copied: {done.left} secret(s) cannot be replaced ({why})")
+    return _report(plan, counts, [*plan.unscanned(), *done.reasons], rel)
 
 
-def _write_text(
-    plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int
-) -> tuple[Counter[str], list[str]]:
-    text = plan.source.read_bytes().decode("utf-8")
-    redacted, counts, reasons = _redact_contents(text, plan.texts[""], known, placeholders, priority)
-    if redacted == text:
+def _write_text(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> _Redacted:
+    text, encoding = _text(plan.source.read_bytes())
+    done = _redact_contents(text, plan.texts[""], known, placeholders, priority)
+    if done.left:
+        return done
+    where.parent.mkdir(parents=True, exist_ok=True)
+    if done.text == text:
         shutil.copy2(plan.source, where)
-        return Counter(), reasons
-    where.write_bytes(redacted.encode("utf-8"))
+        return done
+    where.write_bytes(write(done.text, encoding))
     shutil.copystat(plan.source, where)
-    return counts, reasons
+    return done
 
 
-def _write_zip(
-    plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int
-) -> tuple[Counter[str], list[str]]:
+def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> _Redacted:
     counts: Counter[str] = Counter()
     reasons: list[str] = []
+    left = 0
     members: list[tuple[zipfile.ZipInfo, bytes]] = []
     with zipfile.ZipFile(plan.source) as archive:
         comment = archive.comment
         for info in archive.infolist():
             data = archive.read(info)
             if info.filename in plan.texts:
-                text = data.decode("utf-8")
-                redacted, found, why = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)
-                reasons.extend(f"{info.filename}: {r}" for r in why)
-                if redacted != text:
-                    data = redacted.encode("utf-8")
-                    counts.update(found)
+                text, encoding = _text(data)
+                done = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)
+                reasons.extend(f"{info.filename}: {r}" for r in done.reasons)
+                left += done.left
+                if done.text != text:
+                    data = write(done.text, encoding)
+                    counts.update(done.counts)
             members.append((info, data))
+    done = _Redacted("", counts, reasons, left)
+    if left:
+        return done
+    where.parent.mkdir(parents=True, exist_ok=True)
     if not counts:
         shutil.copy2(plan.source, where)
-        return counts, reasons
+        return done
     with zipfile.ZipFile(where, "w") as archive:
         archive.comment = comment
         for info, data in members:
             archive.writestr(info, data)
     shutil.copystat(plan.source, where)
-    return counts, reasons
+    return done

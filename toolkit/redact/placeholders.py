@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from toolkit.redact.detect import Finding, scan_text
+from toolkit.redact.detect import KINDS, Finding, scan_text
 
 
 def placeholder(kind: str, number: int) -> str:
@@ -25,11 +25,24 @@ def _canonical(kind: str, value: str) -> str:
 
 
 class _Placeholders:
-    """Numbers each distinct secret of a kind in the order a run meets it."""
+    """Numbers each distinct secret of a kind in the order a run meets it. ``kinds`` names a secret
+    found as several kinds (a GitHub token also assigned to ``TOKEN=``) by the most specific, so it
+    gets one placeholder wherever it is."""
 
-    def __init__(self) -> None:
+    def __init__(self, findings: Iterable[Finding] = ()) -> None:
         self.numbers: dict[tuple[str, str], int] = {}
         self.per_kind: Counter[str] = Counter()
+        rank = {kind: i for i, kind in enumerate(KINDS)}
+        self.kinds: dict[str, str] = {}
+        for finding in findings:
+            known = self.kinds.get(finding.value)
+            if known is None or rank[finding.kind] < rank[known]:
+                self.kinds[finding.value] = finding.kind
+
+    def relabel(self, findings: Sequence[Finding]) -> list[Finding]:
+        """``findings`` each named for the most specific kind its secret was found as."""
+        return [f if self.kinds.get(f.value, f.kind) == f.kind else
+                Finding(self.kinds[f.value], f.start, f.end, f.detector, f.value) for f in findings]
 
     def get(self, kind: str, value: str) -> str:
         key = (kind, _canonical(kind, value))

@@ -27,6 +27,9 @@ _PATH_NAME_MIN = 5
 _DASHED_HOMES = ("-home-", "-Users-", "-users-")
 """How a home folder shows in a folder name made of a path (Claude Code's ``~/.claude/projects/
 -Users-<name>-src-app``, ``C--Users-<name>-...``, where every character but letters and digits is a dash)."""
+_HOME_BEFORE = re.compile(r"(?:(?:home|users)(?:/|\\+)|\b(?:USER|LOGNAME|USERNAME)=[\"']?)$", re.IGNORECASE)
+"""A home folder in any spelling (``/home/``, ``C:\\Users\\``, ``x/home/``: not only where a path
+starts) or the shell's account variables, just before the name."""
 _LS_LINE = re.compile(r"[-dlcbpsDL][rwxsStT-]{9}[@+.]?[ \t]+\d+[ \t]+(?:\S+[ \t]+)?")
 """``ls -l`` up to its owner or group field."""
 
@@ -37,8 +40,9 @@ class _Known:
     A home folder's user name is replaced elsewhere only where it is plainly the name of that
     account, not where it is a word of prose (a user ``sandbox`` and "the sandbox blocked the
     call"): a segment of another path (``/tmp/<name>/``, ``~<name>``, ``<name>/repo``), a folder name made of the
-    home path (``-Users-<name>-project``), ``<name>@host`` (a shell prompt), and a column of command
-    output (``ps``, ``lsof``, ``ls -l``: the name as a field next to a number)."""
+    home path (``-Users-<name>-project``), ``<name>@host`` (a shell prompt), a column of command
+    output (``ps``, ``lsof``, ``ls -l``: the name as a field next to a number), a line of its own
+    (``whoami``), ``USER=<name>``, and after ``home/`` or ``Users\\`` wherever that sits."""
 
     def __init__(self, findings: Iterable[Finding]) -> None:
         self.kinds: dict[str, str] = {}
@@ -86,6 +90,10 @@ def _name_context(text: str, start: int, end: int, size: int, length: int) -> st
     before = text[start - 1] if start else ""
     if text.endswith(_DASHED_HOMES, 0, start):
         return "folder name"
+    if _HOME_BEFORE.search(text, max(0, start - 12), start):
+        return "home folder"
+    if _line_start(text, start) and (end == size or text[end] in "\r\n" or text.startswith("\\n", end)):
+        return "line of its own"
     if end < size - 1 and text[end] == "@" and text[end + 1].isalnum():
         return "shell prompt"
     if length >= _PATH_NAME_MIN and (

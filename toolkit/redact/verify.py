@@ -1,0 +1,89 @@
+"""Verification: a redacted copy read again with every decoder redaction uses (raw text, JSON
+escapes undone, base64 and hex runs, cassette bodies, byte-for-byte reading, file names), so that a
+copy believed safe to share is checked, not assumed, to hold nothing recoverable."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkit.errors import MissingPath
+from toolkit.redact.bodies import _Contents, _redetect
+from toolkit.redact.detect import Finding, _default_homes, _rules
+from toolkit.redact.files import (
+    _ZIP_ERRORS,
+    RedactionSummary,
+    _name_findings,
+    _redact,
+    _scan_file,
+    _text,
+    _walk,
+)
+from toolkit.redact.repeats import _Known
+
+
+@dataclass(frozen=True)
+class Leak:
+    """Something recoverable left in a copy: the file (``file!member`` inside an archive), the kind
+    of secret, and which detector saw it (never the secret itself)."""
+
+    path: str
+    kind: str
+    detector: str
+
+
+def _repeats(text: str, contents: _Contents, known: _Known, priority: int) -> Iterator[Finding]:
+    """Secrets of the original run that reappear in a text of the copy: raw, decoded or in a body."""
+    yield from _redetect(text, [], contents.viewed, known, priority)
+    for body in contents.bodies:
+        yield from _redetect(body.text, [], body.viewed, known, priority)
+
+
+def verify(path: str | Path, *, homes: Sequence[str] | None = None, known: _Known | None = None) -> tuple[Leak, ...]:
+    """Everything recoverable in ``path`` (a redacted copy), in file order; empty when it is clean.
+
+    ``known`` (from the run that wrote the copy) adds the secrets that run found in the original,
+    looked for wherever that run would have replaced them."""
+    source = Path(path)
+    if not source.exists():
+        raise MissingPath(f"no such file or directory: {source}")
+    rules = _rules(tuple(homes) if homes is not None else _default_homes())
+    known = known if known is not None else _Known(())
+    leaks: list[Leak] = []
+    for plan in _walk(source):
+        if plan.mode == "skipped":
+            continue
+        scanned = _scan_file(plan.source, plan.rel, rules) if plan.mode == "pending" else plan
+        found = [*scanned.findings(), *_name_findings(plan.rel, rules)]
+        leaks.extend(Leak(plan.rel, f.kind, f.detector) for f in found)
+        if scanned.mode in ("error", "refused"):
+            leaks.append(Leak(plan.rel, "unreadable", scanned.reason or "cannot be read"))
+            continue
+        for member, text in _texts(scanned.source, scanned.mode == "zip"):
+            where = f"{plan.rel}!{member}" if member else plan.rel
+            leaks.extend(Leak(where, f.kind, f.detector)
+                         for f in _repeats(text, scanned.texts[member], known, len(rules)))
+    return tuple(leaks)
+
+
+def _texts(source: Path, archive: bool) -> Iterator[tuple[str, str]]:
+    if not archive:
+        yield "", _text(source.read_bytes())[0]
+        return
+    try:
+        with zipfile.ZipFile(source) as opened:
+            for info in opened.infolist():
+                if not info.is_dir():
+                    yield info.filename, _text(opened.read(info))[0]
+    except _ZIP_ERRORS:
+        return
+
+
+def redact_and_verify(
+    path: str | Path, out: str | Path, *, homes: Sequence[str] | None = None, progress: bool = False
+) -> tuple[RedactionSummary, tuple[Leak, ...]]:
+    """``redact`` then ``verify`` of the copy, with the secrets this run found in the original."""
+    summary, known = _redact(path, out, homes=homes, progress=progress)
+    return summary, verify(summary.output, homes=homes, known=known)
