@@ -49,7 +49,9 @@ def test_stability_and_check_frames() -> None:
     assert stability_chart(frame).to_dict()["mark"]["type"] == "bar"
     result = check([ANSWERED, SEEN], images=IMAGES, sdk=True)
     assert result.as_dict() == {"sessions": 2, "requests": 2 * len(WIRES) * len(MODES) * 2, "invalid": 0,
-                                "problems": 0, "examples": []}
+                                "problems": 0, "examples": [],
+                                "by_wire_mode": [{"wire": wire, "mode": mode, "requests": 4, "invalid": 0}
+                                                 for wire in WIRES for mode in MODES]}
 
 
 def test_side_by_side_lists_each_modes_wire_messages() -> None:

@@ -30,13 +30,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--all", action="store_true", help="every session of PATH (requires --check)")
     parser.add_argument("--check", action="store_true", help="validate against each wire's documented rules")
     parser.add_argument("--sdk", action="store_true", help="with --check: also validate against the official SDK types")
+    parser.add_argument("--json", action="store_true", help="with --all --check: one JSON object of counts, not the table")
+    parser.add_argument("--pretty", action="store_true", help="print the body indented for reading (not the bytes "
+                        "sent, which stay compact: omit it to get them)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.cli.commands import read_corpus
     from toolkit.replay import request, validate
-    from toolkit.replay.analysis import check
+    from toolkit.replay.analysis import check, check_table
 
     wires = WIRES if args.wire == "all" else (args.wire,)
     modes = MODES if args.mode == "all" else (args.mode,)
@@ -48,17 +51,20 @@ def run(args: argparse.Namespace) -> int:
         if not args.check:
             print("toolkit replay: --all prints counts only, so it needs --check", file=sys.stderr)
             return 2
+        warn_unknown_model(args.model)
         result = check(corpus.sessions, wires=wires, modes=modes, visions=(not args.no_vision,),
                        images=corpus.images, sdk=args.sdk, model=args.model)
-        print(json.dumps(result.as_dict(), ensure_ascii=False))
+        print(json.dumps(result.as_dict(), ensure_ascii=False) if args.json else check_table(result))
         return 0 if result.invalid == 0 else 1
     if len(wires) != 1 or len(modes) != 1:
         print("toolkit replay: 'all' wires or modes need --all --check", file=sys.stderr)
         return 2
+    warn_unknown_model(args.model)
     session = corpus.session(args.session) if args.session else corpus.longest()
     req = request(session, wire=wires[0], mode=modes[0], vision=not args.no_vision, upto=args.upto,
                   images=corpus.images, model=args.model)
-    sys.stdout.buffer.write(req.bytes + b"\n")
+    shown = json.dumps(req.body, ensure_ascii=False, indent=2).encode("utf-8") if args.pretty else req.bytes
+    sys.stdout.buffer.write(shown + b"\n")
     sys.stdout.flush()
     for note in req.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -72,3 +78,21 @@ def run(args: argparse.Namespace) -> int:
             print(f"problem: {problem}", file=sys.stderr)
         return 1 if problems else 0
     return 0
+
+
+def warn_unknown_model(model: str | None) -> None:
+    """A ``--model`` that neither the toolkit's model table nor its list of Ollama models knows is
+    sent as given (a new or local model is the caller's to name), with a warning where ``costs``,
+    ``simulate`` and ``snapshot`` would refuse it: a misspelt id is otherwise found only by the
+    provider."""
+    from toolkit.costs import family
+    from toolkit.errors import UnknownModel
+    from toolkit.replay.availability import SIGHT, bare
+
+    if model is None or bare(model) in {row.model for row in SIGHT}:
+        return
+    try:
+        family(model)
+    except UnknownModel:
+        print(f"warning: --model {model!r} is not in the toolkit's model table (no window, price or image rule); "
+              "the body names it as given: check the spelling", file=sys.stderr)

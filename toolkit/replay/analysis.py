@@ -35,10 +35,14 @@ class CheckResult:
     problems: int
     examples: tuple[str, ...] = field(default=())
     """The first problems found, each naming session, wire, mode and where."""
+    cells: tuple[tuple[str, str, int, int], ...] = field(default=())
+    """Per wire and mode, in the order checked: ``(wire, mode, requests, invalid)``."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"sessions": self.sessions, "requests": self.requests, "invalid": self.invalid,
-                "problems": self.problems, "examples": list(self.examples)}
+                "problems": self.problems, "examples": list(self.examples),
+                "by_wire_mode": [{"wire": wire, "mode": mode, "requests": sent, "invalid": bad}
+                                 for wire, mode, sent, bad in self.cells]}
 
 
 def check(
@@ -59,19 +63,42 @@ def check(
 
     count = requests = invalid = problems = 0
     found: list[str] = []
+    cells = {(wire, mode): [0, 0] for wire in wires for mode in modes}
     for session in sessions:
         count += 1
         for wire in wires:
             for mode in modes:
+                cell = cells[wire, mode]
                 for vision in visions:
                     req = request(session, wire=wire, mode=mode, vision=vision, images=images, model=model)
                     requests += 1
+                    cell[0] += 1
                     bad = validate(req.body, wire) + (sdk_problems(req.body, wire) if sdk else [])
                     if bad:
                         invalid += 1
+                        cell[1] += 1
                         problems += len(bad)
                         found.extend(f"{session.id} {mode} vision={vision}: {p}" for p in bad[: examples - len(found)])
-    return CheckResult(count, requests, invalid, problems, tuple(found[:examples]))
+    return CheckResult(count, requests, invalid, problems, tuple(found[:examples]),
+                       tuple((wire, mode, sent, bad) for (wire, mode), (sent, bad) in cells.items()))
+
+
+def check_table(result: CheckResult) -> str:
+    """The check as people read it: one row per wire, one column per mode, each cell the invalid
+    requests of those sent (``0/12``), then the totals and the first problems found."""
+    modes = list(dict.fromkeys(mode for _, mode, _, _ in result.cells))
+    wires = list(dict.fromkeys(wire for wire, _, _, _ in result.cells))
+    cell = {(wire, mode): f"{bad}/{sent}" for wire, mode, sent, bad in result.cells}
+    width = max([len("wire"), *map(len, wires)])
+    columns = [max(len(mode), *(len(cell[w, mode]) for w in wires)) for mode in modes]
+    lines = ["invalid / requests, per wire and mode",
+             "  ".join(["wire".ljust(width), *(m.rjust(c) for m, c in zip(modes, columns, strict=True))])]
+    lines += ["  ".join([w.ljust(width), *(cell[w, m].rjust(c) for m, c in zip(modes, columns, strict=True))])
+              for w in wires]
+    lines.append(f"{result.sessions} sessions, {result.requests} requests, {result.invalid} invalid "
+                 f"({result.problems} problems)")
+    lines += [f"  {example}" for example in result.examples]
+    return "\n".join(lines)
 
 
 def tokens(req: Request) -> tuple[int, str]:

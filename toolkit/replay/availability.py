@@ -104,7 +104,7 @@ SIGHT: tuple[Sight, ...] = (
 """Ollama models with and without vision (read 2026-11-30). Every other model is taken to see images."""
 
 
-def _bare(model: str) -> str:
+def bare(model: str) -> str:
     """The model as its provider lists it: no route, no Ollama ``:tag``, lower case."""
     return split_route(model)[1].partition(":")[0].lower()
 
@@ -119,7 +119,7 @@ models", https://openrouter.ai/docs/quickstart, read 2026-12-01): ``WIRE_ONLY`` 
 def unsendable(model: str, wire: str) -> tuple[str, ...]:
     """Why a body naming ``model`` would fail on ``wire`` (empty: no row says it would), each
     reason naming its source and the successor the provider names."""
-    name = _bare(model)
+    name = bare(model)
     gateway = split_route(model)[0].partition("/")[0].lower() in GATEWAYS
     reasons: list[str] = []
     for row in WIRE_ONLY:
@@ -136,8 +136,8 @@ def unsendable(model: str, wire: str) -> tuple[str, ...]:
 @lru_cache(maxsize=256)
 def blind(model: str) -> Sight | None:
     """The row saying ``model`` sees no images (``None``: it does, or no row says otherwise)."""
-    name = _bare(model)
+    name = bare(model)
     return next((row for row in SIGHT if row.model == name and not row.vision), None)
 
 
-__all__ = ["GATEWAYS", "RETIRED", "SIGHT", "WIRE_ONLY", "Retired", "Sight", "WireOnly", "blind", "unsendable"]
+__all__ = ["GATEWAYS", "RETIRED", "SIGHT", "WIRE_ONLY", "Retired", "Sight", "WireOnly", "bare", "blind", "unsendable"]
