@@ -38,6 +38,25 @@ def setup() -> None:
 
     alt.renderers.enable("svg")
     alt.data_transformers.disable_max_rows()
+    tables()
+
+
+TABLE_ROWS = 50
+"""Rows a frame shows before the rest are elided (polars then shows the first and last half and
+the frame's shape), where polars' default of 8 hides most of any table a notebook means to show."""
+
+TABLE_TEXT = 400
+"""Characters a cell shows: full ids, paths and a corpus path to copy, not polars' default 30."""
+
+
+def tables() -> None:
+    """Frames shown in full enough to read: up to ``TABLE_ROWS`` rows, every column, cells up to
+    ``TABLE_TEXT`` characters (the report's page scrolls a wide table inside its own box)."""
+    import polars as pl
+
+    pl.Config.set_tbl_rows(TABLE_ROWS)
+    pl.Config.set_tbl_cols(-1)
+    pl.Config.set_fmt_str_lengths(TABLE_TEXT)
 
 
 def _configure(module: ModuleType) -> None:
