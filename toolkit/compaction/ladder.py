@@ -8,7 +8,7 @@ Proactive compaction runs when the client's count passes the policy's trigger
 client's policy has no target and runs each of its rungs once, as the client does. Reactive compaction runs after the provider rejected a request as ``overflow``
 tokens too large: the estimate that let it through undercounted, so the target shrinks by the same
 proportion; and the summary rung is never used, because its model call would carry the very
-request that overflowed (brief section 6, seed 004). Glyph pages take its place: they need no model
+request that overflowed. Glyph pages take its place: they need no model
 call, key or network.
 """
 

@@ -467,7 +467,7 @@ def retention(facts: Sequence[Fact], compacted: Sequence[Message], images: Mappi
     that text, ``source_text``), an upper bound on what a reader recovers. ``tolerance`` lets a fact
     count as read on a page with up to that many misread characters per character (0.1: one in
     ten), since the readers misread several percent of the characters of pages a model reads; the
-    default asks for the fact exactly, as the brief's strictest test."""
+    default asks for the fact exactly, the strictest test: one misread character loses it."""
     kept = "\x00".join(_text(m) for m in compacted if SUMMARY_TAG not in m.tags)
     summaries = "\x00".join(_text(m) for m in compacted if SUMMARY_TAG in m.tags)
     snapshots = [m for m in compacted if SNAPSHOT_TAG in m.tags]

@@ -220,7 +220,8 @@ class OpenAITiles:
                             evidence=self.evidence, seen_evidence=self.evidence, seen_source=OPENAI_VISION_2024)
         w, h = fit_within(width, height, OPENAI_FIT, OPENAI_FIT)
         # "If the shortest side exceeds 768px, scale it down to 768px and round down the other
-        # dimension" (OPENAI_VISION; older wording scaled small images up, see providers.md 1.1).
+        # dimension" (OPENAI_VISION; an older revision of the same page, "Scale so that the image's
+        # shortest side is 768px long", scaled small images up).
         if min(w, h) > OPENAI_SHORT_SIDE:
             if w <= h:
                 w, h = OPENAI_SHORT_SIDE, h * OPENAI_SHORT_SIDE // w
@@ -489,8 +490,8 @@ def _vertex_tiles(width: int, height: int) -> _Outcome:
 @dataclass(frozen=True, slots=True)
 class GeminiMediaResolution:
     """Gemini 3: a fixed ceiling per ``media_resolution`` level, whatever the size or platform.
-    Reported counts sit just under the ceiling (about 1,050-1,100 at the default high, providers.md
-    1.3); the resize itself is not documented (an assumed box, ``_level_box``)."""
+    Reported counts sit just under the ceiling (1,065-1,101 for 256x256 to 4032x3024 at the default
+    high, 3rd-party dataset https://huggingface.co/datasets/JOHNISKING/image-token-cost); the resize itself is not documented (an assumed box, ``_level_box``)."""
 
     source: Source = GEMINI_MEDIA_RESOLUTION
     name: str = "gemini-media-resolution"

@@ -6,7 +6,10 @@ files; they are read from its package directory, checked against the sha256 that
 pins for each download URL, and handed to ``tiktoken.Encoding`` directly. Nothing is downloaded,
 no environment variable is set, no cache directory is written.
 
-Claude and Gemini publish no tokenizer for their current models (providers.md 2.3, 2.4), so their
+Claude and Gemini publish no tokenizer for their current models, only count-tokens endpoints
+(https://platform.claude.com/docs/en/build-with-claude/token-counting,
+https://ai.google.dev/gemini-api/docs/tokens; Anthropic: "it's no longer possible to provide
+ahead-of-time client-side accurate token counts", anthropics/anthropic-sdk-python#375), so their
 counts are estimates from character classes, calibrated against the input tokens the providers
 reported in real transcripts (``toolkit.costs.calibration``); each estimate carries that error.
 """

@@ -311,7 +311,8 @@ COLUMN_COUNTS = np.arange(1, 64, dtype=np.int64)
 TIE = 0.99
 """Pages within 1% of the best characters per token count as equal and the largest wins: area
 pricing makes many small pages cost about the same, but requests limit the number of images
-(Anthropic: 100 per request for 200k-context models, providers.md 1.2)."""
+(Anthropic: at most 100 images per API request for models with a 200k-token context window,
+https://platform.claude.com/docs/en/build-with-claude/vision, page text as captured 2026-07-13)."""
 
 
 @functools.cache
