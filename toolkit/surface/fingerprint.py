@@ -109,8 +109,8 @@ def _written_otherwise(data: bytes) -> bool:
     writes for NaN and infinities that Python writes as ``NaN``/``Infinity``. The test is on the
     bytes, so a string that merely holds such text only costs the slower path. Strings, escapes,
     integers, other floats, key order and separators are written alike
-    (``tests/test_surface_fingerprint_bytes.py`` checks both writers). The one regular expression
-    this replaces took 26 us for a 2.3 KB surface, this 9 (measured 2026-12-01)."""
+    (``tests/test_surface_fingerprint_bytes.py`` checks both writers). A translate and three
+    substring searches are cheaper than the one regular expression they replace."""
     return b"0e" in data.translate(_DIGITS_AS_ZERO) or b"0.0000" in data or b"null" in data
 
 
