@@ -174,10 +174,17 @@ def _prediction(session: Session, row: dict[str, Any], policy: Policy, previous:
 
 
 def predict(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
-    """One row per recorded compaction (``observed``) with its client's modelled policy replayed on
-    the same history (module docstring; columns in ``SCHEMA``). A compaction whose client has no
-    policy, or whose model the toolkit cannot count, keeps its recorded columns and says why in
-    ``note``."""
+    """Each recorded compaction (``observed``) beside its client's modelled policy replayed on the same
+    history, as the module docstring describes.
+
+    A compaction whose client has no policy, or whose model the toolkit cannot count, keeps its
+    recorded columns and says why in ``note``.
+
+    Args:
+        corpus: A corpus, or any sessions.
+
+    Returns:
+        One row per recorded compaction, columns in ``SCHEMA``."""
     sessions = list(corpus)
     found = observed(sessions)
     rows: list[dict[str, Any]] = []

@@ -50,9 +50,15 @@ Trigger = Literal["auto", "manual", "unknown"]
 
 
 def observed(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
-    """One row per compaction a client made (a corpus, or any sessions), in session and source
-    order. What the record lacks (no summary, no usage, a model no tokenizer knows) is null, never
-    an error."""
+    """One row per compaction a client made, in session and source order.
+
+    What the record lacks (no summary, no usage, a model no tokenizer knows) is null, never an error.
+
+    Args:
+        corpus: A corpus, or any sessions.
+
+    Returns:
+        A frame of the recorded compactions."""
     rows: list[dict[str, Any]] = []
     for session in corpus:
         compactions = [e for e in session.events if e.kind == "compaction"]

@@ -623,10 +623,25 @@ def _outcome(width: int, height: int, model: str, detail: str | None, platform: 
 
 def image_tokens(width: int, height: int, model: str, detail: str | None = None, *,
                  platform: str = "gemini-api", media_resolution: str | None = None) -> ImageCost:
-    """Tokens a ``width`` x ``height`` image costs ``model`` at ``detail`` (OpenAI ``low``/``high``/
-    ``original``/``auto``; ``legacy`` for Claude's old rule; Gemini levels, also as
-    ``media_resolution``). ``platform`` (``gemini-api`` or ``vertex``) changes Gemini's count only:
-    the other providers bill the same wherever they are served."""
+    """Tokens a ``width`` x ``height`` image costs ``model``, by its provider's published rule.
+
+    Args:
+        width: The image's width in pixels, as sent.
+        height: The image's height in pixels, as sent.
+        model: A model id as a transcript or gateway writes it.
+        detail: OpenAI ``low``/``high``/``original``/``auto``; ``legacy`` for Claude's old rule;
+            a Gemini ``media_resolution`` level (default: the provider's default).
+        platform: ``gemini-api`` or ``vertex``; changes Gemini's count only, since the other
+            providers bill the same wherever they are served.
+        media_resolution: The Gemini level, when given under its API name rather than as ``detail``.
+
+    Returns:
+        The tokens, the size the model sees, the rule and source applied, and how well each is known.
+
+    Raises:
+        InvalidInput: The model's provider has no image rule, takes no such ``detail``, or rejects an
+            image of this size.
+        UnknownModel: No family is known for ``model``."""
     rule, where, out = _outcome(width, height, model, detail, platform, media_resolution)
     if out.tokens is None:
         raise InvalidInput(f"{model}: {out.note} ({rule.source}); resize_for() still gives the size the model sees")

@@ -213,9 +213,28 @@ def request_cost(
     on: date | None = None,
     cache_write_1h: bool = False,
 ) -> Cost:
-    """USD cost of one request. The three input counts are disjoint, as ``Usage`` holds them:
-    ``input_tokens`` is fresh input only (OpenAI and Gemini report the prompt including cached
-    tokens: subtract them first). Cache writes on a family that bills none are billed as input."""
+    """USD cost of one request at the list price in force on a date.
+
+    The three input counts are disjoint, as ``Usage`` holds them: OpenAI and Gemini report the
+    prompt including cached tokens, so subtract those first. Cache writes on a family that bills none
+    are billed as input.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        input_tokens: Fresh (uncached) input tokens only.
+        output_tokens: Output tokens, thinking included.
+        cached_tokens: Input tokens read from the cache.
+        cache_write_tokens: Input tokens written to the cache.
+        on: The day whose prices apply (default: the newest recorded).
+        cache_write_1h: Bill the writes at Anthropic's 1-hour rate instead of the 5-minute one.
+
+    Returns:
+        The cost per part, whether the long-context rates applied, and the price's source.
+
+    Raises:
+        InvalidInput: A count is negative, no price is recorded for the model (or on that day), or
+            no 1-hour write rate is recorded.
+        UnknownModel: No family is known for ``model``."""
     for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens),
                         ("cached_tokens", cached_tokens), ("cache_write_tokens", cache_write_tokens)):
         if value < 0:

@@ -282,7 +282,18 @@ class TextTokens:
 
 
 def text_tokens(text: str, model: str) -> TextTokens:
-    """Tokens ``text`` costs ``model``: exact for OpenAI encodings, otherwise an estimate."""
+    """Tokens ``text`` costs ``model``: exact for OpenAI encodings (tiktoken, offline), otherwise an
+    estimate calibrated on reported usage, which carries its error.
+
+    Args:
+        text: The text to count.
+        model: A model id as a transcript or gateway writes it.
+
+    Returns:
+        The count, whether it is exact, the tokenizer or estimator used and its error.
+
+    Raises:
+        UnknownModel: No family is known for ``model``."""
     family = resolve(model).family
     if family.exact_text:
         return TextTokens(count_exact(text, family.tokenizer), True, f"tiktoken:{family.tokenizer}", model,

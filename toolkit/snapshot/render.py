@@ -353,8 +353,15 @@ def filled_rows(pages: Sequence[Page]) -> int:
 
 
 def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> list[Page]:
-    """Pages of ``text`` (a plain string, or messages each under a header row naming its speaker;
-    no messages, no pages)."""
+    """Pages of ``text`` in ``geometry``'s glyph cell and page size.
+
+    Args:
+        text: A plain string, or messages, each rendered under a header row naming its speaker.
+        geometry: The page and glyph cell (default: ``Geometry()``, 4x6 cells).
+
+    Returns:
+        The pages in reading order, each with the glyph grid it shows and its pixels on demand; no
+        messages, no pages."""
     geometry = geometry or Geometry()
     font = load(geometry.cell)
     cols, per_page = geometry.cols, geometry.lines

@@ -263,6 +263,18 @@ def presets(cell: str | None = None) -> dict[str, Preset]:
 def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
                  max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Geometry:
     """The page a snapshot for ``model`` uses: the provider's page that its encoder sees unshrunk with
-    the most characters per image token, in the glyph cell the independent readers can read (see
-    ``choose``), or in ``cell`` when given."""
+    the most characters per image token, in the glyph cell the independent readers can read.
+
+    Args:
+        model: The model that will read the pages.
+        cell: A glyph cell such as ``"6x13"`` (default: the one ``choose`` takes from the readers'
+            measured tradeoff).
+        margin: The page margin in pixels.
+        line_spacing: Extra pixels between rows.
+        max_side: The longest page side allowed, in pixels.
+        sample: Text whose line lengths the characters per token are counted on (default: the
+            reference lengths of transcript lines, ``REFERENCE_LINES``).
+
+    Returns:
+        The page's size, glyph cell and spacing."""
     return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample).geometry

@@ -80,11 +80,19 @@ def fidelity(
     *,
     format: str | None = None,
 ) -> FidelityResult:
-    """Compare a recording's surface with ``tools`` (today's specs, or today's hash).
+    """Compare a recording's surface with ``tools``: matches, differs, or unknown.
 
-    ``recorded`` is a surface hash, a run config, or ``None``. Absent is never equal: without a
-    recorded hash the answer is ``UNKNOWN`` with the reason (``format`` names the source format,
-    for a reason as specific as it knows). ``DIFFERS`` is decided by the hashes alone."""
+    Absent is never equal: without a recorded hash the answer is ``UNKNOWN`` with the reason.
+    ``DIFFERS`` is decided by the hashes alone.
+
+    Args:
+        recorded: A surface hash, a run config, or ``None`` (nothing recorded).
+        tools: Today's specs, today's hash, or ``None``.
+        store: A ``SurfaceStore`` that may hold the recorded specs, so they can be rebuilt.
+        format: The recording's source format, for an ``UNKNOWN`` reason as specific as it knows.
+
+    Returns:
+        The state, the reason in words, both hashes, and whether the recorded specs can be rebuilt."""
     if isinstance(recorded, RunConfig):
         config, recorded_hash = recorded, surface_of(recorded)
     else:

@@ -128,8 +128,19 @@ def semantic_bytes(tools: Tools) -> bytes:
 
 
 def fingerprint(tools: Tools, semantic: bool = False) -> str:
-    """``sha256:<hex>`` of the canonical bytes: any edit to any byte of any spec changes it. With
-    ``semantic=True``, of the semantic bytes: only a change in what can be called changes it."""
+    """The identity of a tool surface: ``sha256:<hex>`` of its canonical bytes.
+
+    Args:
+        tools: The tool specs as a request carries them: a list, or one spec object (a one-element
+            list).
+        semantic: Hash the semantic bytes instead, so only a change in what can be called changes
+            the hash; without, any edit to any byte of any spec changes it.
+
+    Returns:
+        The hash, ``sha256:`` and 64 hex digits.
+
+    Raises:
+        TypeError: ``tools`` is a string, not specs."""
     data = semantic_bytes(tools) if semantic else canonical_bytes(tools)
     return HASH_PREFIX + hashlib.sha256(data).hexdigest()
 
