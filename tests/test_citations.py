@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 OUTSIDE = re.compile(
     r"brief section|brief §|\bseed 00\d|seeds/|peers\.md|providers\.md|compaction-anchors|style\.md"
-    r"|environment-notes|\bthe brief\b",
+    r"|environment-notes|\bthe brief\b|seeds'|seed's|\bthe seed on\b",
     re.IGNORECASE,
 )
 """Names of documents a clone does not have. ``seed 00N`` is the seed texts' numbering; a random
@@ -36,8 +36,16 @@ SKIPPED = ("tests/data/",)
 
 # Places other helpers were editing while these were fixed, left for the coordinator: (path, the
 # line as it stands, stripped). Remove an entry when its place is fixed; a stale entry fails
-# ``test_allow_lists_are_current``. Empty: no citation outside the repository remains.
-ALLOWED_CITATIONS: frozenset[tuple[str, str]] = frozenset()
+# ``test_allow_lists_are_current``. The list only shrinks, to empty.
+ALLOWED_CITATIONS: frozenset[tuple[str, str]] = frozenset({
+    # -> "a run config keeps only its hash: each distinct surface is stored once"
+    ("toolkit/corpus/parquet.py", "a run config keeps only its hash, as the seed on tool surfaces argues"),
+    # -> "with a key can run the replay experiment (sending is never part of the tests)."
+    ("docs/guide/replay.md", "with a key can rerun the seeds' experiment (sending is never part of the tests)."),
+    # -> "The replay experiment, as a harness you can run (`toolkit.experiment`): freeze a session where the agent"
+    ("docs/guide/experiment.md",
+     "The seeds' finding, as a harness you can run (`toolkit.experiment`): freeze a session where the agent"),
+})
 
 DATED = re.compile(r"measured[^.;]{0,60}?20\d\d-\d\d", re.IGNORECASE)
 """A figure a run measured, with its date: "measured 2026-12-01", "(measured on 2 cores, 2026-12-01"."""

@@ -1,6 +1,7 @@
 """The experiment's table: per point, mode and model, how many replies called the expected tool,
-called another, only said they acted, or neither, with the call rate's Wilson 95% interval (the
-seeds' "3 close calls in 16 tries" against "closed 9 of 9", with the uncertainty those counts carry).
+called another, only said they acted, or neither, with the call rate's Wilson 95% interval: counts as small
+as "3 close calls in 16 tries" against "closed 9 of 9" (an earlier, unpublished run of this experiment)
+say little without the uncertainty they carry.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Freeze the requests of every mode at one point of a session, as files someone with a provider
-key can send (through the official SDKs) to rerun the seeds' experiment: ask for the next turn many
+key can send (through the official SDKs) to run the replay experiment: ask for the next turn many
 times under each replay mode and count the turns that actually call the tool. Sending is never
 part of this toolkit's tests."""
 

@@ -278,7 +278,7 @@ def _runs_of(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | Non
 
 
 def storage(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
-    """The seed's arithmetic, session by session in time order: the bytes of specs each session
+    """What storing each surface once by hash saves, session by session in time order: the bytes of specs each session
     would carry if it inlined its surfaces (each distinct surface it used, once) against the bytes
     the store grows by (a surface's blob, the first time any session uses it). ``source`` is the
     sessions or a frame ``runs`` made.
