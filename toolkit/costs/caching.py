@@ -229,9 +229,23 @@ def reusable(model: str, *, head: int, pinned: int, shared: int, extends: bool) 
 
 def split_input(model: str, prompt: int, reusable: int, *, elapsed: float | None = None) -> InputSplit:
     """How ``model``'s provider bills a ``prompt``-token request whose first ``reusable`` tokens equal
-    the prefix of an earlier cached request sent ``elapsed`` seconds before (``None``: within the
-    lifetime). What counts as identical is the caller's judgement (tools, system, images, thinking
-    settings all take part in the prefix)."""
+    the prefix of an earlier cached request.
+
+    What counts as identical is the caller's judgement: tools, system, images and thinking settings
+    all take part in the prefix.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        prompt: The request's input tokens.
+        reusable: How many of them equal the earlier request's prefix.
+        elapsed: Seconds since that request (``None``: within the cache's lifetime).
+
+    Returns:
+        The prompt tokens by how they are billed: fresh, read from the cache, written to it.
+
+    Raises:
+        InvalidInput: ``prompt`` or ``elapsed`` is negative, or the family has no caching rule.
+        UnknownModel: No family is known for ``model``."""
     if prompt < 0:
         raise InvalidInput(f"prompt must not be negative, got {prompt}")
     if elapsed is not None and elapsed < 0:

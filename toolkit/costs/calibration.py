@@ -553,9 +553,22 @@ class ContextCounter:
 
 def context_tokens(path: Sequence[Message], model: str, system: str | None = None,
                    tools: Sequence[JsonValue] | None = None) -> int:
-    """Estimated input tokens of a request of ``model`` that carries ``path`` (root first), with
-    the system prompt and tool specs when given: text by the family's counter, images by its image
-    rule (unknown sizes counted as nothing), framing as calibrated, thinking as the provider keeps it."""
+    """Estimated input tokens of a request of ``model`` that carries ``path``.
+
+    Text is counted by the family's counter, images by its image rule (unknown sizes count as
+    nothing), framing as calibrated on reported usage, and thinking as the provider keeps it.
+
+    Args:
+        path: The messages sent, root first.
+        model: A model id as a transcript or gateway writes it.
+        system: The system prompt, when the request carries one.
+        tools: The tool specs, when the request carries them.
+
+    Returns:
+        The estimated input tokens.
+
+    Raises:
+        UnknownModel: No family is known for ``model``."""
     return ContextCounter(model, system, tools).request(path)
 
 
