@@ -51,9 +51,16 @@ client would leave)."""
 
 
 def client_policy(client: str, version: str | None) -> Policy | None:
-    """The built-in policy that models ``client`` at ``version``; ``None`` for a client without one.
-    Claude Code's smaller reserve came with 2.1.21 (changelog, 2026-01-28); an unknown version is
-    taken as current."""
+    """The built-in policy that models ``client`` at ``version``.
+
+    Claude Code's smaller reserve came with 2.1.21 (changelog, 2026-01-28).
+
+    Args:
+        client: The client as the record names it.
+        version: Its version (``None`` or unknown: taken as current).
+
+    Returns:
+        The policy; ``None`` for a client without one."""
     match client:
         case "claude_code":
             return POLICIES["claude-code-2.0" if version is not None and _older(version, (2, 1, 21))

@@ -410,10 +410,19 @@ def _cut(text: str, budget: int) -> str:
 
 
 def summariser(spec: str | None) -> Summariser:
-    """A summariser by spec: ``None`` or ``"extractive"`` is the offline baseline; ``"model:<id>"``
-    (``"model:claude-sonnet-4-5"``, ``"model:gpt-5-mini"``, ``"model:gemini-2.5-flash"``) asks that
-    model through its provider's SDK, the key taken from the SDK's usual environment variable.
-    For a custom endpoint or key variable build ``ModelSummariser`` directly."""
+    """A summariser by spec. For a custom endpoint or key variable build ``ModelSummariser`` directly.
+
+    Args:
+        spec: ``None`` or ``"extractive"``: the offline baseline; ``"model:<id>"``
+            (``"model:claude-sonnet-4-5"``, ``"model:gpt-5-mini"``, ``"model:gemini-2.5-flash"``):
+            that model through its provider's SDK, the key taken from the SDK's usual environment
+            variable.
+
+    Returns:
+        The summariser.
+
+    Raises:
+        UnknownSummariser: ``spec`` is neither."""
     if spec is None or spec == "extractive":
         return Extractive()
     kind, _, model = spec.partition(":")

@@ -278,14 +278,25 @@ class Generation:
 
 def resnap(page: Page, model: str | None = None, *, scale: float | None = None, passes: int = 3,
            resample: Image.Resampling = DEFAULT_RESAMPLE) -> list[Generation]:
-    """Re-render a page from its own pixels ``passes`` times, as a compactor without the source
-    text would. Each pass the previous generation goes through the provider's resize (``model``,
-    when it changes this page's size) or is shrunk to make room in the next snapshot (``scale``
-    per pass, so generation k holds the text at ``scale**k`` of its size) and is drawn back onto a
-    page: snapped to 1 bit for a 1-bit page, kept as 8-bit coverage for a greyscale one (snapping
-    an anti-aliased page would lose its grey levels whether or not anything was resized).
-    Generation 0 is the page rendered from the source text; each generation is read against the
-    atlas from the pixels it holds (bits, or coverage)."""
+    """Re-render a page from its own pixels ``passes`` times, as a compactor without the source text
+    would: what each generation of re-snapping loses.
+
+    Each pass the previous generation goes through the provider's resize, or is shrunk to make room
+    in the next snapshot, and is drawn back onto a page: snapped to 1 bit for a 1-bit page, kept as
+    8-bit coverage for a greyscale one (snapping an anti-aliased page would lose its grey levels
+    whether or not anything was resized). Each generation is read against the atlas from the pixels
+    it holds.
+
+    Args:
+        page: Generation 0, the page rendered from the source text.
+        model: The model whose provider's resize applies, when it changes this page's size.
+        scale: The shrink per pass instead, so generation k holds the text at ``scale**k`` of its
+            size.
+        passes: How many generations to make after the first.
+        resample: The resize filter.
+
+    Returns:
+        Every generation, 0 first, with what it reads as."""
     geometry = page.geometry
     resized: tuple[int, int] | None = None
     if model is not None:

@@ -299,7 +299,21 @@ def _rounded(value: float | None) -> float | None:
 def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
            resample: Image.Resampling = DEFAULT_RESAMPLE, reader_names: Sequence[str] = (),
            reader_rows: int | None = READER_ROWS) -> Assessment:
-    """Pages, image tokens, text tokens, compression and legibility of ``text`` for ``model``."""
+    """Pages, image tokens, text tokens, compression and legibility of ``text`` for ``model``.
+
+    Args:
+        text: A plain string, or messages.
+        geometry: The page and glyph cell to render in.
+        model: The model that would read the pages.
+        resample: The filter the provider's resize is taken to use.
+        reader_names: OCR readers to read the pages too (``legibility``).
+        reader_rows: How many rows those readers read (``None``: every row).
+
+    Returns:
+        The pages with their cost against the text's, and their legibility.
+
+    Raises:
+        InvalidInput: A name in ``reader_names`` is no reader."""
     pages = render(text, geometry)
     cost = image_tokens(geometry.width, geometry.height, model)
     content = text if isinstance(text, str) else "\n".join(turn.text for turn in text)

@@ -541,10 +541,19 @@ def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Glyphs], fo
 
 def read(image: Image.Image | Glyphs | Floats, geometry: Geometry,
          resample: Image.Resampling = Image.Resampling.BICUBIC) -> tuple[Ids, npt.NDArray[np.int8]]:
-    """The glyph grid and row kinds a page shows, from its pixels alone. A header row is found by
-    its first cell (the header mark) and read inverted (as it is, in the ``"rule"`` style). Exact pixels (a 1-bit page's bits, a
-    greyscale page's coverage) are read by key; pixels that went through a resize are matched to
-    the nearest glyph."""
+    """The glyph grid and row kinds a page shows, from its pixels alone.
+
+    A header row is found by its first cell (the header mark) and read inverted (as it is, in the
+    ``"rule"`` style). Exact pixels (a 1-bit page's bits, a greyscale page's coverage) are read by
+    key; pixels that went through a resize are matched to the nearest glyph.
+
+    Args:
+        image: The page's pixels: an image, or its bits or coverage as an array.
+        geometry: The page and glyph cell it was rendered in.
+        resample: The filter that brings a resized page back to the page's size before reading.
+
+    Returns:
+        The glyph id of each cell, and the kind of each row."""
     font = load(geometry.cell)
     ink = as_ink(image, geometry, resample)
     rows, cols, pitch, cw, ch, m = geometry.lines, geometry.cols, geometry.pitch, font.width, font.height, geometry.margin
@@ -605,7 +614,15 @@ class Decoded:
 
 def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geometry,
            resample: Image.Resampling = Image.Resampling.BICUBIC) -> Decoded:
-    """Text of pages read from their pixels (``Page`` objects are read from their pixels too)."""
+    """Text of pages read from their pixels (``Page`` objects are read from their pixels too).
+
+    Args:
+        images: The pages, as images, pixel arrays or ``Page`` objects.
+        geometry: The page and glyph cell they were rendered in.
+        resample: The filter that brings a resized page back to the page's size before reading.
+
+    Returns:
+        The text read, page by page."""
     font = load(geometry.cell)
     chars = np.array(font.chars, dtype=object)
     chars[font.trailing] = " "
