@@ -413,12 +413,7 @@ def page(corpus: Corpus, session: Session | str | None = None, *, replay: Sequen
          subagents: bool = True) -> str:
     """The browser as a standalone page that loads nothing and runs only its own script.
 
-    Args:
-        corpus: The corpus.
-        session: The session shown: an id, a session, or ``None`` for the longest.
-        replay: The bodies to show beside it (default: the session's own provider's wire in
-            ``native`` mode; ``()`` for none).
-        subagents: Show its subagent sessions after it.
+    Takes ``fragment``'s arguments, but for ``focus`` and ``script``.
 
     Returns:
         The HTML document."""
@@ -438,8 +433,8 @@ def write(corpus: Corpus, out: str | Path, session: Session | str | None = None,
     Args:
         corpus: The corpus.
         out: The file to write.
-        session: The session shown: an id, a session, or ``None`` for the longest.
-        replay: The bodies to show beside it (default: the session's own wire in ``native`` mode).
+        session: The session shown, as ``fragment`` takes it.
+        replay: The bodies to show beside it, as ``fragment`` takes them.
         subagents: Show its subagent sessions after it.
 
     Returns:

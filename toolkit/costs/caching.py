@@ -265,7 +265,22 @@ def split_input(model: str, prompt: int, reusable: int, *, elapsed: float | None
 
 def input_cost(model: str, prompt: int, reusable: int, output: int, *, elapsed: float | None = None,
                on: date | None = None) -> tuple[InputSplit, Cost]:
-    """The split of ``split_input`` and what the request costs at the price in force on ``on``."""
+    """The split of ``split_input`` and what the request costs at the price in force on ``on``.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        prompt: The request's input tokens.
+        reusable: How many of them equal an earlier cached request's prefix.
+        output: The reply's output tokens.
+        elapsed: Seconds since that request (``None``: within the cache's lifetime).
+        on: The day whose prices apply (default: the newest recorded).
+
+    Returns:
+        The split and the cost.
+
+    Raises:
+        InvalidInput: As ``split_input`` and ``request_cost`` raise.
+        UnknownModel: No family is known for ``model``."""
     split = split_input(model, prompt, reusable, elapsed=elapsed)
     cost = request_cost(model, input_tokens=split.fresh, output_tokens=output, cached_tokens=split.cache_read,
                         cache_write_tokens=split.cache_write, on=on)

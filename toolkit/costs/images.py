@@ -656,13 +656,23 @@ def image_tokens(width: int, height: int, model: str, detail: str | None = None,
 
 def resize_for(width: int, height: int, model: str, detail: str | None = None, *,
                platform: str = "gemini-api", media_resolution: str | None = None) -> tuple[int, int]:
-    """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the
-    provider shrinks it (how well that is known: ``image_tokens(...).seen_evidence``)."""
+    """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the provider
+    shrinks it (how well that is known: ``image_tokens(...).seen_evidence``).
+
+    Takes ``image_tokens``' arguments and raises as it does.
+
+    Returns:
+        The width and height the model sees."""
     return _outcome(width, height, model, detail, platform, media_resolution)[2].resized
 
 
 def downscaled(width: int, height: int, model: str, detail: str | None = None, *,
                platform: str = "gemini-api", media_resolution: str | None = None) -> bool:
-    """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that."""
+    """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that.
+
+    Takes ``image_tokens``' arguments and raises as it does.
+
+    Returns:
+        Whether the size the model sees is smaller than the size sent."""
     return _lost(width, height, resize_for(width, height, model, detail, platform=platform,
                                            media_resolution=media_resolution))

@@ -191,7 +191,18 @@ gives only the long input (4.00) and output (18.00, per GEMINI_3_PRO_LAUNCH)."""
 
 
 def price_for(model: str, on: date | None = None) -> Price:
-    """The price of ``model``'s family in force on ``on`` (default: the latest recorded)."""
+    """The price of ``model``'s family in force on a day.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        on: The day (default: the latest recorded price).
+
+    Returns:
+        The rates, the long-context rates where the family has them, and their source.
+
+    Raises:
+        InvalidInput: No price is recorded for the family, or none was in force on ``on``.
+        UnknownModel: No family is known for ``model``."""
     family = resolve(model).family.name
     entries = [p for p in PRICES if p.family == family]
     if not entries:

@@ -190,7 +190,16 @@ class Seen:
 
 
 def seen(width: int, height: int, model: str) -> Seen:
-    """The page as ``model`` sees it, with how that is known."""
+    """The page as ``model`` sees it, with how that is known.
+
+    Args:
+        width: The page's width in pixels, as sent.
+        height: The page's height in pixels, as sent.
+        model: The model that reads it.
+
+    Returns:
+        The size the model sees, how that is known (documented, measured or assumed) and its source,
+        and the image's token cost."""
     cost = image_tokens(width, height, model)
     return Seen(cost.resized, cost.seen_evidence, cost.seen_source, cost)
 

@@ -564,7 +564,16 @@ class SurfaceSummary:
 
 def summary(sessions: Iterable[Session], store: SurfaceStore | None = None,
             current: Tools | str | None = None) -> SurfaceSummary:
-    """Counts and bytes for the sessions, with fidelity against ``current`` (today's tools or hash)."""
+    """Counts and bytes for the sessions, with fidelity against ``current``.
+
+    Args:
+        sessions: The sessions.
+        store: Where specs recorded by hash only are looked up.
+        current: Today's tools or hash.
+
+    Returns:
+        The numbers ``toolkit surfaces`` prints: runs (recorded, rebuildable), distinct surfaces,
+        runs per fidelity state, and the bytes inlined against stored."""
     every = tuple(sessions)
     frame = runs(every, store, current)
     recorded = frame.filter(pl.col("recorded"))
