@@ -47,6 +47,8 @@ class Summary:
 
 
 class Summariser(Protocol):
+    """What writes the summary rung's text: the offline extractive baseline, or a model."""
+
     @property
     def name(self) -> str:
         """The spec ``summariser`` accepts to build this one again."""
@@ -57,7 +59,17 @@ class Summariser(Protocol):
         """Needs a network call: the ladder never uses it for a reactive compaction."""
         ...
 
-    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary: ...
+    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
+        """A summary of ``messages``.
+
+        Args:
+            messages: The messages the summary replaces, oldest first.
+            budget_chars: The most characters the summary should take.
+
+        Returns:
+            The summary's text, who wrote it, and the tokens its call used (none without a model).
+        """
+        ...
 
 
 class SummaryFailed(ToolkitError, RuntimeError):
