@@ -41,7 +41,7 @@ def test_anthropic_ttl_expiry() -> None:
 
 
 def test_anthropic_minimums_per_model() -> None:
-    # late-2026 revision of the caching guide (providers.md 5.1), including its revisions
+    # late-2026 revision of https://platform.claude.com/docs/en/build-with-claude/prompt-caching, including its revisions
     expected = {"claude-opus-5": 512, "claude-fable-5-1": 512, "claude-sonnet-4-6": 1_024,
                 "claude-opus-4-7": 2_048, "claude-opus-4-6": 4_096, "claude-haiku-4-5-20251001": 4_096,
                 "claude-3-5-haiku-20241022": 2_048}

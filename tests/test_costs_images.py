@@ -1,8 +1,8 @@
 """Image tokens and resizes: the documents' worked examples and the counts providers reported, then
 every family at its thresholds.
 
-Expected values are worked by hand from the formulas and reports in ../shared/reference/providers.md
-(section 1; Gemini: the 2026-12-01 correction in 1.3) and written out here, never computed with the
+Expected values are worked by hand from the formulas and reports of the providers' documents that
+``toolkit.costs.images`` cites (Gemini: the counts reported for the Developer API) and written out here, never computed with the
 code under test."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from toolkit.costs import Evidence, Tiling, downscaled, image_tokens, resize_for
 
-# --- providers.md section 6: cells the documents confirm ------------------------------------------
+# --- cells the documents' own worked examples confirm --------------------------------------------
 
 
 @pytest.mark.parametrize(("size", "tokens"), [((1024, 1024), 1229), ((2048, 2048), 3000)])

@@ -28,7 +28,7 @@ def test_wilson_against_published_values(successes: int, n: int, low: float, hig
 def test_wilson_closed_forms_and_edges() -> None:
     z2 = Z95 * Z95
     low, high = wilson(9, 9)
-    assert low == pytest.approx(9 / (9 + z2)) and high == 1.0, "the seeds' 9 of 9: n/(n+z²) to 1"
+    assert low == pytest.approx(9 / (9 + z2)) and high == 1.0, "9 of 9: n/(n+z²) to 1"
     low, high = wilson(0, 10)
     assert low == 0.0 and high == pytest.approx(z2 / (10 + z2))
     assert wilson(0, 0) == (0.0, 1.0)
@@ -46,7 +46,7 @@ def _reply(mode: str, model: str, index: int, kind: ReplyKind, at: str = "m3") -
 
 
 def _ledger(path: Path) -> Path:
-    """The seeds' Kimi row: 3 calls of 16 with text replay, 9 of 9 native; plus a line cut short by a
+    """An unpublished earlier run's Kimi row: 3 calls of 16 with text replay, 9 of 9 native; plus a line cut short by a
     crash and a request and an error line, which are not replies."""
     called: list[ReplyKind] = ["called"]
     said: list[ReplyKind] = ["said"]

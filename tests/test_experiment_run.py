@@ -95,7 +95,7 @@ GEMINI_CALL: dict[str, JsonValue] = {
 }
 
 # Constructed: a chat.completion as Ollama's OpenAI-compatible /v1 answers it (its documented fields),
-# announcing the close in words with no call: the seeds' "said".
+# announcing the close in words with no call: a "said" reply.
 OLLAMA_SAID: dict[str, JsonValue] = {
     "id": "chatcmpl-412", "object": "chat.completion", "created": 1770663600, "model": "llama3.1:8b",
     "system_fingerprint": "fp_ollama",

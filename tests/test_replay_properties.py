@@ -1,7 +1,7 @@
 """Property tests: generated sessions with orphan calls, errors, images, long and invalid inputs,
 MCP names, empty replies and branches, replayed to every wire in every mode.
 
-Each property is one invariant of the brief: every request valid (the project's validator and
+Each property is one invariant of replay: every request valid (the project's validator and
 the official SDK types, strictly), the same bytes every time, earlier bytes unchanged when a
 message is appended, one wire message per stored message in prose, ids derived from the stored
 message ids, bounded calls, one tool vocabulary.

@@ -30,8 +30,8 @@ BLOCK_KINDS: tuple[BlockKind, ...] = ("text", "tool_use", "tool_result", "reason
 class Record:
     """What every kind of the record shares: it pickles as a call of its constructor with its fields.
     The dataclass default for a frozen class with slots sets each slot through a Python
-    ``__setstate__``; moving a 200 MB corpus between processes took 1.44 s to pickle and 1.15 s to
-    unpickle that way, 0.90 s and 0.55 s this way (measured 2026-12-01)."""
+    ``__setstate__``, which makes moving a corpus between processes slower both ways than one
+    constructor call per object (a worker's sessions come back to the caller pickled)."""
 
     __slots__ = ()
 

@@ -371,9 +371,19 @@ def choose(corpus: Corpus, session_id: str | None) -> Session:
 
 def fragment(corpus: Corpus, session: Session | str | None = None, *, replay: Sequence[Replay] | None = None,
              subagents: bool = True, focus: int | None = None, script: bool = True) -> str:
-    """The browser as an HTML fragment (for a notebook output): ``session`` (an id, or the longest),
-    its subagent sessions after it when ``subagents``, and the bodies of each ``replay`` (default:
-    the session's own provider's wire in ``native`` mode; ``()`` for none)."""
+    """The browser as an HTML fragment, for a notebook output.
+
+    Args:
+        corpus: The corpus.
+        session: The session shown: an id, a session, or ``None`` for the longest.
+        replay: The bodies to show beside it (default: the session's own provider's wire in
+            ``native`` mode; ``()`` for none).
+        subagents: Show its subagent sessions after it.
+        focus: The index of a message to mark.
+        script: Include the browser's script (without, the page is static).
+
+    Returns:
+        The HTML."""
     chosen = session if isinstance(session, Session) else choose(corpus, session)
     shown = descendants(chosen, corpus.sessions) if subagents else [chosen]
     wanted = [Replay(default_wire(chosen), "native")] if replay is None else list(replay)
@@ -401,7 +411,12 @@ def fragment(corpus: Corpus, session: Session | str | None = None, *, replay: Se
 
 def page(corpus: Corpus, session: Session | str | None = None, *, replay: Sequence[Replay] | None = None,
          subagents: bool = True) -> str:
-    """The browser as a standalone page that loads nothing and runs only its own script."""
+    """The browser as a standalone page that loads nothing and runs only its own script.
+
+    Takes ``fragment``'s arguments, but for ``focus`` and ``script``.
+
+    Returns:
+        The HTML document."""
     chosen = session if isinstance(session, Session) else choose(corpus, session)
     policy = (f"default-src 'none'; img-src data:; style-src {style_hash()}; script-src {script_hash()}; "
               "base-uri 'none'; form-action 'none'")
@@ -413,7 +428,17 @@ def page(corpus: Corpus, session: Session | str | None = None, *, replay: Sequen
 
 def write(corpus: Corpus, out: str | Path, session: Session | str | None = None, *,
           replay: Sequence[Replay] | None = None, subagents: bool = True) -> Path:
-    """``page`` written to ``out`` (UTF-8)."""
+    """``page`` written to ``out`` (UTF-8).
+
+    Args:
+        corpus: The corpus.
+        out: The file to write.
+        session: The session shown, as ``fragment`` takes it.
+        replay: The bodies to show beside it, as ``fragment`` takes them.
+        subagents: Show its subagent sessions after it.
+
+    Returns:
+        The path written."""
     target = Path(out)
     target.write_text(page(corpus, session, replay=replay, subagents=subagents), encoding="utf-8")
     return target

@@ -90,7 +90,18 @@ class Bodies:
 def bodies(session: Session, wire: str, mode: str, *, images: Mapping[str, bytes] | None = None,
            vision: bool = True, positions: Sequence[int] | None = None) -> Bodies:
     """The body ``wire`` would be sent in ``mode`` for the path up to (and including) each message at
-    ``positions`` (default: every message)."""
+    ``positions``.
+
+    Args:
+        session: The session.
+        wire: The wire (``toolkit.replay.WIRES``).
+        mode: The replay mode (``toolkit.replay.MODES``).
+        images: The corpus image store (sha256 to bytes).
+        vision: Whether images travel as images.
+        positions: Message indexes (default: every message).
+
+    Returns:
+        The bodies, by position."""
     spec = wire_spec(wire)
     out = Bodies(spec.name, mode, vision)
     chosen = range(len(session.messages)) if positions is None else positions

@@ -87,12 +87,25 @@ def search(corpus: Corpus, query: str = "", *, tool: str | None = None, errors: 
            model: str | None = None, role: str | None = None, session: str | None = None,
            since: datetime | str | None = None, until: datetime | str | None = None,
            kind: str | None = None, frames: dict[str, pl.DataFrame] | None = None) -> pl.DataFrame:
-    """Blocks matching every filter given, in corpus order (``RESULT_COLUMNS``). ``query`` is a
-    case-insensitive substring of the block's text; ``tool`` a tool name as recorded or bare
-    (``mcp__server__tool`` matches ``tool``), on calls and on the results answering them; ``errors``
-    keeps error results; ``model`` a substring of the message's model; ``since``/``until`` bound the
-    message time (ISO text or datetime, naive as UTC; a message without a time fails a time bound).
-    ``frames`` is ``corpus.frames()`` when the caller has it already."""
+    """Blocks matching every filter given, in corpus order.
+
+    Args:
+        corpus: The corpus to search.
+        query: A case-insensitive substring of the block's text.
+        tool: A tool name as recorded or bare (``mcp__server__tool`` matches ``tool``), on calls and
+            on the results answering them.
+        errors: Keep only error results.
+        model: A substring of the message's model.
+        role: The message's role.
+        session: A session id.
+        since: The earliest message time (ISO text or datetime, naive as UTC; a message without a
+            time fails a time bound).
+        until: The latest message time, likewise.
+        kind: The block kind.
+        frames: ``corpus.frames()``, when the caller has it already.
+
+    Returns:
+        One row per block, columns in ``RESULT_COLUMNS``."""
     frames = corpus.frames() if frames is None else frames
     messages = frames["messages"].select("session_id", "index", "message_id", "role", "time", "model")
     formats = frames["sessions"].select("session_id", "format").unique("session_id", keep="first")

@@ -35,7 +35,14 @@ def _message_label(session: Session, index: int) -> str:
 
 def browser(corpus: Corpus, session: str | None = None) -> ipywidgets.VBox:
     """The widget: session picker, search (text, tool, errors only), the session drawn, and a replay
-    panel (wire, mode, message)."""
+    panel (wire, mode, message).
+
+    Args:
+        corpus: The corpus to browse.
+        session: The id of the session shown first (default: the longest).
+
+    Returns:
+        The widget, for a notebook cell's output."""
     import ipywidgets as widgets
 
     from toolkit.browse.rendering import choose

@@ -8,7 +8,7 @@ Proactive compaction runs when the client's count passes the policy's trigger
 client's policy has no target and runs each of its rungs once, as the client does. Reactive compaction runs after the provider rejected a request as ``overflow``
 tokens too large: the estimate that let it through undercounted, so the target shrinks by the same
 proportion; and the summary rung is never used, because its model call would carry the very
-request that overflowed (brief section 6, seed 004). Glyph pages take its place: they need no model
+request that overflowed. Glyph pages take its place: they need no model
 call, key or network.
 """
 
@@ -109,13 +109,31 @@ def compact(messages: Sequence[Message] | History, model: str, budget: int | Non
             policy: Policy | None = None, *, overflow: int | None = None,
             writer: Summariser | None = None, counter: ContextCounter | None = None,
             estimate: int | None = None, real_window: bool = True) -> Compaction:
-    """Compact ``messages`` for a request of ``model`` that may carry ``budget`` tokens (default: the
-    model's input window, ``toolkit.costs.windows``). Without ``overflow`` this is the proactive
-    check: nothing happens until the client's count passes the policy's trigger. With ``overflow``
-    (the provider said the request was that many tokens too large) the reactive path runs whatever
-    the size. ``estimate`` is the client's count (default: the toolkit's count of the request, or
-    its events for an events rule); ``real_window`` says ``budget`` is the model's real window, so a
-    client's own window applies (``clients.threshold``)."""
+    """Compact ``messages`` for a request of ``model`` that may carry ``budget`` tokens.
+
+    Without ``overflow`` this is the proactive check: nothing happens until the client's count
+    passes the policy's trigger. With ``overflow`` (the provider said the request was that many tokens
+    too large) the reactive path runs whatever the size.
+
+    Args:
+        messages: The history to compact.
+        model: The model the request is for.
+        budget: The tokens the request may carry (default: the model's input window,
+            ``toolkit.costs.windows``).
+        policy: The rungs and their settings (default: the built-in ``ladder``).
+        overflow: How many tokens too large the provider said the request was.
+        writer: The summariser for the summary rung (default: the policy's).
+        counter: The token counter for ``model``.
+        estimate: The client's count (default: the toolkit's count of the request, or its events for
+            an events rule).
+        real_window: Whether ``budget`` is the model's real window, so a client's own window applies
+            (``clients.threshold``).
+
+    Returns:
+        The history to send, the tokens before and after, and what each rung removed.
+
+    Raises:
+        InvalidInput: ``overflow`` is not a positive number of tokens."""
     policy = policy or POLICIES["ladder"]
     budget = budget if budget is not None else window_for(model).input
     counter = counter or ContextCounter(model)

@@ -11,7 +11,8 @@ from typing import Literal
 
 RungName = Literal["elide", "drop_images", "snapshot", "summarize"]
 RUNGS: tuple[RungName, ...] = ("elide", "drop_images", "snapshot", "summarize")
-"""The ladder's rungs, cheapest first (brief section 6; seed 004)."""
+"""The ladder's rungs, cheapest first: eliding old routine tool results, dropping old images and
+rendering glyph pages cost no model call; a summary costs one and decides for you what mattered."""
 
 Trigger = Literal["proactive", "reactive"]
 

@@ -51,9 +51,16 @@ client would leave)."""
 
 
 def client_policy(client: str, version: str | None) -> Policy | None:
-    """The built-in policy that models ``client`` at ``version``; ``None`` for a client without one.
-    Claude Code's smaller reserve came with 2.1.21 (changelog, 2026-01-28); an unknown version is
-    taken as current."""
+    """The built-in policy that models ``client`` at ``version``.
+
+    Claude Code's smaller reserve came with 2.1.21 (changelog, 2026-01-28).
+
+    Args:
+        client: The client as the record names it.
+        version: Its version (``None`` or unknown: taken as current).
+
+    Returns:
+        The policy; ``None`` for a client without one."""
     match client:
         case "claude_code":
             return POLICIES["claude-code-2.0" if version is not None and _older(version, (2, 1, 21))
@@ -174,10 +181,17 @@ def _prediction(session: Session, row: dict[str, Any], policy: Policy, previous:
 
 
 def predict(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
-    """One row per recorded compaction (``observed``) with its client's modelled policy replayed on
-    the same history (module docstring; columns in ``SCHEMA``). A compaction whose client has no
-    policy, or whose model the toolkit cannot count, keeps its recorded columns and says why in
-    ``note``."""
+    """Each recorded compaction (``observed``) beside its client's modelled policy replayed on the same
+    history, as the module docstring describes.
+
+    A compaction whose client has no policy, or whose model the toolkit cannot count, keeps its
+    recorded columns and says why in ``note``.
+
+    Args:
+        corpus: A corpus, or any sessions.
+
+    Returns:
+        One row per recorded compaction, columns in ``SCHEMA``."""
     sessions = list(corpus)
     found = observed(sessions)
     rows: list[dict[str, Any]] = []

@@ -50,9 +50,15 @@ Trigger = Literal["auto", "manual", "unknown"]
 
 
 def observed(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
-    """One row per compaction a client made (a corpus, or any sessions), in session and source
-    order. What the record lacks (no summary, no usage, a model no tokenizer knows) is null, never
-    an error."""
+    """One row per compaction a client made, in session and source order.
+
+    What the record lacks (no summary, no usage, a model no tokenizer knows) is null, never an error.
+
+    Args:
+        corpus: A corpus, or any sessions.
+
+    Returns:
+        A frame of the recorded compactions."""
     rows: list[dict[str, Any]] = []
     for session in corpus:
         compactions = [e for e in session.events if e.kind == "compaction"]
@@ -66,11 +72,18 @@ def observed(corpus: Corpus | Iterable[Session]) -> pl.DataFrame:
 
 
 def history_before(session: Session, message_id: str | None, time: datetime | None = None) -> list[Message]:
-    """The path the model saw just before a compaction, so the simulator can run its ladder at the
-    same point: root to the last message written before ``message_id`` (the summary the compaction
-    wrote, an ``observed`` row's ``message_id``) and not by the same source record (a Codex
-    ``replacement_history`` is written with its summary). Without that message, the last message
-    timed before ``time``; with neither, nothing."""
+    """The path the model saw just before a compaction, so the simulator can run its ladder at the same
+    point.
+
+    Args:
+        session: The session the compaction is in.
+        message_id: The message the compaction wrote (an ``observed`` row's ``message_id``); the
+            path runs from the root to the last message written before it and not by the same source
+            record (a Codex ``replacement_history`` is written with its summary).
+        time: Without that message, the path ends at the last message timed before this.
+
+    Returns:
+        The messages, root first; with neither ``message_id`` nor ``time``, none."""
     at = _position(session, message_id)
     if at is not None:
         summary = session.messages[at]
@@ -208,10 +221,20 @@ def _earlier(time: datetime | None, than: datetime) -> bool:
 
 def decisions(corpus: Corpus | Iterable[Session], policies: Iterable[Policy], model: str | None = None,
               ) -> pl.DataFrame:
-    """Beside each compaction a client made, what each policy decides with the history the client
-    had at that moment: checked against the client's own count (``tokens_before``) and the model's
-    real window, the rungs it climbs (none: still under its threshold) and the size it leaves, by
-    the toolkit's count. ``model``: the one the session used, where ``None``."""
+    """Beside each compaction a client made, what each policy decides with the history the client had
+    at that moment.
+
+    Each policy is checked against the client's own count (``tokens_before``) and the model's real
+    window: the rungs it climbs (none: still under its threshold) and the size it leaves, by the
+    toolkit's count.
+
+    Args:
+        corpus: A corpus, or any sessions.
+        policies: The policies to compare.
+        model: The model to decide for (default: the one each session used).
+
+    Returns:
+        One row per recorded compaction and policy."""
     from toolkit.compaction.ladder import compact
     from toolkit.compaction.simulator import counter_for
 

@@ -94,11 +94,20 @@ def _observations(messages: Sequence[Message]) -> list[tuple[int, int]]:
 
 def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
           exclude_tools: Sequence[str] = (), text_observations: bool = False) -> Step:
-    """Replace the output of old tool results by a marker, keeping the ``keep`` most recent, every
-    error (the agent may still be fixing it) and the tools named in ``exclude_tools``. A result
-    shorter than its marker is left alone: eliding it would lengthen the history. With
-    ``text_observations``, a text-action agent's observations (``_observations``) count as results
-    (SWE-agent's ``last_n_observations``)."""
+    """Replace the output of old tool results by a marker.
+
+    A result shorter than its marker is left alone: eliding it would lengthen the history.
+
+    Args:
+        history: The history to compact.
+        keep: How many of the most recent results keep their output.
+        keep_errors: Keep every error result (the agent may still be fixing it).
+        exclude_tools: Tools whose results are never elided.
+        text_observations: Count a text-action agent's observations (``_observations``) as results,
+            as SWE-agent's ``last_n_observations`` does.
+
+    Returns:
+        The new history and what was removed (``None``: nothing to remove)."""
     names = tool_names(history.messages)
     results = [(i, j) for i, m in enumerate(history.messages) for j, b in enumerate(m.blocks)
                if isinstance(b, ToolResult)]
@@ -137,8 +146,16 @@ def elide(history: History, *, keep: int = 3, keep_errors: bool = True,
 
 
 def drop_images(history: History, *, keep: int = 1) -> Step:
-    """Replace every image but the ``keep`` most recent by a marker naming its type, size and bytes.
-    Snapshot pages are not dropped here: they are the text of the messages they replaced."""
+    """Replace every image but the most recent by a marker naming its type, size and bytes.
+
+    Snapshot pages are not dropped here: they are the text of the messages they replaced.
+
+    Args:
+        history: The history to compact.
+        keep: How many of the most recent images stay.
+
+    Returns:
+        The new history and what was removed (``None``: nothing to remove)."""
     places = [(i, j) for i, m in enumerate(history.messages) if SNAPSHOT_TAG not in m.tags
               for j, b in enumerate(m.blocks) if isinstance(b, Image) or (isinstance(b, ToolResult) and b.images)]
     counted: list[tuple[int, int, int]] = []
@@ -180,8 +197,17 @@ def drop_images(history: History, *, keep: int = 1) -> Step:
 
 
 def snapshot(history: History, *, geometry: Geometry, head: int = 2, tail: int = 6) -> Step:
-    """Render the middle of the history (between ``head`` and ``tail`` messages) onto glyph pages,
-    from the source text of any earlier snapshot in it."""
+    """Render the middle of the history onto glyph pages, from the source text of any earlier snapshot
+    in it (never from its pixels).
+
+    Args:
+        history: The history to compact.
+        geometry: The page and glyph cell to render in.
+        head: Messages kept as they are at the start.
+        tail: Messages kept as they are at the end.
+
+    Returns:
+        The new history and what was removed (``None``: nothing to remove)."""
     before = history.messages
     earlier = Compacted(before, dict(history.images), (), dict(history.snapshots))
     done = compact(earlier, head=head, tail=tail, geometry=geometry)
@@ -297,12 +323,32 @@ def summarize(history: History, summariser: Summariser, *, head: int = 0, tail: 
               acknowledge: str | None = None) -> Step:
     """Replace the middle by one user message holding a summary of it.
 
-    With ``keep_user_tokens`` (Codex's shape) the client's leading context stays, everything after
-    it is summarised, and only the most recent plain user messages, up to that many tokens, are
-    kept, before the summary, which comes last. With ``keep_share`` (Gemini CLI's) the last share of
-    the history by characters stays after the summary and a model turn saying ``acknowledge``, once
-    ``tool_budget_tokens`` has cut old tool output. ``reinject`` returns what a client attaches after
-    the summary (Claude Code's recently read files)."""
+    The keyword arguments after ``budget_chars`` reproduce particular clients' shapes; without them
+    the ``head`` and ``tail`` messages stay as they are around the summary.
+
+    Args:
+        history: The history to compact.
+        summariser: What writes the summary (``toolkit.compaction.summariser``).
+        head: Messages kept as they are at the start.
+        tail: Messages kept as they are at the end.
+        budget_chars: The character budget the summariser is given.
+        keep_user_tokens: Codex's shape: the client's leading context stays, everything after it is
+            summarised, and only the most recent plain user messages, up to this many tokens, are
+            kept, before the summary, which comes last.
+        measure: A message's tokens; needed with ``keep_user_tokens``.
+        keep_share: Gemini CLI's shape: this last share of the history, by characters, stays after
+            the summary and a model turn saying ``acknowledge``.
+        tool_budget_tokens: Gemini CLI's reverse budget, applied first: once this many tokens
+            (chars/4) of tool results, newest first, are counted, every older result is cut to its
+            last lines (``truncate_old_results``).
+        reinject: What a client attaches after the summary (Claude Code's recently read files).
+        acknowledge: The model turn that follows the summary in Gemini CLI's shape.
+
+    Returns:
+        The new history and what was removed (``None``: nothing to remove).
+
+    Raises:
+        InvalidInput: ``keep_user_tokens`` is given without ``measure``."""
     source = history.source()
     if tool_budget_tokens is not None:
         source = truncate_old_results(source, tool_budget_tokens)

@@ -115,14 +115,32 @@ class _State:
 def simulate(session: Session, model: str, policy: Policy | str, *, window: int | None = None,
              writer: Summariser | None = None, read_pages: bool = False,
              counter: ContextCounter | None = None, known: Sequence[Fact] | None = None) -> pl.DataFrame:
-    """One row per request of ``session`` replayed for ``model`` under ``policy`` (module docstring).
-    ``window`` overrides the model's input window (to study small windows on short sessions);
-    ``read_pages`` reads snapshot pages back with OCR for retention (slow) instead of taking the
-    rendered source text as read (an upper bound). ``counter`` (per model) and ``known`` (the
-    session's ``facts``) may be shared by runs of one session: both cost more than the replay.
+    """Replay ``session`` request by request for ``model`` under ``policy``, as the module docstring
+    describes.
 
-    A rejected request carries nothing to the model, so its row counts every fact as lost: a
-    policy that lets a session hit the wall does not score as keeping everything."""
+    A rejected request carries nothing to the model, so its row counts every fact as lost: a policy
+    that lets a session hit the wall does not score as keeping everything.
+
+    Args:
+        session: The session to replay.
+        model: The model whose window, prices and cache rules apply.
+        policy: A ``Policy``, a built-in policy's name, or a TOML file's path.
+        window: The input window to use instead of the model's (to study small windows on short
+            sessions).
+        writer: The summariser for the summary rung (default: the policy's).
+        read_pages: Read snapshot pages back with OCR for retention (slow), instead of taking the
+            rendered source text as read (an upper bound).
+        counter: The token counter for ``model``; shareable between runs of one session, since it
+            costs more than the replay.
+        known: The session's ``facts``, shareable in the same way.
+
+    Returns:
+        One row per request: tokens, cost, cache reads and rewrites, what each rung removed, and the
+        facts kept.
+
+    Raises:
+        InvalidInput: ``policy`` names no built-in policy and no file.
+        UnknownModel: No family is known for ``model``."""
     import polars as pl
 
     policy = load(policy) if isinstance(policy, str) else policy
@@ -375,11 +393,28 @@ def sweep(task: Sweep, tick: Callable[[int], object] | None = None) -> pl.DataFr
 def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], policies: Sequence[Policy | str], *,
                     window: int | None = None, writer: Summariser | None = None, read_pages: bool = False,
                     progress: bool = True, workers: int | None = None, engine: Engine | str = "local") -> pl.DataFrame:
-    """``simulate`` over every session with a reply x ``policies`` x ``models``, one frame.
+    """``simulate`` over every session with a reply, for each of ``policies`` and ``models``, in one frame.
 
-    ``workers=N`` simulates groups of sessions in N processes (0: every core), ``engine="ray"`` as
-    Ray tasks; the frame is the one a single process gives, row for row (a summariser must then
-    pickle: the extractive one does, a model summariser holding a client may not)."""
+    Args:
+        corpus: A corpus, or any sessions.
+        models: The models to simulate for.
+        policies: ``Policy`` values, built-in names or TOML paths.
+        window: The input window to use instead of each model's.
+        writer: The summariser for the summary rung (default: each policy's). With workers it must
+            pickle: the extractive one does, a model summariser holding a client may not.
+        read_pages: Read snapshot pages back with OCR (slow).
+        progress: Show a progress bar.
+        workers: Simulate groups of sessions in this many processes (0: every core; default: this
+            process alone locally, every cluster CPU on Ray).
+        engine: ``local`` processes or ``ray`` tasks; the frame is the one a single process gives,
+            row for row.
+
+    Returns:
+        ``simulate``'s rows for every session, policy and model.
+
+    Raises:
+        InvalidInput: A policy names no built-in policy and no file, or ``workers`` is negative.
+        UnknownModel: No family is known for a model."""
     import polars as pl
     from tqdm.auto import tqdm
 

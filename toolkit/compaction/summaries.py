@@ -47,6 +47,8 @@ class Summary:
 
 
 class Summariser(Protocol):
+    """What writes the summary rung's text: the offline extractive baseline, or a model."""
+
     @property
     def name(self) -> str:
         """The spec ``summariser`` accepts to build this one again."""
@@ -57,7 +59,17 @@ class Summariser(Protocol):
         """Needs a network call: the ladder never uses it for a reactive compaction."""
         ...
 
-    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary: ...
+    def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
+        """A summary of ``messages``.
+
+        Args:
+            messages: The messages the summary replaces, oldest first.
+            budget_chars: The most characters the summary should take.
+
+        Returns:
+            The summary's text, who wrote it, and the tokens its call used (none without a model).
+        """
+        ...
 
 
 class SummaryFailed(ToolkitError, RuntimeError):
@@ -410,10 +422,19 @@ def _cut(text: str, budget: int) -> str:
 
 
 def summariser(spec: str | None) -> Summariser:
-    """A summariser by spec: ``None`` or ``"extractive"`` is the offline baseline; ``"model:<id>"``
-    (``"model:claude-sonnet-4-5"``, ``"model:gpt-5-mini"``, ``"model:gemini-2.5-flash"``) asks that
-    model through its provider's SDK, the key taken from the SDK's usual environment variable.
-    For a custom endpoint or key variable build ``ModelSummariser`` directly."""
+    """A summariser by spec. For a custom endpoint or key variable build ``ModelSummariser`` directly.
+
+    Args:
+        spec: ``None`` or ``"extractive"``: the offline baseline; ``"model:<id>"``
+            (``"model:claude-sonnet-4-5"``, ``"model:gpt-5-mini"``, ``"model:gemini-2.5-flash"``):
+            that model through its provider's SDK, the key taken from the SDK's usual environment
+            variable.
+
+    Returns:
+        The summariser.
+
+    Raises:
+        UnknownSummariser: ``spec`` is neither."""
     if spec is None or spec == "extractive":
         return Extractive()
     kind, _, model = spec.partition(":")

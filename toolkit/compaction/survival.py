@@ -287,9 +287,18 @@ def _quoted(use: ToolUse, earlier: _Earlier, at: int) -> Iterator[tuple[str, int
 
 def facts(messages: Sequence[Message], *, limit: int | None = None) -> list[Fact]:
     """What an agent may need later, each ``(kind, text)`` once, in order of first appearance, then
-    kind. Texts shorter than ``MIN_CHARS`` are skipped (they occur anywhere by chance), longer than
-    ``MAX_CHARS`` cut. ``limit`` keeps that many spread evenly over the history, so a sample of a
-    long session still covers all of it."""
+    kind.
+
+    Texts shorter than ``MIN_CHARS`` are skipped (they occur anywhere by chance); longer ones are cut
+    at ``MAX_CHARS``.
+
+    Args:
+        messages: The history, root first.
+        limit: Keep this many, spread evenly over the history, so a sample of a long session still
+            covers all of it (default: all).
+
+    Returns:
+        The facts, each with where the history first shows it."""
     found: dict[tuple[FactKind, str], Fact] = {}
 
     def add(kind: FactKind, text: str, index: int, needed_at: int | None = None) -> None:
@@ -459,15 +468,28 @@ def _snapshot_texts(snapshots: Sequence[Message], images: Mapping[str, bytes], p
 def retention(facts: Sequence[Fact], compacted: Sequence[Message], images: Mapping[str, bytes], *,
               pages: Mapping[str, Page] | None = None, page_text: Mapping[str, str] | None = None,
               model: str | None = None, read_pages: bool = True, tolerance: float = 0.0) -> Retention:
-    """Where each fact is in ``compacted``, first match winning: verbatim in the text of a message
-    that is not a summary (markers and captions included), in a summary's text, on a snapshot page,
-    else lost. With ``read_pages`` a page is read by OCR (``read_page``, ``page_reader``; ``pages``: sha256 →
-    ``Page``, for the layout) and only when some fact is found in no text; without, a fact is on a
-    page when it is in the text the page was rendered from (``page_text``: snapshot message id →
-    that text, ``source_text``), an upper bound on what a reader recovers. ``tolerance`` lets a fact
-    count as read on a page with up to that many misread characters per character (0.1: one in
-    ten), since the readers misread several percent of the characters of pages a model reads; the
-    default asks for the fact exactly, as the brief's strictest test."""
+    """Where each fact is in ``compacted``, first match winning: verbatim in the text of a message that
+    is not a summary (markers and captions included), in a summary's text, on a snapshot page, else
+    lost.
+
+    Args:
+        facts: The facts to look for (``facts`` of the history before compaction).
+        compacted: The history after compaction.
+        images: The image store the snapshot pages' blocks point into (sha256 to bytes).
+        pages: sha256 to ``Page``, the layout a reader needs to read a page.
+        page_text: Snapshot message id to the text the page was rendered from (``source_text``),
+            used when pages are not read.
+        model: The model that would read the pages (its provider's resize applies).
+        read_pages: Read pages by OCR (``read_page``), and only when some fact is found in no text;
+            without, a fact is on a page when it is in the text the page was rendered from, an upper
+            bound on what a reader recovers.
+        tolerance: Misread characters per character a fact on a page may have and still count as
+            read (0.1: one in ten), since the readers misread several percent of the characters of
+            pages a model reads. The default asks for the fact exactly, the strictest test: one
+            misread character loses it.
+
+    Returns:
+        Where every fact is, and which reader read the pages."""
     kept = "\x00".join(_text(m) for m in compacted if SUMMARY_TAG not in m.tags)
     summaries = "\x00".join(_text(m) for m in compacted if SUMMARY_TAG in m.tags)
     snapshots = [m for m in compacted if SNAPSHOT_TAG in m.tags]

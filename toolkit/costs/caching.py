@@ -12,8 +12,8 @@ show only when each request's input is split the way the provider bills it:
 * Gemini 2.5 and newer (implicit caching): hits above the model's minimum, no write charge; Gemini
   2.0 and older cache nothing implicitly.
 
-Each minimum, lifetime and increment names the document and date it was read (providers.md section 5
-gathered them on 2026-11-29); ``evidence`` says whether the figures are documented or assumed.
+Each minimum, lifetime and increment names the document and date it was read (the providers' caching
+guides below, read 2026-11-29 unless a source says otherwise); ``evidence`` says whether the figures are documented or assumed.
 """
 
 from __future__ import annotations
@@ -62,15 +62,15 @@ class InputSplit:
 
 
 READ = "2026-12-01"
-PROVIDERS_MD = "2026-11-29"
-"""The day providers.md section 5 was researched."""
+GUIDES_READ = "2026-11-29"
+"""The day the caching guides were read for their minimums, lifetimes and increments."""
 
 # Anthropic ---------------------------------------------------------------------------------------
 ANTHROPIC_GUIDE = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching"
 ANTHROPIC_CACHING = Source(
-    ANTHROPIC_GUIDE, PROVIDERS_MD,
+    ANTHROPIC_GUIDE, GUIDES_READ,
     "latest stored revision (late 2026): minimum per model 512 / 1,024 / 2,048 / 4,096; TTL 5 min, refreshed on "
-    "each hit; writes at the 5-minute rate (providers.md 5.1)",
+    "each hit; writes at the 5-minute rate",
 )
 ANTHROPIC_EARLY_2026 = Source(
     "https://github.com/anthropics/anthropic-sdk-python/issues/1194", READ,
@@ -81,7 +81,7 @@ ANTHROPIC_LEGACY = Source(
     "3rd-party table from the guide's 2025 revision: Sonnet 3.5 and Opus 3 1,024 tokens",
 )
 ANTHROPIC_ASSUMED = Source(
-    ANTHROPIC_GUIDE, PROVIDERS_MD,
+    ANTHROPIC_GUIDE, GUIDES_READ,
     "no minimum stored for this model; assumed equal to its predecessor's (Sonnet 5: 1,024; Haiku 4.5: 4,096)",
 )
 ANTHROPIC_TTL = 300.0
@@ -90,13 +90,13 @@ ANTHROPIC_TTL = 300.0
 # OpenAI ------------------------------------------------------------------------------------------
 OPENAI_GUIDE = "https://developers.openai.com/api/docs/guides/prompt-caching"
 OPENAI_IN_MEMORY = Source(
-    OPENAI_GUIDE, PROVIDERS_MD,
+    OPENAI_GUIDE, GUIDES_READ,
     "automatic for prompts >= 1,024 tokens ('gpt-4o and newer'); hits in 128-token increments (Prompt Caching 201 "
     "cookbook, models before GPT-5.6); in-memory entries 'typically' cleared after 5-10 min idle: 5 min assumed",
 )
 OPENAI_GPT55 = Source(
-    OPENAI_GUIDE, PROVIDERS_MD,
-    "prompt_cache_retention is only '24h' for gpt-5.5 and later (providers.md 5.2); 1,024 minimum, 128 increments",
+    OPENAI_GUIDE, GUIDES_READ,
+    "prompt_cache_retention is only '24h' for gpt-5.5 and later; 1,024 minimum, 128 increments",
 )
 OPENAI_GPT56 = Source(
     OPENAI_GUIDE, READ,
@@ -209,9 +209,10 @@ def reusable(model: str, *, head: int, pinned: int, shared: int, extends: bool) 
     messages identical to the previous request's, ``extends`` whether the prompt carries that whole
     previous request unchanged.
 
-    OpenAI and Gemini cache any prefix of a prompt they saw ("exact prefix matches", providers.md
-    5.2/5.3): ``head + shared``. Anthropic writes only at breakpoints ("Cache writes happen only at
-    your breakpoint", providers.md 5.1): with one at the end of each prompt, a prompt that extends
+    OpenAI and Gemini cache any prefix of a prompt they saw ("Cache hits are only possible for exact
+    prefix matches within a prompt", ``OPENAI_GUIDE``; Gemini: https://ai.google.dev/gemini-api/docs/caching):
+    ``head + shared``. Anthropic writes only at breakpoints ("Cache writes happen only at your
+    breakpoint", ``ANTHROPIC_GUIDE``): with one at the end of each prompt, a prompt that extends
     the previous one reads it whole; a rewritten history reads only up to the client's breakpoint
     after its system prompt and tools (measured: golfgod, Claude Code 2.0.22, the first request after
     its compaction read 16,555 tokens and wrote 42,121), ``pinned``."""
@@ -228,9 +229,23 @@ def reusable(model: str, *, head: int, pinned: int, shared: int, extends: bool) 
 
 def split_input(model: str, prompt: int, reusable: int, *, elapsed: float | None = None) -> InputSplit:
     """How ``model``'s provider bills a ``prompt``-token request whose first ``reusable`` tokens equal
-    the prefix of an earlier cached request sent ``elapsed`` seconds before (``None``: within the
-    lifetime). What counts as identical is the caller's judgement (tools, system, images, thinking
-    settings all take part in the prefix)."""
+    the prefix of an earlier cached request.
+
+    What counts as identical is the caller's judgement: tools, system, images and thinking settings
+    all take part in the prefix.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        prompt: The request's input tokens.
+        reusable: How many of them equal the earlier request's prefix.
+        elapsed: Seconds since that request (``None``: within the cache's lifetime).
+
+    Returns:
+        The prompt tokens by how they are billed: fresh, read from the cache, written to it.
+
+    Raises:
+        InvalidInput: ``prompt`` or ``elapsed`` is negative, or the family has no caching rule.
+        UnknownModel: No family is known for ``model``."""
     if prompt < 0:
         raise InvalidInput(f"prompt must not be negative, got {prompt}")
     if elapsed is not None and elapsed < 0:
@@ -250,7 +265,22 @@ def split_input(model: str, prompt: int, reusable: int, *, elapsed: float | None
 
 def input_cost(model: str, prompt: int, reusable: int, output: int, *, elapsed: float | None = None,
                on: date | None = None) -> tuple[InputSplit, Cost]:
-    """The split of ``split_input`` and what the request costs at the price in force on ``on``."""
+    """The split of ``split_input`` and what the request costs at the price in force on ``on``.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        prompt: The request's input tokens.
+        reusable: How many of them equal an earlier cached request's prefix.
+        output: The reply's output tokens.
+        elapsed: Seconds since that request (``None``: within the cache's lifetime).
+        on: The day whose prices apply (default: the newest recorded).
+
+    Returns:
+        The split and the cost.
+
+    Raises:
+        InvalidInput: As ``split_input`` and ``request_cost`` raise.
+        UnknownModel: No family is known for ``model``."""
     split = split_input(model, prompt, reusable, elapsed=elapsed)
     cost = request_cost(model, input_tokens=split.fresh, output_tokens=output, cached_tokens=split.cache_read,
                         cache_write_tokens=split.cache_write, on=on)

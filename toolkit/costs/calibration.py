@@ -18,7 +18,8 @@ Two comparisons, because transcripts do not record everything a request carried:
 What a request carried follows each provider's handling of thinking. Claude models before Opus 4.5
 drop the thinking blocks of earlier turns from the context and keep those of the current tool loop
 (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, 2026-11-29; Opus 4.5 and
-Sonnet 4.6 on keep them, providers.md 5.1); on the corpora, counting every thinking block fits
+Sonnet 4.6 on keep them, https://platform.claude.com/docs/en/build-with-claude/prompt-caching, read
+2026-11-29); on the corpora, counting every thinking block fits
 worse (growth median 14% against 12%), which agrees. OpenAI reasoning is recorded only as a summary
 (the full reasoning travels encrypted), counted within the current turn. Gemini thoughts are not
 sent back (https://ai.google.dev/gemini-api/docs/thinking), so they are not counted.
@@ -73,7 +74,8 @@ def _keeps_thinking(family: Family) -> bool:
 
 
 # Models that drop earlier turns' thinking: https://platform.claude.com/docs/en/build-with-claude/extended-thinking
-# (2026-11-29); Opus 4.5 and later keep it (providers.md 5.1).
+# (2026-11-29); Opus 4.5 and later keep it (https://platform.claude.com/docs/en/build-with-claude/prompt-caching,
+# read 2026-11-29).
 _CLAUDE_STRIP_THINKING = frozenset({
     "claude-3.7-sonnet", "claude-sonnet-4", "claude-opus-4", "claude-opus-4.1", "claude-sonnet-4.5",
     "claude-haiku-4.5",
@@ -551,9 +553,22 @@ class ContextCounter:
 
 def context_tokens(path: Sequence[Message], model: str, system: str | None = None,
                    tools: Sequence[JsonValue] | None = None) -> int:
-    """Estimated input tokens of a request of ``model`` that carries ``path`` (root first), with
-    the system prompt and tool specs when given: text by the family's counter, images by its image
-    rule (unknown sizes counted as nothing), framing as calibrated, thinking as the provider keeps it."""
+    """Estimated input tokens of a request of ``model`` that carries ``path``.
+
+    Text is counted by the family's counter, images by its image rule (unknown sizes count as
+    nothing), framing as calibrated on reported usage, and thinking as the provider keeps it.
+
+    Args:
+        path: The messages sent, root first.
+        model: A model id as a transcript or gateway writes it.
+        system: The system prompt, when the request carries one.
+        tools: The tool specs, when the request carries them.
+
+    Returns:
+        The estimated input tokens.
+
+    Raises:
+        UnknownModel: No family is known for ``model``."""
     return ContextCounter(model, system, tools).request(path)
 
 

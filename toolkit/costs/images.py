@@ -220,7 +220,8 @@ class OpenAITiles:
                             evidence=self.evidence, seen_evidence=self.evidence, seen_source=OPENAI_VISION_2024)
         w, h = fit_within(width, height, OPENAI_FIT, OPENAI_FIT)
         # "If the shortest side exceeds 768px, scale it down to 768px and round down the other
-        # dimension" (OPENAI_VISION; older wording scaled small images up, see providers.md 1.1).
+        # dimension" (OPENAI_VISION; an older revision of the same page, "Scale so that the image's
+        # shortest side is 768px long", scaled small images up).
         if min(w, h) > OPENAI_SHORT_SIDE:
             if w <= h:
                 w, h = OPENAI_SHORT_SIDE, h * OPENAI_SHORT_SIDE // w
@@ -489,8 +490,8 @@ def _vertex_tiles(width: int, height: int) -> _Outcome:
 @dataclass(frozen=True, slots=True)
 class GeminiMediaResolution:
     """Gemini 3: a fixed ceiling per ``media_resolution`` level, whatever the size or platform.
-    Reported counts sit just under the ceiling (about 1,050-1,100 at the default high, providers.md
-    1.3); the resize itself is not documented (an assumed box, ``_level_box``)."""
+    Reported counts sit just under the ceiling (1,065-1,101 for 256x256 to 4032x3024 at the default
+    high, 3rd-party dataset https://huggingface.co/datasets/JOHNISKING/image-token-cost); the resize itself is not documented (an assumed box, ``_level_box``)."""
 
     source: Source = GEMINI_MEDIA_RESOLUTION
     name: str = "gemini-media-resolution"
@@ -622,10 +623,25 @@ def _outcome(width: int, height: int, model: str, detail: str | None, platform: 
 
 def image_tokens(width: int, height: int, model: str, detail: str | None = None, *,
                  platform: str = "gemini-api", media_resolution: str | None = None) -> ImageCost:
-    """Tokens a ``width`` x ``height`` image costs ``model`` at ``detail`` (OpenAI ``low``/``high``/
-    ``original``/``auto``; ``legacy`` for Claude's old rule; Gemini levels, also as
-    ``media_resolution``). ``platform`` (``gemini-api`` or ``vertex``) changes Gemini's count only:
-    the other providers bill the same wherever they are served."""
+    """Tokens a ``width`` x ``height`` image costs ``model``, by its provider's published rule.
+
+    Args:
+        width: The image's width in pixels, as sent.
+        height: The image's height in pixels, as sent.
+        model: A model id as a transcript or gateway writes it.
+        detail: OpenAI ``low``/``high``/``original``/``auto``; ``legacy`` for Claude's old rule;
+            a Gemini ``media_resolution`` level (default: the provider's default).
+        platform: ``gemini-api`` or ``vertex``; changes Gemini's count only, since the other
+            providers bill the same wherever they are served.
+        media_resolution: The Gemini level, when given under its API name rather than as ``detail``.
+
+    Returns:
+        The tokens, the size the model sees, the rule and source applied, and how well each is known.
+
+    Raises:
+        InvalidInput: The model's provider has no image rule, takes no such ``detail``, or rejects an
+            image of this size.
+        UnknownModel: No family is known for ``model``."""
     rule, where, out = _outcome(width, height, model, detail, platform, media_resolution)
     if out.tokens is None:
         raise InvalidInput(f"{model}: {out.note} ({rule.source}); resize_for() still gives the size the model sees")
@@ -640,13 +656,23 @@ def image_tokens(width: int, height: int, model: str, detail: str | None = None,
 
 def resize_for(width: int, height: int, model: str, detail: str | None = None, *,
                platform: str = "gemini-api", media_resolution: str | None = None) -> tuple[int, int]:
-    """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the
-    provider shrinks it (how well that is known: ``image_tokens(...).seen_evidence``)."""
+    """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the provider
+    shrinks it (how well that is known: ``image_tokens(...).seen_evidence``).
+
+    Takes ``image_tokens``' arguments and raises as it does.
+
+    Returns:
+        The width and height the model sees."""
     return _outcome(width, height, model, detail, platform, media_resolution)[2].resized
 
 
 def downscaled(width: int, height: int, model: str, detail: str | None = None, *,
                platform: str = "gemini-api", media_resolution: str | None = None) -> bool:
-    """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that."""
+    """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that.
+
+    Takes ``image_tokens``' arguments and raises as it does.
+
+    Returns:
+        Whether the size the model sees is smaller than the size sent."""
     return _lost(width, height, resize_for(width, height, model, detail, platform=platform,
                                            media_resolution=media_resolution))

@@ -92,7 +92,7 @@ def _d(text: str) -> date:
 # Families. Dates: the snapshot date in the model id where one exists (claude-sonnet-4-5-20250929 is
 # 2025-09-29), otherwise the announcement date as the providers' pages give it, read 2026-11-29:
 # https://developers.openai.com/api/docs/pricing, https://platform.claude.com/docs/en/about-claude/pricing
-# and the model overview pages, https://ai.google.dev/gemini-api/docs/pricing (providers.md section 3);
+# and the model overview pages, https://ai.google.dev/gemini-api/docs/pricing;
 # ``None`` when neither is known.
 # Encodings: tiktoken 0.14.0 ``tiktoken/model.py`` (prefix "gpt-5" covers every GPT-5.x and later
 # id since "Fail open for GPT-5 model tokenisers (#596)"; "gpt-oss-" → o200k_harmony).

@@ -17,7 +17,8 @@ PER_MILLION = 1_000_000
 
 ANTHROPIC_PRICING = Source(
     "https://platform.claude.com/docs/en/about-claude/pricing", "2026-10-08",
-    "model pricing table, rows read 2026-09-23..2026-10-08 (providers.md 3)",
+    "model pricing table, rows read 2026-09-23..2026-10-08 as public repositories quoted them; "
+    "cross-checked against litellm 1.110.2 model_prices_and_context_window_backup.json",
 )
 ANTHROPIC_PRICING_LEGACY_ROWS = Source(
     "https://platform.claude.com/docs/en/about-claude/pricing", "2026-11-29",
@@ -29,7 +30,8 @@ ANTHROPIC_SONNET_5 = Source(
 )
 OPENAI_PRICING = Source(
     "https://developers.openai.com/api/docs/pricing", "2026-09-29",
-    "GPT-6 Sol/Luna published 2026-09-22, GPT-6.1 Sol 2026-09-29 (providers.md 3)",
+    "GPT-6 Sol/Luna published 2026-09-22, GPT-6.1 Sol 2026-09-29; cross-checked against litellm 1.110.2 "
+    "model_prices_and_context_window_backup.json",
 )
 OPENAI_GPT5_CODEX = Source("https://developers.openai.com/api/docs/models/gpt-5-codex", "2026-11-29",
                            "model page: GPT-5-Codex and GPT-5 $1.25 / $0.125 cached / $10")
@@ -42,7 +44,8 @@ COPILOT_TABLE = Source(
 OPENAI_O1 = Source("https://community.openai.com/t/how-to-correct-compute-the-cost-of-an-o1-model-api-call/1099176/2",
                    "2025-01", "3rd-party quote of the pricing page: o1 $15 / $7.50 cached / $60")
 GEMINI_PRICING = Source("https://ai.google.dev/gemini-api/docs/pricing", "2026-11-29",
-                        "paid tier; cache = context-cache read; output includes thinking (providers.md 3)")
+                        "paid tier; cache = context-cache read; output includes thinking; cross-checked "
+                        "against litellm 1.110.2 model_prices_and_context_window_backup.json")
 GEMINI_3_PRO_LAUNCH = Source(
     "https://inference.sh/apps/openrouter/gemini-3-1-pro-preview.md", "2026-10-11",
     "3rd-party; gemini-3-pro-preview assumed at the 3.1 Pro Preview rates ($2/$12; >200k $4/$18)",
@@ -102,7 +105,7 @@ def _openai(in_: float, cached: float, out: float, write: float | None = None) -
 
 def _long_openai(r: Rates) -> Rates:
     """> 272K input: input, cached (and writes, 1.25x input) x2, output x1.5 (litellm GPT-6
-    announcement, https://github.com/BerriAI/litellm/discussions/42523, read 2026-11-29, providers.md 3)."""
+    announcement, https://github.com/BerriAI/litellm/discussions/42523, read 2026-11-29)."""
     return Rates(
         r.input * 2, None if r.cached_input is None else r.cached_input * 2,
         None if r.cache_write is None else r.cache_write * 2, r.output * 1.5,
@@ -156,7 +159,7 @@ PRICES: tuple[Price, ...] = (
     Price("gpt-6-sol", _GPT6_SOL, OPENAI_PRICING, long_above=_OPENAI_LONG, long_rates=_long_openai(_GPT6_SOL)),
     Price("gpt-6.1-sol", _GPT61_SOL, OPENAI_PRICING, long_above=_OPENAI_LONG, long_rates=_long_openai(_GPT61_SOL)),
     Price("gpt-6-luna", _GPT6_LUNA, OPENAI_PRICING, long_above=_OPENAI_LONG, long_rates=_long_openai(_GPT6_LUNA)),
-    # GPT-5.6 Sol launched (July 2026) at $5/$30; $4/$20 by 2026-09-22 (providers.md 3).
+    # GPT-5.6 Sol launched (July 2026) at $5/$30; $4/$20 by 2026-09-22 (OPENAI_PRICING).
     Price("gpt-5.6-sol", _openai(5, 0.50, 30, 6.25), OPENAI_PRICING),
     Price("gpt-5.6-sol", _GPT56_SOL, OPENAI_PRICING, date(2026, 9, 22), _OPENAI_LONG, _long_openai(_GPT56_SOL)),
     Price("gpt-5.5", _GPT55, OPENAI_PRICING, long_above=_OPENAI_LONG, long_rates=_long_openai(_GPT55)),
@@ -188,7 +191,18 @@ gives only the long input (4.00) and output (18.00, per GEMINI_3_PRO_LAUNCH)."""
 
 
 def price_for(model: str, on: date | None = None) -> Price:
-    """The price of ``model``'s family in force on ``on`` (default: the latest recorded)."""
+    """The price of ``model``'s family in force on a day.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        on: The day (default: the latest recorded price).
+
+    Returns:
+        The rates, the long-context rates where the family has them, and their source.
+
+    Raises:
+        InvalidInput: No price is recorded for the family, or none was in force on ``on``.
+        UnknownModel: No family is known for ``model``."""
     family = resolve(model).family.name
     entries = [p for p in PRICES if p.family == family]
     if not entries:
@@ -210,9 +224,28 @@ def request_cost(
     on: date | None = None,
     cache_write_1h: bool = False,
 ) -> Cost:
-    """USD cost of one request. The three input counts are disjoint, as ``Usage`` holds them:
-    ``input_tokens`` is fresh input only (OpenAI and Gemini report the prompt including cached
-    tokens: subtract them first). Cache writes on a family that bills none are billed as input."""
+    """USD cost of one request at the list price in force on a date.
+
+    The three input counts are disjoint, as ``Usage`` holds them: OpenAI and Gemini report the
+    prompt including cached tokens, so subtract those first. Cache writes on a family that bills none
+    are billed as input.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+        input_tokens: Fresh (uncached) input tokens only.
+        output_tokens: Output tokens, thinking included.
+        cached_tokens: Input tokens read from the cache.
+        cache_write_tokens: Input tokens written to the cache.
+        on: The day whose prices apply (default: the newest recorded).
+        cache_write_1h: Bill the writes at Anthropic's 1-hour rate instead of the 5-minute one.
+
+    Returns:
+        The cost per part, whether the long-context rates applied, and the price's source.
+
+    Raises:
+        InvalidInput: A count is negative, no price is recorded for the model (or on that day), or
+            no 1-hour write rate is recorded.
+        UnknownModel: No family is known for ``model``."""
     for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens),
                         ("cached_tokens", cached_tokens), ("cache_write_tokens", cache_write_tokens)):
         if value < 0:

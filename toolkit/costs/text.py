@@ -6,7 +6,10 @@ files; they are read from its package directory, checked against the sha256 that
 pins for each download URL, and handed to ``tiktoken.Encoding`` directly. Nothing is downloaded,
 no environment variable is set, no cache directory is written.
 
-Claude and Gemini publish no tokenizer for their current models (providers.md 2.3, 2.4), so their
+Claude and Gemini publish no tokenizer for their current models, only count-tokens endpoints
+(https://platform.claude.com/docs/en/build-with-claude/token-counting,
+https://ai.google.dev/gemini-api/docs/tokens; Anthropic: "it's no longer possible to provide
+ahead-of-time client-side accurate token counts", anthropics/anthropic-sdk-python#375), so their
 counts are estimates from character classes, calibrated against the input tokens the providers
 reported in real transcripts (``toolkit.costs.calibration``); each estimate carries that error.
 """
@@ -279,7 +282,18 @@ class TextTokens:
 
 
 def text_tokens(text: str, model: str) -> TextTokens:
-    """Tokens ``text`` costs ``model``: exact for OpenAI encodings, otherwise an estimate."""
+    """Tokens ``text`` costs ``model``: exact for OpenAI encodings (tiktoken, offline), otherwise an
+    estimate calibrated on reported usage, which carries its error.
+
+    Args:
+        text: The text to count.
+        model: A model id as a transcript or gateway writes it.
+
+    Returns:
+        The count, whether it is exact, the tokenizer or estimator used and its error.
+
+    Raises:
+        UnknownModel: No family is known for ``model``."""
     family = resolve(model).family
     if family.exact_text:
         return TextTokens(count_exact(text, family.tokenizer), True, f"tiktoken:{family.tokenizer}", model,

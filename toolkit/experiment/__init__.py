@@ -1,4 +1,5 @@
-"""The replay experiment (seed 002, "Measured Before It Was Fixed"): freeze a history where the agent
+"""The replay experiment: does replaying earlier calls in each wire's own call shape, rather than as
+text, make the next turn call the tool instead of only saying it did? Freeze a history where the agent
 should act, ask for the next turn many times under each replay mode, and count the replies that
 call the tool against those that only say they acted; and send glyph-snapshot pages to a vision
 model to see whether it reads them.

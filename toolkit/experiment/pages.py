@@ -113,8 +113,29 @@ def run_pages(samples: Sequence[Sample], results: str | Path, *, wire: str, mode
               retries: int = 3, backoff: float = 2.0, prompt: str = TRANSCRIBE,
               max_tokens: int = DEFAULT_MAX_TOKENS,
               on_reply: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
-    """Have ``model`` transcribe each sample's pages ``n`` times; every reply appended to
-    ``results`` with its CER (a rerun skips what is done)."""
+    """Have ``model`` transcribe each sample's pages ``n`` times, every reply appended to ``results``
+    with its CER; a rerun skips what is done.
+
+    Args:
+        samples: The pages to transcribe, with their source text.
+        results: The JSONL file replies are appended to.
+        wire: The wire to send through.
+        model: The vision model.
+        n: Replies per sample.
+        endpoint: Where to send and which key variable to read.
+        concurrency: Requests in flight at once.
+        max_cost: Ask for no reply once the spend reaches this (USD); replies in flight still land.
+        retries: Further tries after a rate limit the SDK's own retries did not outlast.
+        backoff: Seconds before the first of those, doubling.
+        prompt: The instruction sent with the pages.
+        max_tokens: The reply budget.
+        on_reply: Called with each reply's row as it arrives.
+
+    Returns:
+        How many replies were sent, failed, skipped or left unsent.
+
+    Raises:
+        InvalidInput: ``concurrency`` is below 1."""
     return execute(page_jobs(samples, wire=wire, model=model, n=n, prompt=prompt, max_tokens=max_tokens),
                    results, score=scorer(samples), endpoint=endpoint, concurrency=concurrency, max_cost=max_cost,
                    retries=retries, backoff=backoff, on_reply=on_reply)
@@ -134,8 +155,19 @@ def page_input_tokens(pages: Sequence[Page], model: str, prompt: str = TRANSCRIB
 
 def plan_pages(samples: Sequence[Sample], *, wire: str, model: str, n: int = 1, prompt: str = TRANSCRIBE,
                max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
-    """The dry run: each sample's request built, nothing sent, priced with the pages' image tokens
-    and output at ``max_tokens``."""
+    """The dry run: each sample's request built, nothing sent, priced with the pages' image tokens and
+    output at ``max_tokens``.
+
+    Args:
+        samples: The pages to transcribe.
+        wire: The wire to send through.
+        model: The vision model.
+        n: Replies per sample.
+        prompt: The instruction sent with the pages.
+        max_tokens: The reply budget, and the output each reply is priced at.
+
+    Returns:
+        Each request with its estimated cost."""
     check_sent(wire)
     out: list[Estimate] = []
     for sample in samples:
@@ -157,10 +189,17 @@ def load_pages(path: str | Path) -> pl.DataFrame:
 def beside_readers(frame: pl.DataFrame, samples: Sequence[Sample],
                    offline: Mapping[tuple[str, str], float | None] | None = None,
                    reader_names: Sequence[str] = ("rapidocr", "tesseract")) -> pl.DataFrame:
-    """One row per sample x model: the model's replies (``n``, mean and best ``model_cer``) beside
-    the best offline reader's CER on the same pages as the provider resizes them
-    (``toolkit.snapshot.legibility(...).reader_cer``). ``offline`` gives those figures already
-    measured, by (sample, model); the others are measured with ``reader_names``."""
+    """One row per sample and model: the model's replies beside the best offline reader's CER on the
+    same pages as the provider resizes them (``toolkit.snapshot.legibility(...).reader_cer``).
+
+    Args:
+        frame: The scored replies, one row each (``load_pages`` of a results file).
+        samples: The samples the replies are of.
+        offline: Reader CERs already measured, by (sample, model); the others are measured.
+        reader_names: The readers to measure with.
+
+    Returns:
+        Per sample and model: ``n``, mean and best ``model_cer``, and the reader's CER."""
     import polars as pl
 
     from toolkit.snapshot import geometry_for, legibility

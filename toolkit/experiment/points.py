@@ -1,6 +1,6 @@
 """Where to freeze a history: the points of a corpus whose recorded next reply called a tool, and those
-where it only talked about acting (seed 002 froze Pippa's history at "I'll close #506" to measure how
-often the next turn really calls)."""
+where it only talked about acting (a history frozen right after "I'll close #506" asks how often the
+next turn really calls)."""
 
 from __future__ import annotations
 

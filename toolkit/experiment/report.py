@@ -1,6 +1,7 @@
 """The experiment's table: per point, mode and model, how many replies called the expected tool,
-called another, only said they acted, or neither, with the call rate's Wilson 95% interval (the
-seeds' "3 close calls in 16 tries" against "closed 9 of 9", with the uncertainty those counts carry).
+called another, only said they acted, or neither, with the call rate's Wilson 95% interval: counts as small
+as "3 close calls in 16 tries" against "closed 9 of 9" (an earlier, unpublished run of this experiment)
+say little without the uncertainty they carry.
 """
 
 from __future__ import annotations
@@ -33,15 +34,26 @@ COLUMNS = {
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (E. B. Wilson, "Probable inference, the
-    law of succession, and statistical inference", JASA 22 (1927) 209-212; as written in Agresti and
-    Coull, "Approximate is better than 'exact' for interval estimation of binomial proportions",
-    The American Statistician 52 (1998) 119-126, eq. 2):
+    """The Wilson score interval of a binomial proportion (E. B. Wilson, "Probable inference, the law
+    of succession, and statistical inference", JASA 22 (1927) 209-212; as written in Agresti and
+    Coull, "Approximate is better than 'exact' for interval estimation of binomial proportions", The
+    American Statistician 52 (1998) 119-126, eq. 2):
 
         (p + z²/2n ± z √(p(1-p)/n + z²/4n²)) / (1 + z²/n),  p = successes / n.
 
     Unlike p ± z√(p(1-p)/n) it stays inside [0, 1] and is not empty at 0 or n of n (9 of 9 gives
-    0.70 to 1). ``(0, 1)`` for no trials."""
+    0.70 to 1).
+
+    Args:
+        successes: How many trials succeeded.
+        n: How many trials there were.
+        z: The normal quantile of the confidence level (default: 95%).
+
+    Returns:
+        The interval's low and high ends; ``(0, 1)`` for no trials.
+
+    Raises:
+        InvalidInput: ``n`` is negative or ``successes`` is not between 0 and ``n``."""
     if n < 0 or not 0 <= successes <= n:
         raise InvalidInput(f"need 0 <= successes <= n, got {successes} of {n}")
     if n == 0:

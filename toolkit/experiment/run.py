@@ -382,8 +382,17 @@ def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
 
 def plan(trials: Sequence[Trial], corpus: Corpus, *, store: SurfaceStore | None = None,
          max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
-    """The dry run: each trial's request built, nothing sent, its cost estimated (input by
-    ``trial_input_tokens``, output assumed at ``max_tokens``: the limit Anthropic bodies carry; the other wires' bodies set none, so a longer reply there costs more)."""
+    """The dry run: each trial's request built, nothing sent, its cost estimated.
+
+    Args:
+        trials: What to ask.
+        corpus: The corpus the trials' sessions are in.
+        store: A ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only.
+        max_tokens: The output each reply is priced at: the limit Anthropic bodies carry; the other
+            wires' bodies set none, so a longer reply there costs more.
+
+    Returns:
+        Each request with its input tokens (``trial_input_tokens``) and estimated cost."""
     out = []
     for trial in trials:
         check_sent(trial.wire)

@@ -1,5 +1,6 @@
-"""Saying without doing: a reply that announces or reports an action in text with no call (seed 002:
-"closing #506 ... closed", and nothing was called).
+"""Saying without doing: a reply that announces or reports an action in text with no call ("closing
+#506 ... closed", and nothing was called). A history replayed as text alone shows a reply that acted
+and one that only said so alike, so a model reading it can learn that acting is something it says.
 
 ``says_action`` is a small set of readable rules over the reply's words, clause by clause. A clause
 counts when it announces an action the speaker is taking now ("I'll close #506", "Let me run the
@@ -10,10 +11,10 @@ negates ("I didn't close it"), or describes what something else does ("The test 
 Actions are the ones an agent does through tools: editing, running, creating, deleting, merging,
 sending, and also reading, checking and searching, which are calls too.
 
-Measured 2026-12-01 on the labelled sample ``tests/data/said_labels.json`` (172 real replies of the
-shared corpora, 115 said / 57 not: Claude Code 123, Codex 16, SWE-agent 12, pydantic-ai cassettes 7,
-OpenHands 5, openai_chat 4, inspect 4, Gemini CLI 1): precision 0.96 (109 of 113), recall 0.95 (109
-of 115). In-sample: the rules were written while labelling this sample, so these figures are an
+The rules are checked against the labelled sample ``tests/data/said_labels.json`` (real replies of
+the shared corpora, from every format that has them): ``tests/test_experiment_said.py`` holds its
+precision and recall to a margin, and the findings page (``docs/findings.md``) gives the figures with
+their date. In-sample: the rules were written while labelling this sample, so those figures are an
 upper bound on what a fresh sample would give; a held-out sample is still to label. The misses are verbless step headings (a lone "Cleanup:"), generic verbs ("do the
 testing") and acts named by a verb outside the list; the false alarms are reports of testing or
 changes inside a findings reply, and a gerund used as a subject ("Building apps is ...").

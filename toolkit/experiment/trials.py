@@ -1,6 +1,5 @@
 """What the replay experiment asks: a frozen point in a session, the tool the next turn should call,
-and the wire, model, replay mode and number of replies to ask for (seed 002: "Measured Before It Was
-Fixed")."""
+and the wire, model, replay mode and number of replies to ask for."""
 
 from __future__ import annotations
 

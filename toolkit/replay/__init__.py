@@ -3,7 +3,7 @@
 ``request(session, wire=..., mode=...)`` returns the exact body a wire would be sent for the
 session's path, with its canonical bytes; ``validate(body, wire)`` checks a body against the wire's
 documented rules; ``freeze(session, at=...)`` writes the bodies of every mode at one point, so
-someone with a provider key can rerun the seeds' experiment. The reasoning policy and what each
+someone with a provider key can run the replay experiment (``toolkit.experiment``). The reasoning policy and what each
 mode carries are described in ``toolkit.replay.request``.
 
 Layout, bottom up: ``plan`` (the neutral plan a fold makes), ``prose``, ``calls``, ``parts``,

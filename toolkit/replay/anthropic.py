@@ -31,7 +31,7 @@ from toolkit.surface import ToolSpec
 NAME = "anthropic"
 MEDIA_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 """JPEG, PNG, GIF, WebP (https://platform.claude.com/docs/en/build-with-claude/vision, read
-2026-11-29 via ../shared/reference/providers.md §1.2)."""
+2026-11-29)."""
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
 SYSTEM: SystemPlacement = "slot"
 OPENS_WITH_USER = True
@@ -139,8 +139,8 @@ def _result(call_id: str, output: str, is_error: bool, images: tuple[Part, ...])
 
 def _final_thinking(messages: list[dict[str, Any]], notes: list[str]) -> None:
     """The final assistant turn may not carry thinking while thinking is disabled ("When thinking is
-    disabled, an assistant message in the final position cannot contain thinking", providers.md
-    §4.3): there, and only there, thinking crosses as prose."""
+    disabled, an assistant message in the final position cannot contain thinking", the Messages
+    API's 400 error): there, and only there, thinking crosses as prose."""
     changed = False
     for message in reversed(messages):
         if message["role"] != "assistant":

@@ -18,24 +18,26 @@ from toolkit.record import JsonValue, ToolResult, ToolUse, bare_tool_name
 from toolkit.replay.plan import Call
 
 MAX_CALLS = 12
-"""A reply replays its last 12 calls (seed 002, "The Details That Keep It Safe")."""
+"""A reply replays its last 12 calls: a bound of this project's choosing, so one long tool loop does
+not grow every later request (no provider sets it)."""
 
 MAX_CHARS = 500
-"""Inputs and answers keep at most 500 characters (seed 002, same section)."""
+"""Inputs and answers keep at most 500 characters: the same kind of bound, the project's own; an input
+cut short of valid JSON travels as ``{"input_excerpt": ...}``."""
 
 CALL_ID_MAX = 40
 """OpenAI Chat Completions rejects longer tool call ids: "Expected a string with maximum length 40"
-(error quoted in BerriAI/litellm#10083 and langgenius/dify#32222; ../shared/reference/providers.md
-§4.1, read 2026-11-29). The strictest id rule of the five wires, so every wire gets it."""
+(error quoted in BerriAI/litellm#10083 and langgenius/dify#32222, read
+2026-11-29). The strictest id rule of the five wires, so every wire gets it."""
 
 ID_RE = re.compile(r"[A-Za-z0-9_-]+")
-"""Anthropic tool_use ids: ``^[a-zA-Z0-9_-]+$`` (API error "String should match pattern",
-providers.md §4.3, read 2026-11-29)."""
+"""Anthropic tool_use ids: ``^[a-zA-Z0-9_-]+$`` (the Messages API's 400 error "String should
+match pattern", read 2026-11-29)."""
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 """A tool name every wire accepts: OpenAI "a-z, A-Z, 0-9, or contain underscores and dashes, with a
 maximum length of 64" (openai 3.57.0 ``shared_params/function_definition.py``); Anthropic
-``^[a-zA-Z0-9_-]{1,64}$`` (providers.md §4.3); Gemini "Must start with a letter or an underscore"
+``^[a-zA-Z0-9_-]{1,64}$`` (the Messages API's validation pattern); Gemini "Must start with a letter or an underscore"
 (google-genai 3.6.1 ``types.FunctionDeclaration.name``). All read 2026-11-29."""
 
 T = TypeVar("T")

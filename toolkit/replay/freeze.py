@@ -1,5 +1,5 @@
 """Freeze the requests of every mode at one point of a session, as files someone with a provider
-key can send (through the official SDKs) to rerun the seeds' experiment: ask for the next turn many
+key can send (through the official SDKs) to run the replay experiment: ask for the next turn many
 times under each replay mode and count the turns that actually call the tool. Sending is never
 part of this toolkit's tests."""
 
@@ -46,9 +46,29 @@ def freeze(
     model: str | None = None,
     store: SurfaceStore | None = None,
 ) -> Frozen:
-    """Write ``<out_dir>/<session>__<at>/<wire>/<mode>.json`` (each the request's canonical bytes)
-    and a ``manifest.json`` naming, per request, its size, sha256, notes, validation problems and
-    the SDK call that sends it. ``at`` is a message id (default: the session's tip)."""
+    """Write the requests of one point of a session, for every wire and mode, to files a script can send.
+
+    Each request goes to ``<out_dir>/<session>__<at>/<wire>/<mode>.json`` (its canonical bytes), with a
+    ``manifest.json`` naming, per request, its size, sha256, notes, validation problems and the SDK call
+    that sends it.
+
+    Args:
+        session: The session to freeze.
+        at: The id of the last message sent (default: the session's tip).
+        out_dir: The folder the frozen point's folder is written under.
+        wires: The wires to write (default: all).
+        modes: The replay modes to write (default: all).
+        vision: Whether images travel as images.
+        images: The corpus image store (sha256 to bytes).
+        model: The model the bodies name (default: the recorded one, per wire).
+        store: A ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only.
+
+    Returns:
+        Where the bodies and the manifest were written.
+
+    Raises:
+        InvalidInput: The session has no messages to freeze.
+        NotFound: ``at`` is not a message of the session."""
     point = at if at is not None else session.tip
     if point is None:
         raise InvalidInput(f"session {session.id!r} has no messages to freeze")

@@ -29,8 +29,7 @@ from toolkit.surface import ToolSpec
 
 NAME = "gemini"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
-"""https://ai.google.dev/gemini-api/docs/image-understanding (read 2026-11-29 via
-../shared/reference/providers.md §1.3)."""
+"""https://ai.google.dev/gemini-api/docs/image-understanding (read 2026-11-29)."""
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=False)
 SYSTEM: SystemPlacement = "slot"
 
@@ -49,7 +48,7 @@ PART_FIELDS = (*DATA_FIELDS, "thought", "thoughtSignature", "mediaResolution", "
 OPENS_WITH_USER = True
 """A function call turn must follow a user turn ("Please ensure that function call turn comes
 immediately after a user turn or after a function response turn.", also when the history starts with
-a model function call: providers.md §4.4), and the SDK's chats refuse a history that does not start
+a model function call: the generateContent 400 error, as google-gemini/gemini-cli issues quote it), and the SDK's chats refuse a history that does not start
 with a user turn ("History must start with a user turn.", googleapis/python-genai#529, 2025-03-18)."""
 
 

@@ -32,7 +32,7 @@ from toolkit.replay.spec import Sdk, SystemPlacement, WireSpec, place_system, wi
 NAME = "openai-chat"
 MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 """PNG, JPEG, WEBP, non-animated GIF (https://developers.openai.com/api/docs/guides/images-vision,
-"Input limits", read 2026-11-29 via ../shared/reference/providers.md §1.1)."""
+"Input limits", read 2026-11-29)."""
 IMAGES = ImageRules(NAME, MEDIA_TYPES, urls=True)
 SYSTEM: SystemPlacement = "message"
 OPENS_WITH_USER = False

@@ -153,10 +153,26 @@ def request(
     store: SurfaceStore | None = None,
     max_tokens: int = DEFAULT_MAX_TOKENS,
 ) -> Request:
-    """The request ``wire`` would be sent for ``session``'s path up to ``upto`` (default: the tip)
-    in ``mode``. ``images`` is the corpus image store (sha256 → bytes); ``model`` overrides the
-    model the body names (default: the recorded one, when it is the wire's provider's); ``store``
-    is a ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only."""
+    """The request ``wire`` would be sent for ``session``'s path, in ``mode``.
+
+    Args:
+        session: The session to replay; its main path (or the path to ``upto``) is what is sent.
+        wire: The wire to spell it for (``toolkit.replay.WIRES``).
+        mode: How earlier turns are replayed (``toolkit.replay.MODES``).
+        vision: Whether images travel as images; without, each is named as unseen in text.
+        upto: The id of the last message sent (default: the session's tip).
+        images: The corpus image store (sha256 to bytes) the image blocks point into.
+        model: The model the body names (default: the recorded one, when it is the wire's provider's).
+        store: A ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only.
+        max_tokens: The reply budget an Anthropic body names (its Messages API requires one).
+
+    Returns:
+        The body, its canonical bytes and the notes on what changed on the way.
+
+    Raises:
+        UnknownWire: ``wire`` is not one of ``WIRES``.
+        UnknownMode: ``mode`` is not one of ``MODES``.
+        NotFound: ``upto`` is not a message of the session."""
     spec = wire_spec(wire)
     plan, notes, path = build_plan(
         session, wire=spec, mode=_mode(mode), vision=vision, upto=upto, images=images, model=model,

@@ -1,7 +1,7 @@
 """Validate request bodies against the official SDKs' type definitions, strictly.
 
-Strict means two things the types do not do by themselves (../shared/reference/environment-notes.md,
-providers.md §4.6, checked 2026-11-29 with openai 3.57.0, anthropic 2.14.0, google-genai 3.6.1,
+Strict means two things the types do not do by themselves (found by running them, 2026-11-29, with
+openai 3.57.0, anthropic 2.14.0, google-genai 3.6.1,
 ollama 0.6.3, pydantic 2.14.4):
 
 - fields typed ``Iterable[...]`` validate lazily, only when iterated: every validated value is

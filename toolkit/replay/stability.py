@@ -60,10 +60,29 @@ def prefix_stability(
     points: int | None = None,
     model: str | None = None,
 ) -> PrefixReport:
-    """Replay the path up to each message k and k+1 and compare. ``points`` samples that many
-    evenly spaced k (every k by default; each replay is linear in the path, so all of them is
-    quadratic). A request whose only message is the empty-history placeholder is not compared:
-    the first real message replaces the placeholder by design."""
+    """Whether each request's bytes start with the previous request's: replay the path up to each
+    message k and k+1 and compare, since a provider's prompt cache only reads an unchanged prefix.
+
+    A request whose only message is the empty-history placeholder is not compared: the first real
+    message replaces the placeholder by design.
+
+    Args:
+        session: The session to replay.
+        wire: The wire to spell it for (``toolkit.replay.WIRES``).
+        mode: The replay mode (``toolkit.replay.MODES``).
+        vision: Whether images travel as images.
+        images: The corpus image store (sha256 to bytes).
+        points: How many evenly spaced k to sample (default: every k; each replay is linear in the
+            path, so all of them is quadratic).
+        model: The model the bodies name (default: the recorded one).
+
+    Returns:
+        How many pairs were compared and stayed a byte prefix, and the messages whose arrival rewrote
+        earlier bytes.
+
+    Raises:
+        UnknownWire: ``wire`` is not one of ``WIRES``.
+        UnknownMode: ``mode`` is not one of ``MODES``."""
     path = session.path()
     ks = list(range(len(path) - 1))
     if points is not None and points < len(ks):

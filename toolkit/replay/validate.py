@@ -14,7 +14,18 @@ from toolkit.replay.lookup import wire_spec
 
 
 def validate(body: object, wire: str) -> list[WireProblem]:
-    """Every problem of ``body`` as a request to ``wire`` (an empty list: valid)."""
+    """Every problem of ``body`` as a request to ``wire``, by the wire's documented rules (the SDK
+    types, which check shapes but never pairing or ordering, are ``toolkit.replay.sdk``'s).
+
+    Args:
+        body: A request body as ``Request.body`` holds it (or one read back from JSON).
+        wire: The wire it is meant for (``toolkit.replay.WIRES``).
+
+    Returns:
+        The problems found, each with where and why; an empty list: valid.
+
+    Raises:
+        UnknownWire: ``wire`` is not one of ``WIRES``."""
     spec = wire_spec(wire)
     if not isinstance(body, Mapping):
         return [WireProblem(spec.name, "", "shape", f"a request body is a JSON object, not {type(body).__name__}")]

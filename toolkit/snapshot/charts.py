@@ -23,8 +23,8 @@ from toolkit.snapshot.tradeoff import choose, reading
 
 @dataclass(frozen=True, slots=True)
 class Published:
-    """A result from ../shared/reference/peers.md section B (compression as text tokens per vision
-    token, accuracy in the paper's own metric, as the source states it)."""
+    """A result a visual-text compression paper published (compression as text tokens per vision
+    token, accuracy in the paper's own metric, as the paper states it; ``source`` is its arXiv page)."""
 
     paper: str
     compression: float
@@ -52,7 +52,7 @@ PUBLISHED: tuple[Published, ...] = (
     Published("AgentOCR", 2.0, 0.95, ">95% of text-agent performance at >50% tokens saved (relative)",
               "https://arxiv.org/html/2601.04786v1"),
 )
-"""Published working points (peers.md B, research date 2026-11-29). Their metrics differ from
+"""Published working points (each from the arXiv page in its ``source``, read 2026-11-29). Their metrics differ from
 ours (glyph-level legibility after the provider's resize): a marker, not a like-for-like score."""
 
 

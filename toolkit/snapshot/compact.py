@@ -206,16 +206,27 @@ def _snapshot_id(sources: Sequence[Message], geometry: Geometry) -> str:
 
 def compact(messages: Sequence[Message] | Compacted, head: int = 2, tail: int = 6,
             geometry: Geometry | None = None, *, model: str | None = None) -> Compacted:
-    """Keep the first ``head`` and last ``tail`` messages as they are and render the middle to
-    pages carried as image blocks of one user message, with a caption. Boundaries move so no tool
-    call is parted from its result. A ``Compacted`` history is first expanded back to its source
-    messages, so its snapshots are rendered again from their text, never from their pixels.
+    """Keep the first ``head`` and last ``tail`` messages as they are and render the middle to pages,
+    carried as image blocks of one user message with a caption.
 
-    The pages are ``geometry`` when given; else the page for ``model``, the model that will read
-    them (``toolkit.snapshot.geometry_for(model)``: the largest page its provider does not shrink,
-    in the glyph cell the independent readers read best for the text it holds); with neither, the
-    page for ``DEFAULT_MODEL`` (Claude Sonnet 4.5). ``Geometry()`` itself, 4x6 cells, is dense but
-    poorly read (see ``tradeoff``) and is used only when passed."""
+    Boundaries move so no tool call is parted from its result. A ``Compacted`` history is first
+    expanded back to its source messages, so its snapshots are rendered again from their text, never
+    from their pixels (each pass over pixels would lose legibility).
+
+    Args:
+        messages: The history, or an earlier compaction of it.
+        head: Messages kept as they are at the start.
+        tail: Messages kept as they are at the end.
+        geometry: The page to render in. Default: the page for ``model``
+            (``toolkit.snapshot.geometry_for``: the largest page its provider does not shrink, in the
+            glyph cell the readers read best); with no ``model`` either, the page for
+            ``DEFAULT_MODEL``. ``Geometry()`` itself, 4x6 cells, is dense but poorly read (see
+            ``tradeoff``) and is used only when passed.
+        model: The model that will read the pages.
+
+    Returns:
+        The messages to send, the page bytes their image blocks name, and the source of every
+        snapshot."""
     geometry = geometry or geometry_for(model or DEFAULT_MODEL)
     source = messages.expanded() if isinstance(messages, Compacted) else expand(messages, {})
     head_end, tail_start = pair_safe_bounds(source, head, tail)
@@ -267,14 +278,25 @@ class Generation:
 
 def resnap(page: Page, model: str | None = None, *, scale: float | None = None, passes: int = 3,
            resample: Image.Resampling = DEFAULT_RESAMPLE) -> list[Generation]:
-    """Re-render a page from its own pixels ``passes`` times, as a compactor without the source
-    text would. Each pass the previous generation goes through the provider's resize (``model``,
-    when it changes this page's size) or is shrunk to make room in the next snapshot (``scale``
-    per pass, so generation k holds the text at ``scale**k`` of its size) and is drawn back onto a
-    page: snapped to 1 bit for a 1-bit page, kept as 8-bit coverage for a greyscale one (snapping
-    an anti-aliased page would lose its grey levels whether or not anything was resized).
-    Generation 0 is the page rendered from the source text; each generation is read against the
-    atlas from the pixels it holds (bits, or coverage)."""
+    """Re-render a page from its own pixels ``passes`` times, as a compactor without the source text
+    would: what each generation of re-snapping loses.
+
+    Each pass the previous generation goes through the provider's resize, or is shrunk to make room
+    in the next snapshot, and is drawn back onto a page: snapped to 1 bit for a 1-bit page, kept as
+    8-bit coverage for a greyscale one (snapping an anti-aliased page would lose its grey levels
+    whether or not anything was resized). Each generation is read against the atlas from the pixels
+    it holds.
+
+    Args:
+        page: Generation 0, the page rendered from the source text.
+        model: The model whose provider's resize applies, when it changes this page's size.
+        scale: The shrink per pass instead, so generation k holds the text at ``scale**k`` of its
+            size.
+        passes: How many generations to make after the first.
+        resample: The resize filter.
+
+    Returns:
+        Every generation, 0 first, with what it reads as."""
     geometry = page.geometry
     resized: tuple[int, int] | None = None
     if model is not None:

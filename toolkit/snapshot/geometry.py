@@ -190,7 +190,16 @@ class Seen:
 
 
 def seen(width: int, height: int, model: str) -> Seen:
-    """The page as ``model`` sees it, with how that is known."""
+    """The page as ``model`` sees it, with how that is known.
+
+    Args:
+        width: The page's width in pixels, as sent.
+        height: The page's height in pixels, as sent.
+        model: The model that reads it.
+
+    Returns:
+        The size the model sees, how that is known (documented, measured or assumed) and its source,
+        and the image's token cost."""
     cost = image_tokens(width, height, model)
     return Seen(cost.resized, cost.seen_evidence, cost.seen_source, cost)
 
@@ -311,7 +320,8 @@ COLUMN_COUNTS = np.arange(1, 64, dtype=np.int64)
 TIE = 0.99
 """Pages within 1% of the best characters per token count as equal and the largest wins: area
 pricing makes many small pages cost about the same, but requests limit the number of images
-(Anthropic: 100 per request for 200k-context models, providers.md 1.2)."""
+(Anthropic: at most 100 images per API request for models with a 200k-token context window,
+https://platform.claude.com/docs/en/build-with-claude/vision, page text as captured 2026-07-13)."""
 
 
 @functools.cache

@@ -164,10 +164,25 @@ def compare(pages: Sequence[Page], grids: Sequence[tuple[Ids, np.ndarray]]) -> C
 def legibility(text: str | Sequence[Passage] | Sequence[Page], geometry: Geometry, model: str, *,
                resample: Image.Resampling = DEFAULT_RESAMPLE, reader_names: Sequence[str] = (),
                reader_rows: int | None = READER_ROWS) -> Legibility:
-    """Render ``text`` (or take pages already rendered), shrink (or enlarge) each page as
-    ``model``'s provider does before its model sees it, read the cells back and count the
-    characters that survive; with ``reader_names`` (``rapidocr``, ``tesseract``) also have those
-    readers read ``reader_rows`` rows spread over all pages (``None``: every row)."""
+    """How much of ``text`` survives ``model``'s provider's resize, and what independent readers recover.
+
+    Each page is rendered (or taken as rendered), shrunk or enlarged as the provider does before its
+    model sees it, and its cells read back against the font's own glyphs.
+
+    Args:
+        text: A plain string, messages, or pages already rendered.
+        geometry: The page and glyph cell to render in.
+        model: The model whose provider's resize applies.
+        resample: The filter that resize is taken to use.
+        reader_names: OCR readers (``rapidocr``, ``tesseract``) to read the pages too; a tesseract
+            that is not installed is skipped.
+        reader_rows: How many rows, spread over all pages, those readers read (``None``: every row).
+
+    Returns:
+        The characters shown, the ones that survive, and each reader's character error rate.
+
+    Raises:
+        InvalidInput: A name in ``reader_names`` is no reader."""
     pages = _pages(text, geometry)
     view = seen(geometry.width, geometry.height, model)
     images = [shown(page, view.size, resample) for page in pages]
@@ -284,7 +299,21 @@ def _rounded(value: float | None) -> float | None:
 def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
            resample: Image.Resampling = DEFAULT_RESAMPLE, reader_names: Sequence[str] = (),
            reader_rows: int | None = READER_ROWS) -> Assessment:
-    """Pages, image tokens, text tokens, compression and legibility of ``text`` for ``model``."""
+    """Pages, image tokens, text tokens, compression and legibility of ``text`` for ``model``.
+
+    Args:
+        text: A plain string, or messages.
+        geometry: The page and glyph cell to render in.
+        model: The model that would read the pages.
+        resample: The filter the provider's resize is taken to use.
+        reader_names: OCR readers to read the pages too (``legibility``).
+        reader_rows: How many rows those readers read (``None``: every row).
+
+    Returns:
+        The pages with their cost against the text's, and their legibility.
+
+    Raises:
+        InvalidInput: A name in ``reader_names`` is no reader."""
     pages = render(text, geometry)
     cost = image_tokens(geometry.width, geometry.height, model)
     content = text if isinstance(text, str) else "\n".join(turn.text for turn in text)

@@ -3,8 +3,8 @@
 The atlas decode in ``render.read`` matches each cell against the very bitmaps that drew it, so it
 proves only that the pixels survive the provider's resize; it cannot tell that ``m`` and ``n`` are a
 blur apart at 4x6. A reader that has never seen our font can. Two engines, chosen because both run
-offline on this machine kind and read code and log text (``../shared/reference/environment-notes.md``,
-"OCR and fonts", measured 2026-12-01):
+offline (RapidOCR's weights ship inside its wheel; tesseract is a system package) and read code and log
+text:
 
 - **RapidOCR** (``rapidocr-onnxruntime``, PP-OCRv4 recognition weights inside the wheel): its
   recogniser alone, one text row at a time (the row boxes are known from the layout, so no detector

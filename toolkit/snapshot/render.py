@@ -353,8 +353,15 @@ def filled_rows(pages: Sequence[Page]) -> int:
 
 
 def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> list[Page]:
-    """Pages of ``text`` (a plain string, or messages each under a header row naming its speaker;
-    no messages, no pages)."""
+    """Pages of ``text`` in ``geometry``'s glyph cell and page size.
+
+    Args:
+        text: A plain string, or messages, each rendered under a header row naming its speaker.
+        geometry: The page and glyph cell (default: ``Geometry()``, 4x6 cells).
+
+    Returns:
+        The pages in reading order, each with the glyph grid it shows and its pixels on demand; no
+        messages, no pages."""
     geometry = geometry or Geometry()
     font = load(geometry.cell)
     cols, per_page = geometry.cols, geometry.lines
@@ -534,10 +541,19 @@ def _exact(keys: npt.NDArray[np.uint64], cells_at: Callable[[Index], Glyphs], fo
 
 def read(image: Image.Image | Glyphs | Floats, geometry: Geometry,
          resample: Image.Resampling = Image.Resampling.BICUBIC) -> tuple[Ids, npt.NDArray[np.int8]]:
-    """The glyph grid and row kinds a page shows, from its pixels alone. A header row is found by
-    its first cell (the header mark) and read inverted (as it is, in the ``"rule"`` style). Exact pixels (a 1-bit page's bits, a
-    greyscale page's coverage) are read by key; pixels that went through a resize are matched to
-    the nearest glyph."""
+    """The glyph grid and row kinds a page shows, from its pixels alone.
+
+    A header row is found by its first cell (the header mark) and read inverted (as it is, in the
+    ``"rule"`` style). Exact pixels (a 1-bit page's bits, a greyscale page's coverage) are read by
+    key; pixels that went through a resize are matched to the nearest glyph.
+
+    Args:
+        image: The page's pixels: an image, or its bits or coverage as an array.
+        geometry: The page and glyph cell it was rendered in.
+        resample: The filter that brings a resized page back to the page's size before reading.
+
+    Returns:
+        The glyph id of each cell, and the kind of each row."""
     font = load(geometry.cell)
     ink = as_ink(image, geometry, resample)
     rows, cols, pitch, cw, ch, m = geometry.lines, geometry.cols, geometry.pitch, font.width, font.height, geometry.margin
@@ -598,7 +614,15 @@ class Decoded:
 
 def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geometry,
            resample: Image.Resampling = Image.Resampling.BICUBIC) -> Decoded:
-    """Text of pages read from their pixels (``Page`` objects are read from their pixels too)."""
+    """Text of pages read from their pixels (``Page`` objects are read from their pixels too).
+
+    Args:
+        images: The pages, as images, pixel arrays or ``Page`` objects.
+        geometry: The page and glyph cell they were rendered in.
+        resample: The filter that brings a resized page back to the page's size before reading.
+
+    Returns:
+        The text read, page by page."""
     font = load(geometry.cell)
     chars = np.array(font.chars, dtype=object)
     chars[font.trailing] = " "

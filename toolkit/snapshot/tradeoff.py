@@ -111,11 +111,21 @@ def candidates() -> tuple[str, ...]:
 
 
 def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | None = None) -> pl.DataFrame:
-    """One row per glyph cell (``candidates()`` unless named): the model's preset page in that cell
-    (laid out for transcript-shaped lines, ``geometry.REFERENCE``, as ``geometry_for`` does), its
-    characters per image token, the compression that gives at ``sample``'s text tokens per character
-    (null without a sample), and the measured reader error (columns: model, cell, page,
-    chars_per_token, compression, reader, reader_cer, control_cer, excess, legible, chosen)."""
+    """One row per glyph cell: the model's preset page in that cell, its characters per image token,
+    the compression that gives, and the measured reader error.
+
+    Pages are laid out for transcript-shaped lines (``geometry.REFERENCE``), as ``geometry_for``
+    does.
+
+    Args:
+        model: The model whose pages apply.
+        sample: Text whose tokens per character give the compression (default: none, and the
+            compression is null).
+        cell_names: The glyph cells (default: ``candidates()``).
+
+    Returns:
+        Columns: model, cell, page, chars_per_token, compression, reader, reader_cer, control_cer,
+        excess, legible, chosen."""
     import polars as pl
 
     from toolkit.costs import text_tokens
@@ -162,19 +172,36 @@ def choose(model: str) -> str:
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
            names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True,
            row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",)) -> pl.DataFrame:
-    """Every candidate page for ``model`` (each cell, each line spacing: the preset page the search
-    of ``toolkit.snapshot.geometry`` finds for it on ``sample``; on it, each of ``row_rules`` and
-    ``headers``, the layout options of ``Geometry``, which do not change the page size) rendered with
-    ``sample`` and read by the independent readers at the size the model's encoder sees it, against
-    the control. A plain sample has no header rows, so when ``headers`` asks for more than the
-    default bar, every candidate of the call renders ``sample`` as messages instead
-    (``as_messages``: a header row about every ``MESSAGE_CHARS`` characters, as a history has them;
-    the readers never see header rows, which are layout, so only the rows and rules around them can
-    differ). A rule needs a line spacing of at least 1: combinations without one are left out.
-    Columns: model, cell, face, line_spacing, row_rule, header, page, columns, seen_size,
-    seen_evidence, compression (the last page as it is), compression_full (pages filled), reader,
-    reader_cer, control_cer, excess, frontier (no other candidate compresses more at no greater
-    excess). Slow: each candidate is read anew."""
+    """Every candidate page for ``model``, rendered with ``sample`` and read by the independent readers
+    at the size the model's encoder sees it, against the control. Slow: each candidate is read anew.
+
+    A candidate is each cell and line spacing (the preset page ``toolkit.snapshot.geometry`` finds for
+    it on ``sample``) and, on it, each of ``row_rules`` and ``headers``, the layout options of
+    ``Geometry``, which do not change the page size. A plain sample has no header rows, so when
+    ``headers`` asks for more than the default bar, every candidate renders ``sample`` as messages
+    instead (``as_messages``: a header row about every ``MESSAGE_CHARS`` characters, as a history has
+    them; the readers never see header rows, so only the rows and rules around them can differ). A
+    rule needs a line spacing of at least 1: combinations without one are left out.
+
+    Args:
+        sample: The text to render and read.
+        model: The model whose pages and resize apply.
+        cell_names: The glyph cells to try (default: ``candidates()``).
+        line_spacings: The line spacings to try.
+        names: The readers (``rapidocr``, ``tesseract``).
+        reader_rows: How many rows the readers read (``None``: every row).
+        progress: Show a progress bar.
+        row_rules: Whether a rule is drawn between rows, each value tried.
+        headers: The header row styles to try.
+
+    Returns:
+        Columns: model, cell, face, line_spacing, row_rule, header, page, columns, seen_size,
+        seen_evidence, compression (the last page as it is), compression_full (pages filled),
+        reader, reader_cer, control_cer, excess, frontier (no other candidate compresses more at no
+        greater excess).
+
+    Raises:
+        InvalidInput: A name in ``names`` is no reader."""
     import polars as pl
     from tqdm.auto import tqdm
 
@@ -249,8 +276,20 @@ def frontier(compression: Sequence[float], excess: Sequence[float | None]) -> li
 
 def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
            max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Preset:
-    """The page for ``model`` (``toolkit.snapshot.geometry.preset``) in ``cell``, or, without one,
-    in the cell ``choose`` takes from the measured readers' tradeoff."""
+    """The page for ``model`` (``toolkit.snapshot.geometry.preset``) in ``cell``, or, without one, in
+    the cell ``choose`` takes from the measured readers' tradeoff.
+
+    Args:
+        model: The model that will read the pages.
+        cell: A glyph cell such as ``"6x13"`` (default: ``choose(model)``).
+        margin: The page margin in pixels.
+        line_spacing: Extra pixels between rows.
+        max_side: The longest page side allowed, in pixels.
+        sample: Text whose line lengths the characters per token are counted on (default: the
+            reference lengths of transcript lines).
+
+    Returns:
+        The page, its image tokens, characters per token, and how the size the model sees is known."""
     return cell_preset(model, cell or choose(model), margin=margin, line_spacing=line_spacing,
                        max_side=max_side, sample=sample)
 
@@ -263,6 +302,18 @@ def presets(cell: str | None = None) -> dict[str, Preset]:
 def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
                  max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Geometry:
     """The page a snapshot for ``model`` uses: the provider's page that its encoder sees unshrunk with
-    the most characters per image token, in the glyph cell the independent readers can read (see
-    ``choose``), or in ``cell`` when given."""
+    the most characters per image token, in the glyph cell the independent readers can read.
+
+    Args:
+        model: The model that will read the pages.
+        cell: A glyph cell such as ``"6x13"`` (default: the one ``choose`` takes from the readers'
+            measured tradeoff).
+        margin: The page margin in pixels.
+        line_spacing: Extra pixels between rows.
+        max_side: The longest page side allowed, in pixels.
+        sample: Text whose line lengths the characters per token are counted on (default: the
+            reference lengths of transcript lines, ``REFERENCE_LINES``).
+
+    Returns:
+        The page's size, glyph cell and spacing."""
     return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample).geometry

@@ -164,14 +164,20 @@ class _Specs:
 
 def runs(sessions: Iterable[Session], store: SurfaceStore | None = None,
          current: Tools | str | None = None) -> pl.DataFrame:
-    """One row per run (each run config; a session without any counts as one run).
+    """One row per run: each run config, and a session without any counts as one run.
 
-    Columns: ``order`` (position among all runs), ``session_id``, ``format``, ``file``, ``run`` (index
-    within the session), ``message_id`` (first message the run applies to), ``time`` (UTC; the run's
-    own, else its first message's, else the session's first), ``model``, ``provider``,
-    ``tool_names``, ``surface_hash`` (null: unknown), ``semantic_hash`` and ``spec_bytes`` (null when
-    the specs are not at hand), ``recorded``, ``rebuildable`` (the specs are at hand: a replay can
-    send them), and ``fidelity``/``reason`` against ``current`` (today's tools or hash)."""
+    Args:
+        sessions: The sessions.
+        store: Where specs recorded by hash only are looked up.
+        current: Today's tools or hash, for each run's fidelity.
+
+    Returns:
+        Columns: ``order`` (position among all runs), ``session_id``, ``format``, ``file``, ``run``
+        (index within the session), ``message_id`` (first message the run applies to), ``time``
+        (UTC; the run's own, else its first message's, else the session's first), ``model``,
+        ``provider``, ``tool_names``, ``surface_hash`` (null: unknown), ``semantic_hash`` and
+        ``spec_bytes`` (null when the specs are not at hand), ``recorded``, ``rebuildable`` (the
+        specs are at hand: a replay can send them), and ``fidelity``/``reason`` against ``current``."""
     every = tuple(sessions)
     return _runs(every, _Specs(every, store), current)
 
@@ -241,12 +247,17 @@ def _utc(moment: datetime) -> datetime:
 
 
 def surfaces(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
-    """One row per distinct recorded surface, in order of first appearance. ``source`` is the
-    sessions or a frame ``runs`` already made (which saves working it out again).
+    """One row per distinct recorded surface, in order of first appearance.
 
-    Columns: ``label`` (``S1``, ``S2``... by first appearance), ``surface_hash``, ``semantic_hash``,
-    ``tools`` (count), ``tool_names``, ``bytes`` (the blob's size; null when the specs are not at
-    hand), ``first_seen``, ``last_seen``, ``runs``, ``sessions``, ``rebuildable``."""
+    Args:
+        source: The sessions, or a frame ``runs`` already made (which saves working it out again).
+        store: Where specs recorded by hash only are looked up.
+
+    Returns:
+        Columns: ``label`` (``S1``, ``S2``... by first appearance), ``surface_hash``,
+        ``semantic_hash``, ``tools`` (count), ``tool_names``, ``bytes`` (the blob's size; null when
+        the specs are not at hand), ``first_seen``, ``last_seen``, ``runs``, ``sessions``,
+        ``rebuildable``."""
     frame = _runs_of(source, store).filter(pl.col("recorded"))
     if frame.is_empty():
         return pl.DataFrame(schema=SURFACES_SCHEMA)
@@ -278,14 +289,18 @@ def _runs_of(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | Non
 
 
 def storage(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None = None) -> pl.DataFrame:
-    """The seed's arithmetic, session by session in time order: the bytes of specs each session
-    would carry if it inlined its surfaces (each distinct surface it used, once) against the bytes
-    the store grows by (a surface's blob, the first time any session uses it). ``source`` is the
-    sessions or a frame ``runs`` made.
+    """What storing each surface once by hash saves, session by session in time order: the bytes of
+    specs each session would carry if it inlined its surfaces (each distinct surface it used, once)
+    against the bytes the store grows by (a surface's blob, the first time any session uses it).
 
-    Columns: ``session_id``, ``time``, ``surfaces``, ``inline_bytes``, ``new_store_bytes``,
-    ``cumulative_inline_bytes``, ``cumulative_store_bytes``. Surfaces whose specs are not at hand
-    count zero bytes (``surfaces`` still counts them)."""
+    Args:
+        source: The sessions, or a frame ``runs`` made.
+        store: Where specs recorded by hash only are looked up.
+
+    Returns:
+        Columns: ``session_id``, ``time``, ``surfaces``, ``inline_bytes``, ``new_store_bytes``,
+        ``cumulative_inline_bytes``, ``cumulative_store_bytes``. Surfaces whose specs are not at
+        hand count zero bytes (``surfaces`` still counts them)."""
     frame = _runs_of(source, store).filter(pl.col("recorded"))
     if frame.is_empty():
         return pl.DataFrame(schema=STORAGE_SCHEMA)
@@ -318,12 +333,20 @@ def storage(source: Iterable[Session] | pl.DataFrame, store: SurfaceStore | None
 
 
 def diff(a: Tools | str, b: Tools | str, store: SurfaceStore | None = None) -> pl.DataFrame:
-    """What changed per tool from surface ``a`` to surface ``b`` (specs, or hashes looked up in
-    ``store``). Tools pair by name; the leftovers pair as ``renamed`` when their schema (all but
-    name and descriptions) is the same. One row per tool of either side, ``b``'s order first.
+    """What changed per tool from surface ``a`` to surface ``b``.
 
-    Columns: ``tool``, ``status`` (one of ``STATUSES``), ``name_a``, ``name_b``, ``position_a``,
-    ``position_b``, ``description_changed``, ``schema_changed``, ``moved``, ``detail``."""
+    Tools pair by name; the leftovers pair as ``renamed`` when their schema (all but name and
+    descriptions) is the same.
+
+    Args:
+        a: The earlier surface: specs, or a hash looked up in ``store``.
+        b: The later surface, likewise.
+        store: Where hashes are looked up.
+
+    Returns:
+        One row per tool of either side, ``b``'s order first. Columns: ``tool``, ``status`` (one of
+        ``STATUSES``), ``name_a``, ``name_b``, ``position_a``, ``position_b``,
+        ``description_changed``, ``schema_changed``, ``moved``, ``detail``."""
     left, right = tool_specs(_resolve(a, store)), tool_specs(_resolve(b, store))
     pairs: list[tuple[ToolSpec | None, ToolSpec | None]] = []
     waiting: dict[str, list[ToolSpec]] = {}
@@ -467,9 +490,17 @@ def _required(schema: JsonValue) -> set[str]:
 
 def drift(sessions: Iterable[Session], store: SurfaceStore | None = None,
           changes_only: bool = True) -> pl.DataFrame:
-    """Each distinct surface against the one that appeared before it (the sessions read as one
-    agent's history), per tool: ``diff`` columns plus ``from_label``, ``to_label`` and ``at`` (when
-    the newer surface first appeared). Surfaces whose specs are not at hand are skipped."""
+    """Each distinct surface against the one that appeared before it, the sessions read as one agent's
+    history. Surfaces whose specs are not at hand are skipped.
+
+    Args:
+        sessions: The sessions, read as one agent's history.
+        store: Where specs recorded by hash only are looked up.
+        changes_only: Leave out the tools that did not change.
+
+    Returns:
+        Per tool, ``diff``'s columns plus ``from_label``, ``to_label`` and ``at`` (when the newer
+        surface first appeared)."""
     every = tuple(sessions)
     specs = _Specs(every, store)
     table = surfaces(_runs(every, specs, None)).filter(pl.col("semantic_hash").is_not_null())
@@ -533,7 +564,16 @@ class SurfaceSummary:
 
 def summary(sessions: Iterable[Session], store: SurfaceStore | None = None,
             current: Tools | str | None = None) -> SurfaceSummary:
-    """Counts and bytes for the sessions, with fidelity against ``current`` (today's tools or hash)."""
+    """Counts and bytes for the sessions, with fidelity against ``current``.
+
+    Args:
+        sessions: The sessions.
+        store: Where specs recorded by hash only are looked up.
+        current: Today's tools or hash.
+
+    Returns:
+        The numbers ``toolkit surfaces`` prints: runs (recorded, rebuildable), distinct surfaces,
+        runs per fidelity state, and the bytes inlined against stored."""
     every = tuple(sessions)
     frame = runs(every, store, current)
     recorded = frame.filter(pl.col("recorded"))

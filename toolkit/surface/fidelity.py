@@ -80,11 +80,19 @@ def fidelity(
     *,
     format: str | None = None,
 ) -> FidelityResult:
-    """Compare a recording's surface with ``tools`` (today's specs, or today's hash).
+    """Compare a recording's surface with ``tools``: matches, differs, or unknown.
 
-    ``recorded`` is a surface hash, a run config, or ``None``. Absent is never equal: without a
-    recorded hash the answer is ``UNKNOWN`` with the reason (``format`` names the source format,
-    for a reason as specific as it knows). ``DIFFERS`` is decided by the hashes alone."""
+    Absent is never equal: without a recorded hash the answer is ``UNKNOWN`` with the reason.
+    ``DIFFERS`` is decided by the hashes alone.
+
+    Args:
+        recorded: A surface hash, a run config, or ``None`` (nothing recorded).
+        tools: Today's specs, today's hash, or ``None``.
+        store: A ``SurfaceStore`` that may hold the recorded specs, so they can be rebuilt.
+        format: The recording's source format, for an ``UNKNOWN`` reason as specific as it knows.
+
+    Returns:
+        The state, the reason in words, both hashes, and whether the recorded specs can be rebuilt."""
     if isinstance(recorded, RunConfig):
         config, recorded_hash = recorded, surface_of(recorded)
     else:
@@ -141,12 +149,19 @@ def differs_reason(same_meaning: bool | None) -> str:
 def tools_for_replay(
     run_config: RunConfig | None, store: SurfaceStore | None = None, *, format: str | None = None
 ) -> tuple[list[JsonValue] | None, str]:
-    """The tool specs a replay of this run must send, rebuilt from what was recorded and never
-    from whatever tools are current: ``(tools, reason)``, or ``(None, reason)`` saying why not.
+    """The tool specs a replay of this run must send, rebuilt from what was recorded and never from
+    whatever tools are current.
 
-    The blob in ``store`` is used first (verified against its hash); specs carried by the run
-    config itself are used when they hash to the recorded surface. ``format`` (the session's)
-    makes the reason name the source format when nothing was recorded."""
+    The blob in ``store`` is used first (verified against its hash); specs carried by the run config
+    itself are used when they hash to the recorded surface.
+
+    Args:
+        run_config: The run's config (``None``: nothing recorded).
+        store: Where the recorded surface's blob may be.
+        format: The session's source format, so the reason names it when nothing was recorded.
+
+    Returns:
+        ``(tools, reason)``, or ``(None, reason)`` saying why the specs cannot be rebuilt."""
     if run_config is None:
         return None, unknown_reason(None, format) + "; the tools cannot be rebuilt"
     recorded = surface_of(run_config)
@@ -176,10 +191,19 @@ class SurfaceMismatch(InvalidInput):
 
 
 def record_run(config: RunConfig, store: SurfaceStore | None, stored: set[str] | None = None) -> RunConfig:
-    """Put a run's specs in the store (when there is one) and return the config with its surface
-    hash set. A config without specs is returned as it is; a recorded hash that disagrees with the
-    specs raises. ``stored`` names surfaces already put by the caller in this pass, which are not
-    put again."""
+    """Put a run's specs in the store (when there is one) and return the config with its surface hash
+    set. A config without specs is returned as it is.
+
+    Args:
+        config: The run config.
+        store: Where the specs go (``None``: only the hash is set).
+        stored: Surfaces the caller already put in this pass, which are not put again.
+
+    Returns:
+        The config with its surface hash.
+
+    Raises:
+        SurfaceMismatch: The recorded hash is malformed or disagrees with the specs."""
     if config.tools is None:
         return config
     actual = fingerprint(config.tools)
@@ -201,9 +225,15 @@ def record_run(config: RunConfig, store: SurfaceStore | None, stored: set[str] |
 def record_surfaces(corpus: Corpus, store: SurfaceStore) -> Corpus:
     """Every run config's recorded specs put in the store, and every surface hash checked or set.
 
-    Returns a new corpus (the one given is not changed) whose run configs carry their hashes; a
-    recorded hash that disagrees with the recorded specs is kept as recorded and reported as a
-    problem naming the file and line, since the record is never rewritten silently."""
+    A recorded hash that disagrees with the recorded specs is kept as recorded and reported as a
+    problem naming the file and line, since the record is never rewritten silently.
+
+    Args:
+        corpus: The corpus (not changed).
+        store: Where the specs go.
+
+    Returns:
+        A new corpus whose run configs carry their hashes, with any disagreement among its problems."""
     problems: list[Problem] = list(corpus.problems)
     stored: set[str] = set()
     sessions = [_record_session(session, store, problems, stored) for session in corpus.sessions]

@@ -109,8 +109,8 @@ def _written_otherwise(data: bytes) -> bool:
     writes for NaN and infinities that Python writes as ``NaN``/``Infinity``. The test is on the
     bytes, so a string that merely holds such text only costs the slower path. Strings, escapes,
     integers, other floats, key order and separators are written alike
-    (``tests/test_surface_fingerprint_bytes.py`` checks both writers). The one regular expression
-    this replaces took 26 us for a 2.3 KB surface, this 9 (measured 2026-12-01)."""
+    (``tests/test_surface_fingerprint_bytes.py`` checks both writers). A translate and three
+    substring searches are cheaper than the one regular expression they replace."""
     return b"0e" in data.translate(_DIGITS_AS_ZERO) or b"0.0000" in data or b"null" in data
 
 
@@ -128,8 +128,19 @@ def semantic_bytes(tools: Tools) -> bytes:
 
 
 def fingerprint(tools: Tools, semantic: bool = False) -> str:
-    """``sha256:<hex>`` of the canonical bytes: any edit to any byte of any spec changes it. With
-    ``semantic=True``, of the semantic bytes: only a change in what can be called changes it."""
+    """The identity of a tool surface: ``sha256:<hex>`` of its canonical bytes.
+
+    Args:
+        tools: The tool specs as a request carries them: a list, or one spec object (a one-element
+            list).
+        semantic: Hash the semantic bytes instead, so only a change in what can be called changes
+            the hash; without, any edit to any byte of any spec changes it.
+
+    Returns:
+        The hash, ``sha256:`` and 64 hex digits.
+
+    Raises:
+        TypeError: ``tools`` is a string, not specs."""
     data = semantic_bytes(tools) if semantic else canonical_bytes(tools)
     return HASH_PREFIX + hashlib.sha256(data).hexdigest()
 

@@ -169,10 +169,26 @@ def trim(
     max_tokens: int | None = None,
     count: Callable[[Message], int] | None = None,
 ) -> Resumed:
-    """The newest part of ``path`` within the limits, cut only where a turn starts and no kept
-    result loses its call. System messages at the root are instructions everything else relies
-    on: they are always kept and count against the limits. ``count`` defaults to
-    ``token_counter`` for the path's newest model (``path_model``)."""
+    """The newest part of ``path`` within the limits, cut only where a turn starts and no kept result
+    loses its call.
+
+    System messages at the root are instructions everything else relies on: they are always kept
+    and count against the limits.
+
+    Args:
+        session_id: The session's id, for messages and errors.
+        path: The messages, root first.
+        checkpoints: The session's checkpoints; one whose target is cut is dropped, never moved.
+        max_messages: The most messages to keep.
+        max_tokens: The most tokens to keep.
+        count: A message's tokens (default: ``token_counter`` for the path's newest model,
+            ``path_model``).
+
+    Returns:
+        The kept messages and the checkpoints that survive.
+
+    Raises:
+        InvalidInput: A limit is negative, or the root's system messages alone exceed it."""
     if count is None:
         count = token_counter(path_model(path))
     counted_by = count.method if isinstance(count, TokenCounter) else "a count given by the caller"

@@ -333,7 +333,18 @@ class TranscriptStore:
         return tip
 
     def path(self, session_id: str, tip: str | None = None) -> list[Message]:
-        """Root to ``tip`` (default: the session's tip): the conversation a model saw."""
+        """Root to ``tip``: the conversation a model saw.
+
+        Args:
+            session_id: The session.
+            tip: The last message (default: the session's tip).
+
+        Returns:
+            The messages, root first.
+
+        Raises:
+            UnknownSession: No such session is stored.
+            NotFound: ``tip`` is not a message of the session."""
         with self._read():
             end = self._header(session_id).tip if tip is None else tip
             if tip is not None:
@@ -383,13 +394,25 @@ class TranscriptStore:
     def add(self, corpus: Corpus | Session | Iterable[Session], *, images: Mapping[str, bytes] | None = None,
             replace: bool = False, progress: bool | None = None) -> list[str]:
         """Store imported sessions as they are (tree, tip, run configs, events), each in its own
-        transaction, with the image bytes and the load's problems. A session id already stored is
-        an error unless ``replace=True``; an id given twice is always an error (one would silently
-        replace the other). Both are checked before anything is written. Returns the stored ids.
+        transaction, with the image bytes and the load's problems.
 
         With a surface store, every run config's specs are put there and its surface hash set
-        (``toolkit.surface.record_surfaces``); a recorded hash that disagrees with the recorded
-        specs is kept as recorded and stored as a problem naming its file and line."""
+        (``toolkit.surface.record_surfaces``); a recorded hash that disagrees with the recorded specs is
+        kept as recorded and stored as a problem naming its file and line.
+
+        Args:
+            corpus: A corpus, one session, or any sessions.
+            images: Image bytes by sha256, added to the corpus's own (sessions alone bring none).
+            replace: Overwrite sessions already stored; without, an id already stored is an error. An id
+                given twice is always an error (one would silently replace the other). Both are checked
+                before anything is written.
+            progress: Show a progress bar (default: for more than 20 sessions).
+
+        Returns:
+            The stored ids.
+
+        Raises:
+            InvalidInput: An id is already stored (without ``replace``) or given twice."""
         from toolkit.corpus import Corpus
 
         problems: list[Problem] = []
@@ -432,19 +455,28 @@ class TranscriptStore:
 
     def append_turn(self, session_id: str, messages: Sequence[Message],
                     run_config: RunConfig | None = None) -> tuple[Message, ...]:
-        """Write one whole turn after the session's tip, in one transaction, and move the tip to its
-        last message. The session is created (format ``live``) when it does not exist.
+        """Write one whole turn after the session's tip, in one transaction, and move the tip to its last
+        message. The session is created (format ``live``) when it does not exist.
 
-        A ``parent_id`` of ``None`` means "the message before" (the tip, for the first message), so
-        several writers can append to one session without reading its tip first; a parent id given
-        must be exactly that. A turn with a tool call and no result, a result whose call is neither
-        in the turn nor open on the path, a repeated call id or a message id the session already has
-        raises ``TurnError`` and writes nothing. ``run_config`` (applying from the turn's first
-        message unless it names another of the turn's messages) is stored with the turn, its
-        surface recorded: the hash of its tool specs set, or checked when given (a hash that is not
-        the specs' raises ``SurfaceMismatch`` and writes nothing), the specs put in the surface store.
+        A turn with a tool call and no result, a result whose call is neither in the turn nor open on the
+        path, a repeated call id or a message id the session already has writes nothing, so a crash or
+        a bad turn never leaves half a turn no provider would accept.
 
-        Returns the messages as stored (parent ids filled in)."""
+        Args:
+            session_id: The session.
+            messages: The turn. A ``parent_id`` of ``None`` means "the message before" (the tip, for the
+                first message), so several writers can append without reading the tip first; a parent id
+                given must be exactly that.
+            run_config: Stored with the turn, applying from its first message unless it names another of
+                the turn's messages; its surface is recorded (the hash of its tool specs set, or checked
+                when given) and its specs put in the surface store.
+
+        Returns:
+            The messages as stored (parent ids filled in).
+
+        Raises:
+            TurnError: The turn is not whole, or an id repeats.
+            SurfaceMismatch: The run config's surface hash is not its specs'."""
         if not messages:
             raise TurnError(f"session {session_id!r}: a turn needs at least one message")
         with self._write() as db:
@@ -505,8 +537,16 @@ class TranscriptStore:
         return tuple(out)
 
     def branch(self, session_id: str, message_id: str) -> None:
-        """Move the tip to ``message_id``. No message is written: the path left behind stays, and
-        going back is another pointer move."""
+        """Move the tip to ``message_id``. No message is written: the path left behind stays, and going back
+        is another pointer move.
+
+        Args:
+            session_id: The session.
+            message_id: The message that becomes the tip.
+
+        Raises:
+            UnknownSession: No such session is stored.
+            NotFound: ``message_id`` is not a message of the session."""
         with self._write() as db:
             self._header(session_id)
             self._seq_of(session_id, message_id)
@@ -514,13 +554,26 @@ class TranscriptStore:
 
     def fork(self, session_id: str, message_id: str | None = None, *, new_session_id: str | None = None,
              title: str | None = None) -> str:
-        """Copy the path root → ``message_id`` (default: the tip) into a new session with new
-        message ids. Nothing is shared with the source but content (and image bytes, which are
-        stored once by hash): a later message in either never shows in the other.
+        """Copy the path root to ``message_id`` into a new session with new message ids.
 
-        Run configs and events attached to copied messages (or to the whole session) and
-        checkpoints on the copied path come along, renamed to the new ids. Tool call ids are
-        content the model saw and stay as they were. Returns the new session's id."""
+        Nothing is shared with the source but content (and image bytes, which are stored once by hash): a
+        later message in either never shows in the other. Run configs and events attached to copied
+        messages (or to the whole session) and checkpoints on the copied path come along, renamed to the
+        new ids. Tool call ids are content the model saw and stay as they were.
+
+        Args:
+            session_id: The source session.
+            message_id: The last message copied (default: the tip).
+            new_session_id: The new session's id (default: a random UUID).
+            title: The new session's title.
+
+        Returns:
+            The new session's id.
+
+        Raises:
+            InvalidInput: The source has no messages, or ``new_session_id`` already exists.
+            UnknownSession: No such source session is stored.
+            NotFound: ``message_id`` is not a message of the source."""
         new_id = new_session_id or str(uuid.uuid4())
         with self._write():
             source = self._header(session_id)
@@ -552,7 +605,18 @@ class TranscriptStore:
         return new_id
 
     def checkpoint(self, session_id: str, name: str) -> str:
-        """Mark the tip as ``name`` (a name set again moves to the new tip). Returns the message id."""
+        """Mark the tip as ``name``; a name set again moves to the new tip.
+
+        Args:
+            session_id: The session.
+            name: The checkpoint's name.
+
+        Returns:
+            The id of the message marked.
+
+        Raises:
+            InvalidInput: The session has no messages.
+            UnknownSession: No such session is stored."""
         with self._write() as db:
             tip = self._header(session_id).tip
             if tip is None:
@@ -565,7 +629,17 @@ class TranscriptStore:
 
     def rewind(self, session_id: str, name: str) -> str:
         """Move the tip back to the checkpoint's own message (the same pointer a branch moves).
-        Returns that message id."""
+
+        Args:
+            session_id: The session.
+            name: The checkpoint's name.
+
+        Returns:
+            That message's id.
+
+        Raises:
+            NotFound: The session has no checkpoint ``name``.
+            UnknownSession: No such session is stored."""
         with self._write() as db:
             self._header(session_id)
             row = db.execute("SELECT message_id FROM checkpoints WHERE session_id = ? AND name = ?",
@@ -580,10 +654,23 @@ class TranscriptStore:
 
     def resume(self, session_id: str, *, max_messages: int | None = None, max_tokens: int | None = None,
                count: Callable[[Message], int] | None = None) -> Resumed:
-        """The newest messages of the session's path within the limits, cut where a turn starts
-        (never leaving a result without its call), with the checkpoints still inside them and the
-        ones dropped. The store is not changed. ``count`` defaults to ``token_counter`` for the
-        path's newest model (``DEFAULT_MODEL`` when it names none)."""
+        """The newest messages of the session's path within the limits, cut where a turn starts (never
+        leaving a result without its call), with the checkpoints still inside them and the ones dropped.
+        The store is not changed.
+
+        Args:
+            session_id: The session.
+            max_messages: The most messages to keep.
+            max_tokens: The most tokens to keep.
+            count: A message's tokens (default: ``token_counter`` for the path's newest model,
+                ``DEFAULT_MODEL`` when it names none).
+
+        Returns:
+            The kept messages and checkpoints, and the checkpoints dropped.
+
+        Raises:
+            InvalidInput: As ``toolkit.transcripts.trim`` raises.
+            UnknownSession: No such session is stored."""
         with self._read():
             tip = self._header(session_id).tip
             path = self._messages(session_id, self._path_seqs(session_id, tip))

@@ -42,8 +42,17 @@ class Node:
 
 def layout(session: Session, checkpoints: Iterable[Checkpoint] = ()) -> list[Node]:
     """Every message of the session once, depth first from each root, the child leading to the tip
-    first. Repeated ids (a source that wrote a message twice) are kept as separate nodes; children
-    hang under the first message of an id, as ``Session.get`` resolves it."""
+    first.
+
+    Repeated ids (a source that wrote a message twice) are kept as separate nodes; children hang
+    under the first message of an id, as ``Session.get`` resolves it.
+
+    Args:
+        session: The session.
+        checkpoints: Checkpoints to mark.
+
+    Returns:
+        One node per message, with its depth and lane."""
     messages = session.messages
     first: dict[str, int] = {}
     for i, m in enumerate(messages):
@@ -139,9 +148,17 @@ def short_ids(session: Session) -> dict[str, str]:
 
 def tree_text(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: int = 100,
            collapse: int | None = None) -> str:
-    """The tree as text: one line per message (``*`` on the tip's path, role, id, summary), nested
-    only where a message has several children, the tip and checkpoints marked. With ``collapse``,
-    a straight run of more than that many unmarked messages is shown as its count."""
+    """The tree as text: one line per message (``*`` on the tip's path, role, id, summary), nested only
+    where a message has several children, the tip and checkpoints marked.
+
+    Args:
+        session: The session.
+        checkpoints: Checkpoints to mark.
+        width: The longest line, in characters.
+        collapse: Show a straight run of more than this many unmarked messages as its count.
+
+    Returns:
+        The text, one line per message or collapsed run."""
     marks = list(checkpoints)
     nodes = layout(session, marks)
     kids: dict[int, list[Node]] = {}
@@ -193,9 +210,16 @@ def tree_text(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width
 
 
 def frame(session: Session, checkpoints: Iterable[Checkpoint] = ()) -> pl.DataFrame:
-    """The layout as a polars frame: message_id, parent_id, role, depth, lane, parent_depth,
-    parent_lane, on_path, tip, checkpoint (names joined, ``None`` if none), children, turn_start
-    (a user prompt: where a resume may cut), text."""
+    """The layout as a polars frame.
+
+    Args:
+        session: The session.
+        checkpoints: Checkpoints to mark.
+
+    Returns:
+        Columns: message_id, parent_id, role, depth, lane, parent_depth, parent_lane, on_path, tip,
+        checkpoint (names joined, ``None`` if none), children, turn_start (a user prompt: where a
+        resume may cut), text."""
     import polars as pl
 
     nodes = layout(session, checkpoints)
@@ -219,9 +243,16 @@ def frame(session: Session, checkpoints: Iterable[Checkpoint] = ()) -> pl.DataFr
 
 
 def chart(session: Session, checkpoints: Iterable[Checkpoint] = (), *, width: int = 900) -> alt.LayerChart:
-    """The tree drawn with altair: messages by depth (x) and branch lane (y), coloured by role,
-    turn starts larger, edges to their parents, the tip's path bold, the tip ringed, checkpoints
-    flagged."""
+    """The tree drawn with altair: messages by depth (x) and branch lane (y), coloured by role, turn
+    starts larger, edges to their parents, the tip's path bold, the tip ringed, checkpoints flagged.
+
+    Args:
+        session: The session.
+        checkpoints: Checkpoints to flag.
+        width: The chart's width in pixels.
+
+    Returns:
+        The chart."""
     import altair as alt
 
     from toolkit.axes import count_axis
