@@ -40,11 +40,6 @@ SKIPPED = ("tests/data/",)
 ALLOWED_CITATIONS: frozenset[tuple[str, str]] = frozenset({
     # -> "a run config keeps only its hash: each distinct surface is stored once"
     ("toolkit/corpus/parquet.py", "a run config keeps only its hash, as the seed on tool surfaces argues"),
-    # -> "with a key can run the replay experiment (sending is never part of the tests)."
-    ("docs/guide/replay.md", "with a key can rerun the seeds' experiment (sending is never part of the tests)."),
-    # -> "The replay experiment, as a harness you can run (`toolkit.experiment`): freeze a session where the agent"
-    ("docs/guide/experiment.md",
-     "The seeds' finding, as a harness you can run (`toolkit.experiment`): freeze a session where the agent"),
 })
 
 DATED = re.compile(r"measured[^.;]{0,60}?20\d\d-\d\d", re.IGNORECASE)
