@@ -10,6 +10,7 @@ from toolkit.cli.info import readable
 from toolkit.corpus import load
 from toolkit.errors import InvalidInput
 from toolkit.transcripts import SchemaError, TranscriptStore
+from toolkit.transcripts.store import AlreadyStored
 
 
 def run(args: argparse.Namespace) -> int:
@@ -21,6 +22,9 @@ def run(args: argparse.Namespace) -> int:
         with TranscriptStore(args.output, surfaces=args.surfaces) as store:
             stored = store.add(corpus, replace=args.replace, progress=True)
             total = len(store)
+    except AlreadyStored as exc:
+        print(f"{exc.what}; pass --replace to overwrite it", file=sys.stderr)
+        return 1
     except (SchemaError, InvalidInput) as exc:  # the store refused it: exit 1, as for an unreadable corpus
         print(exc, file=sys.stderr)
         return 1

@@ -22,7 +22,15 @@ from typing import Any
 import orjson
 import yaml
 
-from toolkit.corpus.formats.importer import ImportContext, iter_json_lines_bytes, line_of, parse_time
+from toolkit.corpus.formats.importer import (
+    BOM,
+    NOT_JSON,
+    ImportContext,
+    iter_json_lines_bytes,
+    line_of,
+    parse_document,
+    parse_time,
+)
 from toolkit.corpus.formats.shapes import as_int, obj, text_of
 from toolkit.corpus.formats.wirekit import JsonObj, Where, standard_base64
 from toolkit.corpus.formats.wires import classify
@@ -405,13 +413,26 @@ def _from_document(doc: object, where: Where, shape: tuple[str, str] | None = No
 
 def _load_jsonl(data: bytes, where: Where) -> Loaded:
     rows = list(iter_json_lines_bytes(data, where.file, where.ctx))
-    if rows and all("role" in obj and not classify(obj) for _, obj in rows):
+    if _message_lines(obj for _, obj in rows):
         it = Interaction(index=1, line=None, request=[obj for _, obj in rows], recorded=False,
                          request_lines={"": [n for n, _ in rows]})
         return Loaded([it], recording=False)
     found = [_line_interaction(obj, number, where) for number, obj in rows]
     interactions = [it for it in found if it is not None]
     return Loaded(interactions, recording=any(it.recorded for it in interactions))
+
+
+def _message_lines(rows: Iterable[JsonObj]) -> bool:
+    """Whether JSON Lines are one conversation, a message a line: a line has a role and is no body,
+    and no line is a body or an exchange (an odd line among messages, a role lost or retyped, is one
+    odd message of the conversation, reported where it is read, not a reason to lose the others)."""
+    messages = False
+    for row in rows:
+        if "role" in row and not classify(row):
+            messages = True
+        elif is_exchange(row) or classify(row):
+            return False
+    return messages
 
 
 def load(path: Path, ctx: ImportContext, document: object = None,
@@ -422,7 +443,7 @@ def load(path: Path, ctx: ImportContext, document: object = None,
     where = Where(path, ctx)
     if document is not None:
         return _from_document(document, where, shape)
-    data = path.read_bytes()
+    data = path.read_bytes().removeprefix(BOM)
     if not data.strip():
         where.problem(None, "empty file")
         return None
@@ -436,12 +457,13 @@ def load(path: Path, ctx: ImportContext, document: object = None,
         return _load_yaml(text, where)
     try:
         doc = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+    except orjson.JSONDecodeError:
         first = stripped.split("\n", 1)[0]
         if "\n" in stripped.strip() and is_json_object(first):
             return _load_jsonl(data, where)
-        where.problem(line_of(data, exc.pos), f"file is not valid JSON: {exc.msg}")
-        return None
+        doc = parse_document(data, path, ctx)
+        if doc is NOT_JSON:
+            return None
     return _from_document(doc, where)
 
 

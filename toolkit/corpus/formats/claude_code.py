@@ -836,7 +836,13 @@ class _FileReader:
                 provider = provider_of(model)
                 reply = body.get("id")
                 api_id = reply if isinstance(reply, str) else None
-            blocks = self._blocks(body.get("content"), rec, line, model, provider)
+            if body.get("content") is None:
+                # a message is its content: one lost (a key renamed, a value nulled) loses it whole
+                self.problem(line, f"{kind} record {uid} has a message without content "
+                                   f"(keys: {', '.join(map(str, body)) or 'none'}); kept as an opaque block")
+                blocks = [Opaque(kind, body, "message without content")]
+            else:
+                blocks = self._blocks(body.get("content"), rec, line, model, provider)
         only_results = kind == "user" and _all_results(blocks)
         if api_id is not None and self._merge_reply(raw_parent, uid, api_id, body, blocks, session):
             return
