@@ -26,8 +26,8 @@ from tests.conftest import CORPORA
 from tests.test_import_fuzz import BASES, Base, Document, _copy, _deep_recursion, _other_type, _positions
 from toolkit.corpus import Corpus, load
 
-CASES = int(os.environ.get("TOOLKIT_MUTATION_CASES", "900"))
-"""Cases in one run: 900 take about 35 s on one core of the machine the suite runs on."""
+CASES = int(os.environ.get("TOOLKIT_MUTATION_CASES", "3000"))
+"""Cases in one run: 3,000 take about 25 s of CPU (one core), measured 2026-12-04."""
 
 DAMAGE = ("flip", "utf8", "cut", "retype", "rename")
 """Mutations that damage a record: what they cost must be reported."""
@@ -118,14 +118,21 @@ class Outcome:
     kept: float
     """Share of the intact load's units the mutated load still holds."""
     problems: int
-    """Problems beyond those of the intact load."""
+    """Problems the intact load did not have (a damage that cuts lines away takes their problems along:
+    a count of problems would miss the one it adds)."""
     whole: bool
     """Whether a file that gave messages gave none."""
     failed: list[str] = field(default_factory=list)
 
+    layout: str = ""
+    """The mutated document's kind (``jsonl``, ``json``, ``yaml``, ``eval``)."""
+    kept_opaque: bool = False
+    """Whether the mutated load holds more opaque blocks or events than the intact one: a record kept
+    as what the importer does not understand, which accounts for it as a problem does."""
+
     @property
     def silent(self) -> bool:
-        return self.kind in DAMAGE and bool(self.lost) and self.problems <= 0
+        return self.kind in DAMAGE and bool(self.lost) and self.problems <= 0 and not self.kept_opaque
 
 
 @dataclass
@@ -171,8 +178,11 @@ def run_case(base: Base, seed: str, directory: Path, intact: Intact | None = Non
     kept = sum((before.units & after).values()) / total if total else 1.0
     failed = [str(p) for p in corpus.problems if "importer failed" in p.reason]
     whole = before.units["messages"] > 0 and after["messages"] == 0
-    return Outcome(base.name, kind, label, lost, kept, len(corpus.problems) - len(before.corpus.problems), whole,
-                   failed)
+    fresh = Counter((p.file, p.line, p.reason) for p in corpus.problems)
+    fresh.subtract((p.file, p.line, p.reason) for p in before.corpus.problems)
+    gained = after - before.units
+    return Outcome(base.name, kind, label, lost, kept, sum(n for n in fresh.values() if n > 0), whole, failed,
+                   target.kind, bool(gained["opaque"] or gained["events"]))
 
 
 def _chosen() -> list[Base]:
@@ -223,10 +233,12 @@ def test_every_record_is_accounted_for_under_mutation(corpora: Path, tmp_path: P
     assert not failed, "\n".join(failed[:20])
     silent = [f"{o.base} {o.what}: lost {dict(o.lost)}" for o in outcomes if o.silent]
     assert not silent, f"{len(silent)} silent losses:\n" + "\n".join(silent[:40])
-    # a mutation that only moves or copies a line loses nothing of the file around it
-    moved = [f"{o.base} {o.what}" for o in outcomes if o.kind in ("duplicate_line", "move_line") and o.whole]
+    # in JSON Lines a line is a record: moving or copying one loses nothing of the file around it (in an
+    # indented document or YAML a line is part of a structure it may break, which is reported)
+    moved = [f"{o.base} {o.what}" for o in outcomes
+             if o.kind in ("duplicate_line", "move_line") and o.whole and o.layout == "jsonl"]
     assert not moved, "\n".join(moved)
-    assert CASES < 900 or spent < 60, f"{spent:.0f} s of CPU for {len(outcomes)} cases"
+    assert CASES > 3000 or spent < 60, f"{spent:.0f} s of CPU for {len(outcomes)} cases"
 
 
 def test_the_harness_sees_a_silent_loss(tmp_path: Path) -> None:

@@ -337,8 +337,13 @@ def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, m
 
 def parse_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,
                    time: datetime | None = None) -> list[Message]:
-    if not isinstance(body.get("content"), list):
-        return []
+    content = body.get("content")
+    if not isinstance(content, list):
+        if content is None and body.get("type") != "message":
+            return []  # no message: an error body, read as the exchange's error
+        where.problem(where.line, f"response content is {shown(content)}, not a list of blocks; kept as opaque")
+        return [Message(message_id, None, "assistant", (Opaque("response", body, "content is not a list"),),
+                        time=time, provider=provider or PROVIDER, source=where.source(where.line))]
     model = text_of(body.get("model"))
     signer = provider or PROVIDER
     blocks = content_to_blocks(body["content"], where, where.line, model, signer, CallBook())

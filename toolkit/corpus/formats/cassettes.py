@@ -184,6 +184,10 @@ def _vcr_interaction(raw: object, index: int, line: int | None, lines: tuple[dic
                      status=_status(response.get("status")), time=_time(raw.get("recorded_at")),
                      request_lines=lines[0], response_line=lines[1] or line,
                      content_type=resp_headers.get("content-type", ""))
+    for side, held in (("request", request), ("response", response)):
+        if held and "parsed_body" not in held and "body" not in held:
+            # every recorder writes the key, null for no body: one missing lost the body under another
+            where.problem(line, f"interaction {index}: {side} without a body (keys: {', '.join(map(str, held))})")
     if "parsed_body" in request:
         it.request = request["parsed_body"]
     else:
@@ -352,6 +356,11 @@ def _yaml_text(key: object) -> str:
 
 
 def _load_yaml(text: str, where: Where) -> Loaded | None:
+    if not text.endswith("\n"):
+        # YAML has no closing bracket to miss: a file cut short mid-line still parses, its last value
+        # shorter or its last interaction without a response; a cassette's writer ends its last line
+        where.problem(text.count("\n") + 1, "file does not end with a newline: it may be cut short, the last "
+                                             "interaction incomplete")
     loader = YamlLoader(text)
     try:
         node = loader.get_single_node()
@@ -450,8 +459,11 @@ def load(path: Path, ctx: ImportContext, document: object = None,
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        where.problem(line_of(data, exc.start), f"file is not valid UTF-8 ({exc.reason} at byte {exc.start})")
-        return None
+        # one bad byte costs the characters it spoils, not the file
+        where.problem(line_of(data, exc.start), f"file is not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+                                                "bad bytes replaced with U+FFFD")
+        text = data.decode("utf-8", errors="replace")
+        data = text.encode("utf-8")
     stripped = text.lstrip("\ufeff \t\r\n")
     if not stripped.startswith(("{", "[")):
         return _load_yaml(text, where)

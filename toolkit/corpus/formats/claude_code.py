@@ -322,6 +322,9 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     return sessions
 
 
+SYNTHETIC = "<synthetic>"
+"""The model Claude Code names on the replies it writes itself (API errors, interruptions)."""
+
 AGENT_FILE_PREFIX = "agent-"
 SIDE_FILES = (".meta.json", ".forked-skill.json")
 """What follows ``agent-<id>`` in the names of a subagent's side files (see the module's docstring)."""
@@ -860,7 +863,9 @@ class _FileReader:
         self.drafts[uid] = draft
         self.alias[uid] = uid
         session.drafts.append(draft)
-        if rec.get("isApiErrorMessage") is True:
+        if rec.get("isApiErrorMessage") is True or (model == SYNTHETIC and (
+                rec.get("error") is not None or rec.get("apiErrorStatus") is not None)):
+            # the client's own error reply (2.1 records the error and its status beside the flag)
             text = "\n".join(b.text for b in blocks if isinstance(b, Text))
             session.events.append(_EventDraft("error", "api_error", rec, uid, text, line))
         if only_results:
@@ -919,6 +924,8 @@ class _FileReader:
         for block in content:
             if not isinstance(block, dict):
                 if isinstance(block, str):
+                    # the API's content blocks are objects: a bare string is a block lost to text
+                    self.problem(line, "content block is text, not a block object; kept as text")
                     out.append(Text(block))
                 else:
                     self.problem(line, f"content block is a JSON {type(block).__name__}; kept as opaque")

@@ -424,6 +424,8 @@ def _read_stream(path: Path, ctx: ImportContext, records: list[tuple[int, dict[s
         if kind not in STREAM_TYPES or "timestamp" not in rec:
             if kind is None and "type" in rec:
                 ctx.problem(path, line, f"event type is {shown(rec['type'])}, not a name; kept as an event")
+            elif kind is None and "timestamp" in rec:  # a CLI event (it has the CLI's timestamp) that lost its type
+                ctx.problem(path, line, f"event without a type (keys: {', '.join(map(str, rec))}); kept as an event")
             content = rec.get("content")
             out.event("meta", f"harness:{kind_name(rec.get('type'))}", parse_time(rec.get("ts")),
                       content if isinstance(content, str) else "", rec, line)

@@ -374,6 +374,9 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
     for index, raw in enumerate(raw_messages):
         _message(raw, index, label, outputs, state)
 
+    if sample.get("events") is None and raw_messages:
+        # inspect writes a sample's transcript of events beside its messages (``EvalSample.events``)
+        state.problem(None, f"{label}: no events beside the messages")
     for raw_event in _walk_events(sample.get("events"), state, label, report=True):
         state.events.append(_event(raw_event, label, state))
     _sample_fields(sample, label, state)

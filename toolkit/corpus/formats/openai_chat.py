@@ -207,7 +207,10 @@ def _part(part: JsonObj, where: Where, line: int | None, model: str | None, prov
         return [Opaque("part", part, "type is not a string")]
     if kind in ("text", "input_text", "output_text") or (kind is None and isinstance(part.get("text"), str)):
         text = part.get("text")
-        return [Text(text)] if isinstance(text, str) and text else []
+        if not isinstance(text, str):
+            where.problem(line, f"{kind or 'text'} part whose text is {shown(text)}, not a string; kept as opaque")
+            return [Opaque(kind_name(kind), part, "text part without text")]
+        return [Text(text)] if text else []
     if kind in ("image_url", "input_image"):
         ref = part.get("image_url")
         url = ref.get("url") if isinstance(ref, dict) else ref

@@ -223,6 +223,13 @@ def _model(config: JsonValue) -> str | None:
     return None
 
 
+HISTORY_KEYS = frozenset({
+    "role", "content", "agent", "message_type", "tool_call_ids", "tool_calls", "thought", "action", "is_demo",
+    "thinking_blocks", "cache_control", "tags",
+})
+"""Keys of a history item as SWE-agent writes them (``sweagent/types.py``, ``HistoryItem``)."""
+
+
 def _history(history: list[Any], reading: _Reading) -> None:
     """The history as the Chat Completions messages SWE-agent sends (``_history_to_messages``: a
     ``tool`` turn answers ``tool_call_ids[0]``), read by the Chat Completions importer; then what
@@ -240,6 +247,9 @@ def _history(history: list[Any], reading: _Reading) -> None:
                                              "history item with an unknown role"))
             continue
         wire: dict[str, Any] = {"role": role, "content": item.get("content")}
+        # keys SWE-agent does not write travel along, so a message whose content sits under one
+        # (``cotnent``) is an opaque block and a problem in the Chat Completions reader, not empty
+        wire.update((k, v) for k, v in item.items() if k not in HISTORY_KEYS)
         ids = item.get("tool_call_ids")
         if role == "tool":
             if isinstance(ids, list) and ids and all(isinstance(i, str) for i in ids):
