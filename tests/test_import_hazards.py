@@ -329,3 +329,53 @@ def test_a_large_unknown_file_is_judged_from_its_head(tmp_path: Path, monkeypatc
     path.write_bytes(b"just a log line\n" * (200_000))
     (problem,) = load(path).problems
     assert problem.reason.startswith("unknown format: no importer recognises this content (judged from its first")
+
+
+@pytest.mark.parametrize("after", [0.2, 0.5, 0.8, 1.2, 1.6])
+def test_ctrl_c_at_any_moment_of_an_import_is_one_line(after: float, tmp_path: Path) -> None:
+    """Ctrl-C while the toolkit is imported, while the pool starts its resource tracker, while a
+    worker boots (it inherits a blocked SIGINT) or while it works: never a traceback."""
+    _needs(CODEX)
+    source = tmp_path / "src"
+    source.mkdir()
+    for n in range(40):
+        (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
+    run = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
+                            "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           start_new_session=True, text=True)
+    time.sleep(after)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    frames = [line for line in err.splitlines() if line.startswith("  File ")]
+    if run.returncode < 0 and all("<frozen " in line for line in frames):
+        pytest.skip("the Ctrl-C came while the interpreter itself started, before any toolkit code")
+    assert "Traceback" not in err, err[-3000:]
+    assert run.returncode in (0, 130) and (run.returncode == 0 or err.strip().endswith("interrupted")), err[-500:]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes from /proc (Linux)")
+def test_ctrl_c_stops_an_import_and_its_worker_in_one_line(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group: the workers ignore it and this process stops them."""
+    _needs(CODEX)
+    source = tmp_path / "src"
+    source.mkdir()
+    for n in range(40):
+        (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
+    run = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
+                            "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           start_new_session=True, text=True)
+    spawned: list[int] = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(spawned) < 2 and run.poll() is None:
+        spawned = _descendants(run.pid)
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    if len(spawned) < 2:
+        pytest.skip("the import ended before its worker started")
+    assert run.returncode == 130 and "Traceback" not in err, err[-2000:]
+    assert err.strip().splitlines()[-1].endswith("toolkit import: interrupted")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(_alive, spawned)):
+        time.sleep(0.1)
+    assert not [p for p in spawned if _alive(p)]

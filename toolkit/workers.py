@@ -147,10 +147,12 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
     state = {"front": 0, "back": len(items), "stop": False}
     """Items before ``front`` are the pool's, from ``back`` on this process's; ``stop`` ends the feeding."""
     lock = threading.Condition()
-    pool = ProcessPoolExecutor(count - 1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=die_with_parent, initargs=(os.getpid(),))
+    with sigint_held():  # the pool starts the resource tracker, which must not hear a Ctrl-C as it boots
+        pool = ProcessPoolExecutor(count - 1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
 
     def feed() -> None:
+        hold_sigint()  # the workers are started from here (and from the pool's thread, started from here)
         running: set[Future[R]] = set()
         while True:
             with lock:
@@ -223,6 +225,32 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
         # thread joins them, at the latest when the interpreter exits. Otherwise (an error, the
         # caller stopped early) the work handed out is waited for, as it was never cancelled.
         pool.shutdown(wait=not finished)
+
+
+def hold_sigint() -> None:
+    """Block SIGINT in the calling thread. A process started from it inherits the mask through
+    ``exec``, so a worker never hears a Ctrl-C while its interpreter boots (a traceback from its
+    imports, before ``die_with_parent`` can ignore the signal); this process still hears it, on its
+    main thread."""
+    import signal
+
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """``hold_sigint`` for a block of the calling thread: a Ctrl-C meanwhile waits and arrives after."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def die_with_parent(parent: int) -> None:
