@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -240,6 +241,17 @@ def test_import_into_a_folder_that_is_not_a_corpus_is_refused(tmp_path: Path) ->
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
+def _import(tmp_path: Path, **popen: Any) -> subprocess.Popen[str]:
+    """``toolkit import --workers 2`` of 40 copies of a 2 MB rollout into ``tmp_path / "out"``, started."""
+    _needs(CODEX)
+    source = tmp_path / "src"
+    source.mkdir()
+    for n in range(40):
+        (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
+    return subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
+                             "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, text=True, **popen)
+
+
 def _descendants(pid: int) -> list[int]:
     found: list[int] = []
     todo = [pid]
@@ -268,16 +280,10 @@ def _alive(pid: int) -> bool:
 def test_killing_an_import_leaves_no_process_and_a_whole_saved_corpus(sig: int, started: int, tmp_path: Path) -> None:
     """Killed once the resource tracker runs (early), or once the spawned worker does too: nothing
     it started outlives it, and the saved corpus is the one before or, had it finished, the new one."""
-    _needs(CODEX)
-    source = tmp_path / "src"
-    source.mkdir()
-    for n in range(40):
-        (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
     out = tmp_path / "out"
     ingest(DATA, out, progress=False)
     before = _counts(out)
-    run = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(out),
-                            "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = _import(tmp_path, stderr=subprocess.DEVNULL)
     spawned: list[int] = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(spawned) < started and run.poll() is None:
@@ -335,14 +341,7 @@ def test_a_large_unknown_file_is_judged_from_its_head(tmp_path: Path, monkeypatc
 def test_ctrl_c_at_any_moment_of_an_import_is_one_line(after: float, tmp_path: Path) -> None:
     """Ctrl-C while the toolkit is imported, while the pool starts its resource tracker, while a
     worker boots (it inherits a blocked SIGINT) or while it works: never a traceback."""
-    _needs(CODEX)
-    source = tmp_path / "src"
-    source.mkdir()
-    for n in range(40):
-        (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
-    run = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
-                            "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           start_new_session=True, text=True)
+    run = _import(tmp_path, stderr=subprocess.PIPE, start_new_session=True)
     time.sleep(after)
     os.killpg(run.pid, signal.SIGINT)
     _, err = run.communicate(timeout=60)
@@ -356,14 +355,7 @@ def test_ctrl_c_at_any_moment_of_an_import_is_one_line(after: float, tmp_path: P
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads processes from /proc (Linux)")
 def test_ctrl_c_stops_an_import_and_its_worker_in_one_line(tmp_path: Path) -> None:
     """Ctrl-C reaches the whole process group: the workers ignore it and this process stops them."""
-    _needs(CODEX)
-    source = tmp_path / "src"
-    source.mkdir()
-    for n in range(40):
-        (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
-    run = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
-                            "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           start_new_session=True, text=True)
+    run = _import(tmp_path, stderr=subprocess.PIPE, start_new_session=True)
     spawned: list[int] = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(spawned) < 2 and run.poll() is None:
