@@ -289,15 +289,17 @@ def test_a_callers_frozen_heap_stays_frozen(monkeypatch: pytest.MonkeyPatch) -> 
         real()
 
 
-def test_a_failed_ingest_leaves_no_saved_corpus_behind(tmp_path: Path) -> None:
+def test_a_failed_ingest_leaves_the_saved_corpus_there_as_it_was(tmp_path: Path) -> None:
+    """The new corpus is written aside and put in place only once finished (``parquet.writing``)."""
     out = tmp_path / "out"
     ingest(DATA, out)
+    before = len(load(out).sessions)
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "zz.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(RecordError):
         ingest(broken, out, strict=True)
-    assert not (out / "corpus.json").exists()
+    assert (out / "corpus.json").exists() and len(load(out).sessions) == before
 
 
 def test_workers_must_be_a_count() -> None:

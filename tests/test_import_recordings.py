@@ -545,6 +545,6 @@ def test_invalid_utf8_in_a_cassette(tmp_path: Path) -> None:
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"interactions:\n- request:\n    body: 'caf\xe9'\n    uri: https://api.openai.com/v1/chat/completions\n")
     corpus = load(path)
-    (problem,) = corpus.problems
+    problem = corpus.problems[0]  # then read with the bad byte replaced, what it holds reported in turn
     assert (problem.file, problem.line) == ("latin1.yaml", 3) and "not valid UTF-8" in problem.reason
     assert corpus.sessions == []

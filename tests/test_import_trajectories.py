@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from PIL import Image as PILImage
 
-from toolkit.corpus import load
+from toolkit.corpus import Corpus, load
 from toolkit.record import Image, JsonValue, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 from toolkit.surface.fingerprint import fingerprint
 
@@ -890,17 +890,24 @@ def test_empty_file_read_as_a_named_format(tmp_path: Path, fmt: str) -> None:
     assert corpus.problems[0].file == "empty.json" and corpus.problems[0].line == 1
 
 
+def load_intact(text: str, directory: Path) -> Corpus:
+    path = directory / "intact.traj"
+    path.write_text(text)
+    return load(path)
+
+
 def test_invalid_json_names_the_line(tmp_path: Path) -> None:
     text = json.dumps(sweagent_1x(png_data_url()), indent=1)
     broken = text.replace('"role": "tool"', '"role" "tool"')
     path = tmp_path / "bad.traj"
     path.write_text(broken)
     corpus = load(path)
-    assert corpus.sessions == []
+    (session,) = corpus.sessions  # read as far as the damage (``toolkit.corpus.formats.tolerant``)
+    assert 0 < len(session.messages) < len(load_intact(text, tmp_path).sessions[0].messages)
     problem = corpus.problems[0]
     assert problem.file == "bad.traj"
     assert problem.line == broken[: broken.index('"role" "tool"')].count("\n") + 1
-    assert "not valid JSON" in problem.reason
+    assert "not valid JSON" in problem.reason and "read as far as line" in problem.reason
     with pytest.raises(RecordError):
         load(path, strict=True)
 
@@ -914,10 +921,14 @@ def test_truncated_file_is_a_problem(tmp_path: Path, corpora: Path, name: str) -
     path = tmp_path / name
     path.write_bytes(data[: len(data) // 2])
     corpus = load(path)
-    assert corpus.sessions == []
-    assert len(corpus.problems) == 1
+    intact = load(corpora / "trajectories" / name)
+    # read as far as the cut, what follows reported (``toolkit.corpus.formats.tolerant``)
+    def held(loaded: Corpus) -> int:
+        return sum(len(s.messages) + len(s.events) for s in loaded.sessions)
+
+    assert 0 < held(corpus) < held(intact)
     problem = corpus.problems[0]
-    assert problem.file == name
+    assert problem.file == name and "read as far as line" in problem.reason
     assert problem.line == data[: len(data) // 2].count(b"\n") + 1
     with pytest.raises(RecordError):
         load(path, strict=True)

@@ -147,9 +147,12 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
     state = {"front": 0, "back": len(items), "stop": False}
     """Items before ``front`` are the pool's, from ``back`` on this process's; ``stop`` ends the feeding."""
     lock = threading.Condition()
-    pool = ProcessPoolExecutor(count - 1, mp_context=multiprocessing.get_context("spawn"))
+    with sigint_held():  # the pool starts the resource tracker, which must not hear a Ctrl-C as it boots
+        pool = ProcessPoolExecutor(count - 1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
 
     def feed() -> None:
+        hold_sigint()  # the workers are started from here (and from the pool's thread, started from here)
         running: set[Future[R]] = set()
         while True:
             with lock:
@@ -209,6 +212,10 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
             except BrokenProcessPool as exc:
                 raise RuntimeError(WORKER_DIED) from exc
         finished = True
+    except KeyboardInterrupt:
+        for process in list(pool._processes.values()):  # Ctrl-C: the work in flight is not awaited
+            process.terminate()
+        raise
     finally:
         with lock:
             state["stop"] = True
@@ -218,6 +225,72 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
         # thread joins them, at the latest when the interpreter exits. Otherwise (an error, the
         # caller stopped early) the work handed out is waited for, as it was never cancelled.
         pool.shutdown(wait=not finished)
+
+
+def hold_sigint() -> None:
+    """Block SIGINT in the calling thread. A process started from it inherits the mask through
+    ``exec``, so a worker never hears a Ctrl-C while its interpreter boots (a traceback from its
+    imports, before ``die_with_parent`` can ignore the signal); this process still hears it, on its
+    main thread."""
+    import signal
+
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """``hold_sigint`` for a block of the calling thread: a Ctrl-C meanwhile waits and arrives after."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def die_with_parent(parent: int) -> None:
+    """Run in each spawned worker first: the worker ends when ``parent`` does. A parent killed
+    (SIGKILL, or SIGTERM, which Python does not turn into an exit) never shuts its pool down, and its
+    workers, blocked reading their queue, would run on forever, holding its output open (a
+    ``| tee log`` never ends) and with them the resource tracker, which ends when the last of them
+    does. Linux's parent-death signal does not serve: it fires when the *thread* that started the
+    worker ends, and the pool starts workers from its feeder and manager threads. So a daemon
+    thread waits on the parent: on a pidfd where there is one (Linux 5.3), else polling the parent
+    pid every ``PARENT_POLL`` seconds, and exits the worker at once when it is gone."""
+    import signal
+    import threading
+
+    if os.getppid() != parent:  # gone before the worker got this far
+        os._exit(1)
+    # Ctrl-C reaches the whole process group: the parent alone answers it (``_local_map`` stops the
+    # workers), instead of every worker printing a traceback of where it was
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_parent, args=(parent,), name="toolkit-parent-watch", daemon=True).start()
+
+
+PARENT_POLL = 0.5
+"""Seconds between checks of the parent's pid where no pidfd can be waited on."""
+
+
+def _watch_parent(parent: int) -> None:
+    import select
+    import time
+
+    try:
+        fd = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # not Linux, an old kernel, or the parent already gone
+        fd = None
+    if fd is not None:
+        select.select([fd], [], [])  # readable once the parent has exited
+        os._exit(1)
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(1)
 
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_gcs_server_port_wait_time_s": "120"}

@@ -1,5 +1,10 @@
 import sys
 
-from toolkit.cli import main
+try:  # a Ctrl-C while the toolkit is still being imported is one line too, as ``main`` makes it
+    from toolkit.cli import main
 
-sys.exit(main())
+    code = main()
+except KeyboardInterrupt:
+    print("toolkit: interrupted", file=sys.stderr)
+    code = 130
+sys.exit(code)

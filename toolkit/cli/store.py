@@ -8,6 +8,7 @@ import sys
 from toolkit.cli.commands import help_for, read_corpus
 from toolkit.errors import InvalidInput
 from toolkit.transcripts import SchemaError, TranscriptStore
+from toolkit.transcripts.store import AlreadyStored
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,6 +17,9 @@ def run(args: argparse.Namespace) -> int:
         with TranscriptStore(args.output, surfaces=args.surfaces) as store:
             stored = store.add(corpus, replace=args.replace, progress=True)
             total = len(store)
+    except AlreadyStored as exc:
+        print(f"{exc.what}; pass --replace to overwrite it", file=sys.stderr)
+        return 1
     except (SchemaError, InvalidInput) as exc:  # the store refused it: exit 1, as for an unreadable corpus
         print(exc, file=sys.stderr)
         return 1

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.corpus.corpus import Corpus, anything_read
-from toolkit.corpus.formats import MANIFEST
 from toolkit.corpus.formats.importer import ImportContext
 from toolkit.corpus.linking import Facts, Link, decide, facts_of
-from toolkit.corpus.parquet import write_manifest, write_part, write_sessions
+from toolkit.corpus.parquet import write_manifest, write_part, write_sessions, writing
 from toolkit.corpus.progress import Progress
 from toolkit.corpus.reading import CHUNK_BYTES, Chunk, ChunkResult, chunks, linkers, read_chunk, start
 from toolkit.workers import Engine, ordered_map, worker_count
@@ -82,11 +81,14 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     corpus ``toolkit.load(path)`` gives, and ``toolkit.scan(directory)`` its frames lazily. A part
     holds at most ``part_bytes`` of source files (a larger file is a part of its own), which bounds
     what any one process holds."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    # a saved corpus already there stops being one before any part is overwritten: a run that
-    # fails half way must not leave its parts under the old manifest
-    (out / MANIFEST).unlink(missing_ok=True)
+    target = Path(directory)
+    with writing(target) as out:  # the saved corpus there stays whole until this one is
+        done = _ingest(path, out, workers, engine, part_bytes, strict, format, progress)
+    return Ingested(target, done.files, done.sessions, done.problems)
+
+
+def _ingest(path: str | Path | Iterable[str | Path], out: Path, workers: int | None, engine: Engine | str,
+            part_bytes: int, strict: bool, format: str | None, progress: bool | None) -> Ingested:
     ctx = ImportContext(strict=strict)
     opening = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
     found = start(path, ctx, opening)

@@ -22,8 +22,11 @@ Version 1 (one file per table: ``<frame>.parquet``, ``record/<table>.parquet``) 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -32,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit import codec
-from toolkit.corpus.formats import MANIFEST
+from toolkit.corpus.formats import MANIFEST, half_written, is_saved, refuse_half_written
 from toolkit.corpus.formats.shapes import surface_hash
 from toolkit.errors import InvalidInput
 from toolkit.jsontext import json_bytes, json_text, loads
@@ -141,12 +144,67 @@ def write_manifest(directory: Path, parts: Iterable[int], files: list[str], form
 
 
 def save(corpus: Corpus, directory: Path) -> Path:
-    """The corpus as a saved corpus of one part."""
-    directory.mkdir(parents=True, exist_ok=True)
-    frame, headers = write_part(directory, 0, corpus.sessions, corpus.images, corpus.problems)
-    write_sessions(directory, 0, frame, headers)
-    write_manifest(directory, [0], corpus.files, corpus.formats)
+    """The corpus as a saved corpus of one part (written aside and renamed into place, ``writing``)."""
+    with writing(directory) as work:
+        frame, headers = write_part(work, 0, corpus.sessions, corpus.images, corpus.problems)
+        write_sessions(work, 0, frame, headers)
+        write_manifest(work, [0], corpus.files, corpus.formats)
     return directory
+
+
+WRITING = ".writing-"
+"""Infix of the directory a saved corpus is written in beside its destination (``.NAME.writing-XXXX``)."""
+
+
+@contextlib.contextmanager
+def writing(directory: Path) -> Iterator[Path]:
+    """A fresh directory beside ``directory`` to write a saved corpus in, put in its place once the
+    block ends without an error, so that a write that is killed or fails leaves the saved corpus
+    that was there as it was (and an unfinished one only under a dot name). ``directory`` may be
+    missing, empty, a saved corpus or a half-written one; anything else is refused before any
+    work, as replacing it would delete files that are not a corpus."""
+    if directory.exists() and not (directory.is_dir() and (not any(directory.iterdir()) or is_saved(directory)
+                                                            or half_written(directory))):
+        raise InvalidInput(f"{directory} exists and is not a saved corpus: write to a new directory")
+    parent = directory.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}{WRITING}"))
+    try:
+        yield work
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    _put_in_place(work, directory.absolute())
+
+
+RENAME_EXCHANGE = 2
+"""``renameat2`` flag that swaps two paths in one step (``linux/fs.h``; Linux 3.15, glibc 2.28)."""
+
+AT_FDCWD = -100
+
+
+def _put_in_place(work: Path, directory: Path) -> None:
+    """``work`` renamed to ``directory``; an existing ``directory`` is swapped out in one step where
+    the system can (Linux ``renameat2``), else renamed aside first, then deleted."""
+    if not directory.exists():
+        os.rename(work, directory)
+        return
+    if not _exchange(work, directory):
+        aside = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.old-"))
+        os.rename(directory, aside / directory.name)
+        os.rename(work, directory)
+        work = aside
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        rename = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    rename.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    return bool(rename(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE) == 0)
 
 
 def _write(frame: pl.DataFrame, path: Path) -> None:
@@ -155,7 +213,11 @@ def _write(frame: pl.DataFrame, path: Path) -> None:
 
 
 def _manifest(directory: Path) -> dict[str, Any]:
-    manifest: dict[str, Any] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    refuse_half_written(directory)
+    try:
+        manifest: dict[str, Any] = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidInput(f"{directory}: not a saved corpus (no {MANIFEST})") from None
     version = manifest.get("format_version")
     if version not in READABLE_VERSIONS:
         raise InvalidInput(f"{directory / MANIFEST}: saved corpus format {version!r} is not one of "

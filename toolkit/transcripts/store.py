@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
 from toolkit.errors import InvalidInput, NotFound, UnknownSession
-from toolkit.record import Block, Event, Message, Problem, RunConfig, Session
+from toolkit.record import Block, Event, Message, Problem, RunConfig, Session, Text
 from toolkit.surface import (
     SurfaceMismatch,
     SurfaceStore,
@@ -48,6 +48,15 @@ FORK_NAMESPACE = uuid.UUID("4c0b7a52-90d1-4f0e-8f5e-3b8a1e6d2c47")
 """uuid5 namespace of forked message ids: the same fork of the same message gets the same ids."""
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class AlreadyStored(InvalidInput):
+    """``add`` of a session the store holds, without ``replace``: ``what`` says which, and the advice
+    names the keyword (a command line names its own option instead)."""
+
+    def __init__(self, what: str, advice: str) -> None:
+        super().__init__(f"{what}; {advice}")
+        self.what = what
 
 
 def is_store(path: str | Path) -> bool:
@@ -438,8 +447,8 @@ class TranscriptStore:
             for session in sessions:
                 if session.id in self:
                     where = f" (from {session.file})" if session.file else ""
-                    raise InvalidInput(f"session {session.id!r}{where} is already in {self.file}; "
-                                       "pass replace=True to overwrite it")
+                    raise AlreadyStored(f"session {session.id!r}{where} is already in {self.file}",
+                                        "pass replace=True to overwrite it")
         with self._write() as db:
             db.executemany("INSERT OR IGNORE INTO images (sha256, data) VALUES (?, ?)", found_images.items())
             known = set(self.problems())  # loading a corpus again does not repeat its problems
@@ -551,6 +560,28 @@ class TranscriptStore:
             self._header(session_id)
             self._seq_of(session_id, message_id)
             db.execute("UPDATE sessions SET tip = ? WHERE id = ?", (message_id, session_id))
+
+    def ensure_branch(self, session_id: str) -> list[str]:
+        """Give a session without a branch one to show (a corpus of straight sessions, as most
+        clients write them, has none): a labelled alternative reply after the path's first message,
+        two when that message is the tip, so it becomes a branch point; then the tip moves back.
+        Returns the ids written, none for a session that branches already."""
+        session = self.session(session_id)
+        path = session.path()
+        if len(session.leaves()) > 1 or not path:
+            return []
+        tip, first = session.tip, path[0]
+        wanted = 2 - len(session.children().get(first.id, []))
+        written: list[str] = []
+        for n in range(1, wanted + 1):
+            self.branch(session_id, first.id)
+            turn = self.append_turn(session_id, [
+                Message(f"alternative-{n}-user", None, "user", (Text(f"(alternative {n}, added to show a branch)"),)),
+                Message(f"alternative-{n}-reply", None, "assistant", (Text(f"Alternative reply {n}."),)),
+            ])
+            written.extend(m.id for m in turn)
+        self.branch(session_id, tip or first.id)
+        return written
 
     def fork(self, session_id: str, message_id: str | None = None, *, new_session_id: str | None = None,
              title: str | None = None) -> str:

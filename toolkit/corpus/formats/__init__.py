@@ -13,11 +13,28 @@ from toolkit.corpus.formats.importer import (
     SNIFF_BYTES as SNIFF_BYTES,  # detection's head size, named here too
 )
 from toolkit.corpus.formats.importer import Claim, Head, Importer
-from toolkit.errors import NotFound
+from toolkit.errors import InvalidInput, NotFound
 
 MANIFEST = "corpus.json"
 """The file that marks a directory as a saved corpus (see ``Corpus.save``): a load reopens it from
 Parquet instead of reading its files."""
+
+
+def is_saved(directory: Path) -> bool:
+    """Whether ``directory`` holds a finished saved corpus (its manifest is written last)."""
+    return (directory / MANIFEST).is_file()
+
+
+def half_written(directory: Path) -> bool:
+    """Whether ``directory`` holds the parts of a saved corpus but no manifest: a write that did not
+    finish (killed, or by a version that wrote in place), which must not be read as source files."""
+    return not is_saved(directory) and (directory / "record").is_dir() and (directory / "sessions").is_dir()
+
+
+def refuse_half_written(directory: Path) -> None:
+    if half_written(directory):
+        raise InvalidInput(f"{directory}: a saved corpus whose writing did not finish (no {MANIFEST}); "
+                           "import its sources again")
 
 
 REGISTRY: tuple[str, ...] = (
@@ -65,10 +82,39 @@ def sniff(path: Path) -> tuple[Importer, object] | None:
     """The importer whose format the file's content matches and its detection (what its sniff
     returned, for its ``read``), or ``None``. A sniff several importers share is asked once."""
     try:
-        head = Head(path, read_head(path))
+        data = read_head(path)
+        whole = len(data) < SNIFF_BYTES
+        if not whole and b"\n" not in data:
+            data, whole = read_long_head(path)
+        head = Head(path, data, whole)
     except OSError:
         return None
     return sniff_head(head)
+
+
+LONG_HEAD = 16 << 20
+"""How far detection reads for the end of a first line longer than ``SNIFF_BYTES`` (a Claude Code
+file opening with a large ``file-history-snapshot``, a JSON Lines file whose first record holds an
+image): the sniffs see the first line whole and the head after it."""
+
+
+def read_long_head(path: str | Path) -> tuple[bytes, bool]:
+    """The file up to the end of its first line (at most ``LONG_HEAD``) and ``SNIFF_BYTES`` more,
+    and whether that is the whole file."""
+    with open(path, "rb") as handle:
+        parts: list[bytes] = []
+        read = 0
+        while read < LONG_HEAD:
+            part = handle.read(SNIFF_BYTES)
+            if not part:
+                return b"".join(parts), True
+            parts.append(part)
+            read += len(part)
+            if b"\n" in part:
+                break
+        more = handle.read(SNIFF_BYTES)
+        parts.append(more)
+        return b"".join(parts), len(more) < SNIFF_BYTES and not handle.read(1)
 
 
 def read_head(path: str | Path) -> bytes:

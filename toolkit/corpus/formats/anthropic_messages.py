@@ -51,6 +51,7 @@ from toolkit.corpus.formats.wirekit import (
     image_base64,
     run_config,
     tool_use,
+    unread_message,
     usage_of,
 )
 from toolkit.jsontext import stringify
@@ -144,6 +145,11 @@ def _server_output(content: Any) -> tuple[str, bool]:
     return (text or stringify(content)), False
 
 
+MESSAGE_KEYS = frozenset({"role", "content", "id", "type", "model", "stop_reason", "stop_sequence", "usage",
+                          "container", "cache_control"})
+"""Keys an Anthropic message has (``MessageParam`` and ``Message`` of anthropic-sdk-python)."""
+
+
 def messages_to_record(messages: Sequence[Any], origin: Origin, *, system: Any = None) -> list[Message]:
     """Anthropic messages (and the request's ``system``, a string or text blocks, as a leading
     ``system`` message) as record messages, ids ``<id_prefix>:<first_index + i>``, chained under the
@@ -192,6 +198,8 @@ def _messages(messages: Sequence[Any], where: Where, prefix: str, first: int, mo
             where.problem(line, f"message {i + 1} has unknown role {shown(role)}; kept as a user message")
             record_role = "user"
         blocks = content_to_blocks(raw.get("content"), where, line, model, provider, book)
+        if not blocks:
+            blocks = unread_message(raw, "content", MESSAGE_KEYS, where, line, "message")
         speaker = record_role == "assistant"
         return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
                        provider=provider if speaker else None, source=where.source(line))
@@ -329,8 +337,13 @@ def response_to_record(body: JsonObj, *, file: str | Path, ctx: ImportContext, m
 
 def parse_response(body: JsonObj, where: Where, *, message_id: str, provider: str | None = None,
                    time: datetime | None = None) -> list[Message]:
-    if not isinstance(body.get("content"), list):
-        return []
+    content = body.get("content")
+    if not isinstance(content, list):
+        if content is None and body.get("type") != "message":
+            return []  # no message: an error body, read as the exchange's error
+        where.problem(where.line, f"response content is {shown(content)}, not a list of blocks; kept as opaque")
+        return [Message(message_id, None, "assistant", (Opaque("response", body, "content is not a list"),),
+                        time=time, provider=provider or PROVIDER, source=where.source(where.line))]
     model = text_of(body.get("model"))
     signer = provider or PROVIDER
     blocks = content_to_blocks(body["content"], where, where.line, model, signer, CallBook())

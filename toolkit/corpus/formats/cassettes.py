@@ -22,7 +22,15 @@ from typing import Any
 import orjson
 import yaml
 
-from toolkit.corpus.formats.importer import ImportContext, iter_json_lines_bytes, line_of, parse_time
+from toolkit.corpus.formats.importer import (
+    BOM,
+    NOT_JSON,
+    ImportContext,
+    iter_json_lines_bytes,
+    line_of,
+    parse_document,
+    parse_time,
+)
 from toolkit.corpus.formats.shapes import as_int, obj, text_of
 from toolkit.corpus.formats.wirekit import JsonObj, Where, standard_base64
 from toolkit.corpus.formats.wires import classify
@@ -176,6 +184,10 @@ def _vcr_interaction(raw: object, index: int, line: int | None, lines: tuple[dic
                      status=_status(response.get("status")), time=_time(raw.get("recorded_at")),
                      request_lines=lines[0], response_line=lines[1] or line,
                      content_type=resp_headers.get("content-type", ""))
+    for side, held in (("request", request), ("response", response)):
+        if held and "parsed_body" not in held and "body" not in held:
+            # every recorder writes the key, null for no body: one missing lost the body under another
+            where.problem(line, f"interaction {index}: {side} without a body (keys: {', '.join(map(str, held))})")
     if "parsed_body" in request:
         it.request = request["parsed_body"]
     else:
@@ -344,6 +356,11 @@ def _yaml_text(key: object) -> str:
 
 
 def _load_yaml(text: str, where: Where) -> Loaded | None:
+    if not text.endswith("\n"):
+        # YAML has no closing bracket to miss: a file cut short mid-line still parses, its last value
+        # shorter or its last interaction without a response; a cassette's writer ends its last line
+        where.problem(text.count("\n") + 1, "file does not end with a newline: it may be cut short, the last "
+                                             "interaction incomplete")
     loader = YamlLoader(text)
     try:
         node = loader.get_single_node()
@@ -405,13 +422,26 @@ def _from_document(doc: object, where: Where, shape: tuple[str, str] | None = No
 
 def _load_jsonl(data: bytes, where: Where) -> Loaded:
     rows = list(iter_json_lines_bytes(data, where.file, where.ctx))
-    if rows and all("role" in obj and not classify(obj) for _, obj in rows):
+    if _message_lines(obj for _, obj in rows):
         it = Interaction(index=1, line=None, request=[obj for _, obj in rows], recorded=False,
                          request_lines={"": [n for n, _ in rows]})
         return Loaded([it], recording=False)
     found = [_line_interaction(obj, number, where) for number, obj in rows]
     interactions = [it for it in found if it is not None]
     return Loaded(interactions, recording=any(it.recorded for it in interactions))
+
+
+def _message_lines(rows: Iterable[JsonObj]) -> bool:
+    """Whether JSON Lines are one conversation, a message a line: a line has a role and is no body,
+    and no line is a body or an exchange (an odd line among messages, a role lost or retyped, is one
+    odd message of the conversation, reported where it is read, not a reason to lose the others)."""
+    messages = False
+    for row in rows:
+        if "role" in row and not classify(row):
+            messages = True
+        elif is_exchange(row) or classify(row):
+            return False
+    return messages
 
 
 def load(path: Path, ctx: ImportContext, document: object = None,
@@ -422,26 +452,30 @@ def load(path: Path, ctx: ImportContext, document: object = None,
     where = Where(path, ctx)
     if document is not None:
         return _from_document(document, where, shape)
-    data = path.read_bytes()
+    data = path.read_bytes().removeprefix(BOM)
     if not data.strip():
         where.problem(None, "empty file")
         return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        where.problem(line_of(data, exc.start), f"file is not valid UTF-8 ({exc.reason} at byte {exc.start})")
-        return None
+        # one bad byte costs the characters it spoils, not the file
+        where.problem(line_of(data, exc.start), f"file is not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+                                                "bad bytes replaced with U+FFFD")
+        text = data.decode("utf-8", errors="replace")
+        data = text.encode("utf-8")
     stripped = text.lstrip("\ufeff \t\r\n")
     if not stripped.startswith(("{", "[")):
         return _load_yaml(text, where)
     try:
         doc = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+    except orjson.JSONDecodeError:
         first = stripped.split("\n", 1)[0]
         if "\n" in stripped.strip() and is_json_object(first):
             return _load_jsonl(data, where)
-        where.problem(line_of(data, exc.pos), f"file is not valid JSON: {exc.msg}")
-        return None
+        doc = parse_document(data, path, ctx)
+        if doc is NOT_JSON:
+            return None
     return _from_document(doc, where)
 
 

@@ -322,6 +322,9 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     return sessions
 
 
+SYNTHETIC = "<synthetic>"
+"""The model Claude Code names on the replies it writes itself (API errors, interruptions)."""
+
 AGENT_FILE_PREFIX = "agent-"
 SIDE_FILES = (".meta.json", ".forked-skill.json")
 """What follows ``agent-<id>`` in the names of a subagent's side files (see the module's docstring)."""
@@ -836,7 +839,13 @@ class _FileReader:
                 provider = provider_of(model)
                 reply = body.get("id")
                 api_id = reply if isinstance(reply, str) else None
-            blocks = self._blocks(body.get("content"), rec, line, model, provider)
+            if body.get("content") is None:
+                # a message is its content: one lost (a key renamed, a value nulled) loses it whole
+                self.problem(line, f"{kind} record {uid} has a message without content "
+                                   f"(keys: {', '.join(map(str, body)) or 'none'}); kept as an opaque block")
+                blocks = [Opaque(kind, body, "message without content")]
+            else:
+                blocks = self._blocks(body.get("content"), rec, line, model, provider)
         only_results = kind == "user" and _all_results(blocks)
         if api_id is not None and self._merge_reply(raw_parent, uid, api_id, body, blocks, session):
             return
@@ -854,7 +863,9 @@ class _FileReader:
         self.drafts[uid] = draft
         self.alias[uid] = uid
         session.drafts.append(draft)
-        if rec.get("isApiErrorMessage") is True:
+        if rec.get("isApiErrorMessage") is True or (model == SYNTHETIC and (
+                rec.get("error") is not None or rec.get("apiErrorStatus") is not None)):
+            # the client's own error reply (2.1 records the error and its status beside the flag)
             text = "\n".join(b.text for b in blocks if isinstance(b, Text))
             session.events.append(_EventDraft("error", "api_error", rec, uid, text, line))
         if only_results:
@@ -913,6 +924,8 @@ class _FileReader:
         for block in content:
             if not isinstance(block, dict):
                 if isinstance(block, str):
+                    # the API's content blocks are objects: a bare string is a block lost to text
+                    self.problem(line, "content block is text, not a block object; kept as text")
                     out.append(Text(block))
                 else:
                     self.problem(line, f"content block is a JSON {type(block).__name__}; kept as opaque")

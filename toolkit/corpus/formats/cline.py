@@ -319,6 +319,14 @@ def _user_blocks(task: _Task, content: list[Any], line: int | None, pending: lis
     return out
 
 
+UI_ROW_KEYS = frozenset({
+    "ts", "type", "say", "ask", "text", "images", "files", "partial", "reasoning", "conversationHistoryIndex",
+    "conversationHistoryDeletedRange", "lastCheckpointHash", "isCheckpointCheckedOut", "isOperationOutsideWorkspace",
+    "modelInfo", "checkpoint", "progressStatus", "isProtected", "apiProtocol", "metadata",
+})
+"""Keys of a ``ClineMessage`` (``src/shared/ExtensionMessage.ts`` of cline/cline) and of Roo Code's."""
+
+
 def _native(task: _Task, content: list[Any], line: int | None, pending: list[_Call]) -> list[Block]:
     """Blocks Anthropic's wire defines, read by its parser, and the forks' own blocks."""
     out: list[Block] = []
@@ -575,6 +583,17 @@ def _read_ui(path: Path, ctx: ImportContext, rows: list[Any]) -> Session:
         time = parse_time(row.get("ts"))
         said = row.get("text")
         text = said if isinstance(said, str) else ""
+        if said is None and kind in SAY_USER | SAY_ASSISTANT | ASK_ASSISTANT and not row.get("images") and (
+                odd := [str(k) for k in row if k not in UI_ROW_KEYS]):
+            # a row that speaks, with no text and keys Cline does not write: its words sit under one of them
+            ctx.problem(path, line, f"UI row {line} ({kind}) has no text (keys Cline lacks: {', '.join(odd)}); "
+                                    "kept as an event")
+            task.event("other", f"{kind_name(row.get('type'))}:{kind_name(kind)}", row, line, time=time)
+            continue
+        elif not isinstance(said, str | None):
+            ctx.problem(path, line, f"UI row {line} text is {shown(said)}, not a string; kept as an event")
+            task.event("other", f"{kind_name(row.get('type'))}:{kind_name(kind)}", row, line, time=time)
+            continue
         info = obj(row.get("modelInfo"))
         if info:
             model, provider = text_of(info.get("modelId")) or model, text_of(info.get("providerId")) or provider

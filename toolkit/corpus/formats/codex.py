@@ -471,6 +471,7 @@ class _Rollout:
             return [Text(parts)]
         if not isinstance(parts, list):
             if parts is None:
+                self.ctx.problem(self.path, number, "message item without content")
                 return []
             self.ctx.problem(self.path, number, f"message content is {shown(parts)}, not a list; kept as opaque")
             return [Opaque("content", json_value(parts), "message content is not a list")]

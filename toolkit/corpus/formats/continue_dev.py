@@ -148,13 +148,22 @@ class _Reader:
         return out
 
 
-def _states(item: dict[str, Any]) -> list[dict[str, Any]]:
-    """The item's tool call states: ``toolCallStates``, or the one ``toolCallState`` of older versions."""
+def _states(item: dict[str, Any], out: _Reader, line: int) -> list[dict[str, Any]]:
+    """The item's tool call states: ``toolCallStates``, or the one ``toolCallState`` of older versions;
+    a state that is not an object is reported and kept as an event."""
     states = item.get("toolCallStates")
-    if isinstance(states, list):
-        return [s for s in states if isinstance(s, dict)]
-    one = item.get("toolCallState")
-    return [one] if isinstance(one, dict) else []
+    if not isinstance(states, list):
+        one = item.get("toolCallState")
+        states = [] if one is None else [one]
+    found: list[dict[str, Any]] = []
+    for state in states:
+        if isinstance(state, dict):
+            found.append(state)
+        else:
+            out.ctx.problem(out.path, line, f"a tool call state of history item {line} is {shown(state)}, "
+                                                  "not an object; kept as an event")
+            out.event("other", "toolCallState", state, line)
+    return found
 
 
 def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Session:
@@ -183,7 +192,7 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
                 if (title or out.model, provider or out.provider) != (out.model, out.provider) or not configs:
                     out.model, out.provider = title or out.model, provider or out.provider
                     configs.append(RunConfig(out.model, out.provider, message_id=mid, source=out.where.source(line)))
-        for state in _states(item):
+        for state in _states(item, out, line):
             call_id = text_of(state.get("toolCallId")) or text_of(obj(state.get("toolCall")).get("id"))
             if call_id is not None:
                 out.states[call_id] = text_of(state.get("status")) or ""

@@ -277,17 +277,16 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
     model = rec.get("model")
     model = model if isinstance(model, str) and model else out.model
     blocks: list[Block] = []
-    for thought in _listed(out, rec, "thoughts", line):
-        if isinstance(thought, dict):
-            subject, description = thought.get("subject"), thought.get("description")
-            text = "\n\n".join(t for t in (subject, description) if isinstance(t, str) and t)
-            blocks.append(Reasoning(text, None, PROVIDER, model))
+    for index, thought in enumerate(_listed(out, rec, "thoughts", line)):
+        blocks.append(_thought(out, thought, f"thoughts[{index}] of message {mid}", line, model))
     blocks.extend(out.blocks(rec.get("content"), mid, line, model))
     results: list[Block] = []
     called = {b.id for b in blocks if isinstance(b, ToolUse)}
     for index, call in enumerate(_listed(out, rec, "toolCalls", line)):
         if not isinstance(call, dict):
-            out.ctx.problem(out.path, line, f"toolCalls[{index}] is not an object")
+            out.ctx.problem(out.path, line, f"toolCalls[{index}] of message {mid} is {shown(call)}, not an object; "
+                                            "kept as opaque")
+            blocks.append(Opaque("toolCall", json_value(call), "not an object"))
             continue
         call_id = call.get("id")
         name = call.get("name")
@@ -307,12 +306,31 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
 
 
 def _listed(out: _Session, rec: dict[str, Any], key: str, line: int | None) -> list[Any]:
-    """A list field of a message record; another value is reported (the record keeps it raw in the
-    file) and read as empty."""
+    """A list field of a message record; another value is reported and read as a list of one, so
+    the reader of an item keeps it (as what it is, or opaque)."""
     value = rec.get(key)
     if value is not None and not isinstance(value, list):
-        out.ctx.problem(out.path, line, f"{key} of message {rec.get('id')} is {shown(value)}, not a list; ignored")
+        out.ctx.problem(out.path, line, f"{key} of message {rec.get('id')} is {shown(value)}, not a list; "
+                                        "read as a list of one")
+        return [value]
     return items(value)
+
+
+def _thought(out: _Session, thought: object, where: str, line: int | None, model: str | None) -> Block:
+    """One thought (``{subject, description}``) as a reasoning block; one written as text is that
+    text; anything else, or an object holding no text, is kept opaque and reported."""
+    if isinstance(thought, str):
+        return Reasoning(thought, None, PROVIDER, model)
+    if isinstance(thought, dict):
+        subject, description = thought.get("subject"), thought.get("description")
+        texts = [t for t in (subject, description) if isinstance(t, str)]
+        odd = [t for t in (subject, description) if t is not None and not isinstance(t, str)]
+        if texts and not odd:
+            return Reasoning("\n\n".join(t for t in texts if t), None, PROVIDER, model)
+        if not thought or (not odd and not set(thought) - {"subject", "description", "timestamp"}):
+            return Reasoning("", None, PROVIDER, model)
+    out.ctx.problem(out.path, line, f"{where} is {shown(thought)}, not a subject and a description; kept as opaque")
+    return Opaque("thought", json_value(thought), "not a subject and a description")
 
 
 def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, part_id: str,
@@ -406,6 +424,8 @@ def _read_stream(path: Path, ctx: ImportContext, records: list[tuple[int, dict[s
         if kind not in STREAM_TYPES or "timestamp" not in rec:
             if kind is None and "type" in rec:
                 ctx.problem(path, line, f"event type is {shown(rec['type'])}, not a name; kept as an event")
+            elif kind is None and "timestamp" in rec:  # a CLI event (it has the CLI's timestamp) that lost its type
+                ctx.problem(path, line, f"event without a type (keys: {', '.join(map(str, rec))}); kept as an event")
             content = rec.get("content")
             out.event("meta", f"harness:{kind_name(rec.get('type'))}", parse_time(rec.get("ts")),
                       content if isinstance(content, str) else "", rec, line)

@@ -51,6 +51,7 @@ from toolkit.corpus.formats.wirekit import (
     image_base64,
     run_config,
     tool_use,
+    unread_message,
     usage_of,
 )
 from toolkit.jsontext import json_text, stringify
@@ -126,6 +127,10 @@ def _contents(contents: Sequence[Any], where: Where, prefix: str, first: int, mo
     return each_message(contents, where, prefix, first, parent, "content", read)
 
 
+CONTENT_KEYS = frozenset({"role", "parts"})
+"""Keys a Gemini ``Content`` has (the generateContent reference)."""
+
+
 def content_to_message(raw: JsonObj, message_id: str, where: Where, line: int | None, model: str | None,
                        provider: str | None, book: CallBook, index: int = 0, parent: str | None = None) -> Message:
     """One ``Content`` (role and parts) as a record message."""
@@ -137,6 +142,8 @@ def content_to_message(raw: JsonObj, message_id: str, where: Where, line: int | 
         parts = []
     signer = provider or PROVIDER
     blocks = parts_to_blocks(parts, message_id, where, line, model if role == "model" else None, signer, book)
+    if not blocks:
+        blocks = unread_message(raw, "parts", CONTENT_KEYS, where, line, "content")
     record_role: Role
     if role == "model":
         record_role = "assistant"

@@ -7,7 +7,9 @@ import base64
 import binascii
 import gc
 import hashlib
+import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,8 +20,10 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.formats.layout import Layout
+from toolkit.corpus.formats.tolerant import salvage
 from toolkit.corpus.imageheader import image_header
 from toolkit.corpus.linking import Linker
+from toolkit.jsontext import DEEP_RECURSION_LIMIT
 from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
 
 
@@ -59,8 +63,8 @@ class ImportContext:
 
     def name(self, file: str | Path) -> str:
         """How ``file`` is named in problems, sources and frames: relative to the loaded root, so
-        nothing depends on where the corpus sits on disk."""
-        return self.names.get(str(file), str(file))
+        nothing depends on where the corpus sits on disk, and as text (``text_name``)."""
+        return self.names.get(str(file)) or text_name(str(file))
 
     def problem(self, file: str | Path, line: int | None, reason: str) -> None:
         found = Problem(self.name(file), line, reason)
@@ -105,6 +109,17 @@ class ImportContext:
                 return Opaque("image", {"url_excerpt": url[:200]}, "data URL not base64")
             return self.image_base64(payload, media_type, file, line)
         return Image(media_type=guess_media_type(url), sha256=None, url=url)
+
+
+def text_name(name: str) -> str:
+    """A file name as text every writer takes: the bytes of a name that is not UTF-8, which Python
+    keeps as lone surrogates (PEP 383) that polars, SQLite and a terminal refuse, as ``\\xNN``
+    escapes, so two such names stay apart and the bytes can be read off the name."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name
 
 
 def guess_media_type(url: str) -> str:
@@ -159,55 +174,127 @@ def _parse_lines(
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            value = _broken_line(number, bytes(raw) + newline, path, ctx)
-            if value is None:
-                continue
-        else:
-            if not isinstance(value, dict):
-                ctx.problem(path, number, f"line holds a JSON {type(value).__name__}, not an object")
-                continue
+            yield from _broken_line(number, bytes(raw) + newline, path, ctx)
+            continue
+        if not isinstance(value, dict):
+            ctx.problem(path, number, f"line holds a JSON {type(value).__name__}, not an object")
+            continue
         yield number, value
 
 
-def _broken_line(number: int, raw: bytes, path: str | Path, ctx: ImportContext) -> dict[str, Any] | None:
-    """A line that did not parse: nothing when it is blank, else reported; a line that is only not
-    UTF-8 is kept with the bad bytes replaced by U+FFFD."""
-    if not raw.strip():
-        return None
+BOM = b"\xef\xbb\xbf"
+"""UTF-8's byte-order mark, which editors on Windows write first (RFC 8259 lets a reader ignore it)."""
+
+
+def _broken_line(number: int, raw: bytes, path: str | Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any]]]:
+    """What a line that did not parse still holds, each value with its line number, every loss
+    reported: nothing when it is blank; the record after a byte-order mark on the first line; the
+    records of lines ended by CR alone (old Mac text, which has no newline at all); a record with a
+    ``NaN`` or ``Infinity`` (which JSON lacks and Python writes), read as floats; a record with bytes
+    that are not UTF-8, read with them replaced by U+FFFD."""
+    body = raw.strip()
+    if not body:
+        return
+    if number == 1 and body.startswith(BOM):
+        yield from _broken_line(number, raw[raw.index(BOM) + len(BOM):], path, ctx)
+        return
+    if b"\r" in body and b"\n" not in body:
+        for offset, part in enumerate(body.split(b"\r")):
+            yield from _parse_lines([(number + offset, part)], path, ctx, b"\n")
+        return
     try:
-        orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as uexc:
-            # Keep the record: the bad bytes become U+FFFD and the line is reported.
-            ctx.problem(path, number, f"line is not valid UTF-8 ({uexc.reason} at byte {uexc.start}); "
-                        "bad bytes replaced with U+FFFD")
-            try:
-                value = orjson.loads(raw.decode("utf-8", errors="replace"))
-            except orjson.JSONDecodeError:
-                return None
-            return value if isinstance(value, dict) else None
-        if not raw.endswith(b"\n"):
-            ctx.problem(path, number, f"truncated last line (no newline, not complete JSON: {exc})")
-        else:
-            ctx.problem(path, number, f"line is not valid JSON: {exc}")
-    return None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as uexc:
+        ctx.problem(path, number, f"line is not valid UTF-8 ({uexc.reason} at byte {uexc.start}); "
+                    "bad bytes replaced with U+FFFD")
+        text = raw.decode("utf-8", errors="replace")
+        clean = False
+    else:
+        clean = True
+    value = _lenient(text, path, number, ctx)
+    if value is NOT_JSON:
+        if clean:
+            _report_bad_line(number, raw, path, ctx)
+        return
+    if not isinstance(value, dict):
+        ctx.problem(path, number, f"line holds a JSON {type(value).__name__}, not an object")
+        return
+    yield number, value
 
 
-def read_json(path: Path, ctx: ImportContext) -> Any:
-    """A whole-file JSON document, or ``None`` (with a problem) when it cannot be read."""
-    data = path.read_bytes()
+def _lenient(text: str, path: str | Path, number: int | None, ctx: ImportContext) -> object:
+    """``text`` parsed as the standard library reads JSON (which also takes ``NaN``, ``Infinity``,
+    a lone surrogate escape and any depth), reporting a non-standard number; ``NOT_JSON`` when it
+    does not parse either."""
+    value = _stdlib_parse(text, path, number, ctx)
+    return NOT_JSON if isinstance(value, json.JSONDecodeError | RecursionError) else value
+
+
+def _stdlib_parse(text: str, path: str | Path, number: int | None,
+                  ctx: ImportContext) -> object | json.JSONDecodeError | RecursionError:
+    constants: list[str] = []
+
+    def constant(name: str) -> float:
+        constants.append(name)
+        return float(name)
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+    try:
+        value: object = json.loads(text, parse_constant=constant)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return exc
+    finally:
+        sys.setrecursionlimit(limit)
+    if constants:
+        ctx.problem(path, number, f"holds {', '.join(sorted(set(constants)))}, which JSON has no word for; "
+                    "read as a float")
+    return value
+
+
+def parse_document(data: bytes, path: str | Path, ctx: ImportContext) -> object:
+    """A whole-file JSON document from its bytes, or ``NOT_JSON`` (with a problem) when nothing of
+    it can be read. A byte-order mark before it is skipped; ``NaN`` and ``Infinity`` are read as
+    floats and reported; a document damaged or cut short is read as far as it goes
+    (``toolkit.corpus.formats.tolerant``) and the line where the rest was lost is reported."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         try:
-            data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as uexc:
-            ctx.problem(path, line_of(data, uexc.start), f"file is not valid UTF-8 ({uexc.reason})")
-            return None
-        ctx.problem(path, line_of(data, exc.pos), f"file is not valid JSON: {exc.msg}")
-        return None
+            ctx.problem(path, line_of(data, uexc.start), f"file is not valid UTF-8 ({uexc.reason} at byte "
+                        f"{uexc.start}); bad bytes replaced with U+FFFD")
+            text = data.decode("utf-8", errors="replace")
+        value = _stdlib_parse(text, path, None, ctx)
+        if not isinstance(value, json.JSONDecodeError | RecursionError):
+            return value
+        kept = salvage(text, value.pos if isinstance(value, json.JSONDecodeError) else len(text))
+        if kept is None:
+            ctx.problem(path, line_of(data, exc.pos), f"file is not valid JSON: {exc.msg}")
+            return NOT_JSON
+        ctx.problem(path, line_of(data, exc.pos), f"file is not valid JSON ({exc.msg}): read as far as line "
+                    f"{line_of(text, kept.end)}, what follows is lost")
+        return kept.value
+
+
+def _report_bad_line(number: int, raw: bytes, path: str | Path, ctx: ImportContext) -> None:
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if not raw.endswith(b"\n"):
+            ctx.problem(path, number, f"truncated last line (no newline, not complete JSON: {exc})")
+        else:
+            ctx.problem(path, number, f"line is not valid JSON: {exc}")
+
+
+def read_json(path: Path, ctx: ImportContext) -> Any:
+    """A whole-file JSON document (``parse_document``), or ``None`` (with a problem) when nothing of
+    it can be read."""
+    value = parse_document(path.read_bytes(), path, ctx)
+    return None if value is NOT_JSON else value
 
 
 def line_of(data: bytes | str, offset: int) -> int:
@@ -401,8 +488,12 @@ class Head:
         line (the line sniffs' key), so every sniff shares one parse of it; a head that is a whole
         file decoded cleanly is parsed from its bytes."""
         head = self.text
+        data = self.whole_bytes
+        if head.startswith("\ufeff"):  # a byte-order mark, which JSON readers may skip (RFC 8259)
+            head = head[1:]
+            data = None if data is None else data[len(BOM):]
         body = head.strip(" \t\r\n")
-        return self.json(body if "\n" not in body else head, self.whole_bytes)
+        return self.json(body if "\n" not in body else head, data)
 
     def keys(self) -> set[str] | None:
         """Every key of every object in the head, at any depth, when the head is a whole file that is

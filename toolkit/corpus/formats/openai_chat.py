@@ -48,6 +48,7 @@ from toolkit.corpus.formats.wirekit import (
     result_parts,
     run_config,
     tool_use,
+    unread_message,
     usage_of,
 )
 from toolkit.jsontext import stringify
@@ -72,6 +73,14 @@ KNOWN_PARTS = frozenset({"input_audio", "file", "audio", "audio_url", "video_url
 
 REASONING_KEYS = frozenset({"reasoning_details", "reasoning_content", "reasoning", "thinking"})
 """Fields OpenAI-compatible servers put reasoning in (OpenRouter, DeepSeek / vLLM, Ollama)."""
+
+MESSAGE_KEYS = frozenset({
+    "role", "content", "name", "tool_calls", "tool_call_id", "function_call", "refusal", "audio", "annotations",
+    "images", "tool_name", "id", "type", "prefix", "partial", "index", "status", *REASONING_KEYS,
+})
+"""Keys a Chat Completions message has: OpenAI's (``ChatCompletionMessageParam`` of openai-python),
+those of the compatible servers read here, and those chat logs add (``id``, ``type``, ``status``,
+``index``; ``prefix`` and ``partial``: Mistral and Moonshot prefix completion)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -134,6 +143,8 @@ def _message(raw: JsonObj, i: int, message_id: str, where: Where, model: str | N
         where.problem(line, f"message {i + 1} has unknown role {shown(role)}; kept as a user message")
         record_role = "user"
         blocks += _content(content, where, line, model, provider)
+    if not blocks or record_role == "tool":  # a tool message's content is its result's output
+        blocks += unread_message(raw, "content", MESSAGE_KEYS, where, line, "message")
     speaker = record_role == "assistant"
     return Message(message_id, parent, record_role, tuple(blocks), None, model if speaker else None,
                    provider if speaker else None, None, where.source(line), False, tags)
@@ -196,7 +207,10 @@ def _part(part: JsonObj, where: Where, line: int | None, model: str | None, prov
         return [Opaque("part", part, "type is not a string")]
     if kind in ("text", "input_text", "output_text") or (kind is None and isinstance(part.get("text"), str)):
         text = part.get("text")
-        return [Text(text)] if isinstance(text, str) and text else []
+        if not isinstance(text, str):
+            where.problem(line, f"{kind or 'text'} part whose text is {shown(text)}, not a string; kept as opaque")
+            return [Opaque(kind_name(kind), part, "text part without text")]
+        return [Text(text)] if text else []
     if kind in ("image_url", "input_image"):
         ref = part.get("image_url")
         url = ref.get("url") if isinstance(ref, dict) else ref

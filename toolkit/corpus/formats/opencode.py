@@ -55,7 +55,7 @@ import orjson
 
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
-from toolkit.corpus.formats.shapes import as_int, kind_name, obj, shown, text_of
+from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.sqlitefile import SQLITE_HEADER, connect, holds
 from toolkit.corpus.formats.sqlitefile import tables as table_names
 from toolkit.jsontext import json_text
@@ -100,6 +100,9 @@ INTERRUPTED = "[Tool execution was interrupted]"
 """What ``toModelMessages`` sends for a call left pending or running."""
 UNSENT_FILE_MIMES = frozenset({"text/plain", "application/x-directory"})
 """File parts ``toModelMessages`` leaves out: their content was put in synthetic text parts."""
+
+STEP_START_KEYS = frozenset({"id", "sessionID", "messageID", "type", "time"})
+"""What every ``step-start`` part has; one holding more (its snapshot) is kept as an event."""
 
 EVENT_PARTS: dict[str, EventKind] = {
     "step-start": "meta", "snapshot": "meta", "patch": "meta", "agent": "meta", "retry": "error",
@@ -418,7 +421,7 @@ class Builder:
         for kind_, type_, words, raw, where, trigger_ in pending:
             self.event(kind_, type_, words, raw, where, message_id=message_id if blocks else None, trigger=trigger_)
         summary = info.get("summary")
-        if isinstance(summary, dict) and (summary.get("title") or summary.get("body") or summary.get("diffs")):
+        if isinstance(summary, dict) and any(summary.values()):
             words = "\n\n".join(t for t in (text_of(summary.get("title")), text_of(summary.get("body"))) if t)
             self.event("summary", "message.summary", words, summary, stored.source,
                        message_id=message_id if blocks else None)
@@ -438,7 +441,7 @@ class Builder:
                     if step.blocks or step.results or step.finish is not None:
                         steps.append(Step(time=_number(obj(part.get("time")).get("start"))))
                         step = steps[-1]
-                    if part.get("snapshot"):
+                    if part.get("snapshot") is not None or not set(part) <= STEP_START_KEYS:
                         step.events.append(("meta", "step-start", "", part, source))
                 case "step-finish":
                     step.finish = part
@@ -734,7 +737,7 @@ def _event_text(part: dict[str, Any]) -> str:
     if kind == "retry":
         return text_of(obj(obj(part.get("error")).get("data")).get("message")) or f"attempt {part.get('attempt')}"
     if kind == "patch":
-        return ", ".join(f for f in part.get("files") or [] if isinstance(f, str))
+        return ", ".join(f for f in items(part.get("files")) if isinstance(f, str))
     if kind == "agent":
         return text_of(part.get("name")) or ""
     return ""

@@ -69,7 +69,7 @@ def detect(found: Head) -> Detection | None:
     if not text:
         return None
     if text[0] not in "{[":
-        if CASSETTE_YAML.search(head) and re.search(r"(?m)^\s*-?\s*request:", head):
+        if CASSETTE_YAML.search(text) and re.search(r"(?m)^\s*-?\s*request:", text):
             return Detection(FORMAT)
         return None
     # The cassette scan costs 16 us a 20 KB head, the test of its key before it 6, a whole
@@ -89,7 +89,7 @@ def detect(found: Head) -> Detection | None:
         shape = classify(row)
         if shape is None and "role" in row:  # one message per line: every line must be a message
             rows = [orjson.loads(line) for line in text.split("\n")[:-1] if line.strip() and is_json_object(line)]
-            shape = classify(rows) if all("role" in r for r in rows) else None
+            shape = classify([r for r in rows if "role" in r]) if _mostly_messages(rows) else None
         return None if shape is None else Detection(WIRES[shape[0]].format)
     if whole is None and text[0] == "[":
         return _claim(_first_items(text), None)
@@ -98,6 +98,17 @@ def detect(found: Head) -> Detection | None:
         if whole is None:
             return None
     return _claim(whole, whole)
+
+
+def _mostly_messages(rows: list[dict[str, object]]) -> bool:
+    """Whether the head's lines are a message a line: all of them hold a role but one in
+    ``ODD_LINES`` (a role lost or retyped in one line is that line's problem, not the file's)."""
+    odd = sum("role" not in row for row in rows)
+    return odd * ODD_LINES <= len(rows)
+
+
+ODD_LINES = 10
+"""One line in this many may lack a role in a head of messages a line (see ``_mostly_messages``)."""
 
 
 CASSETTE_KEYS = frozenset({"interactions", "http_interactions"})

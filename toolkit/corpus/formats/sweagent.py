@@ -40,7 +40,7 @@ from typing import Any
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer
 from toolkit.corpus.formats.openai_chat import messages_to_record
 from toolkit.corpus.formats.openhands import litellm_thinking
-from toolkit.corpus.formats.shapes import read_object, role_event, shown
+from toolkit.corpus.formats.shapes import json_value, read_object, role_event, shown
 from toolkit.corpus.formats.wirekit import Origin
 from toolkit.jsontext import loads, stringify
 from toolkit.record import (
@@ -145,12 +145,22 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
     if history is None:
         history = []
     if not isinstance(history, list):
-        ctx.problem(path, None, f"{prefix}history is not a list")
+        ctx.problem(path, None, f"{prefix}history is {shown(history)}, not a list; kept as an event")
+        reading.events.append(Event("other", "history", raw=json_value(history), source=SourceRef(ctx.name(path))))
         history = []
     _history(history, reading)
     _steps(data.get("trajectory"), reading)
     name = ctx.name(path)
     info = data.get("info")
+    if "history" in data and not prefix:
+        # SWE-agent writes both beside the history (``save_trajectory``): one missing lost the steps
+        # or the outcome, which no other field holds
+        for key in ("trajectory", "info"):
+            if data.get(key) is None:
+                ctx.problem(path, None, f"no {key} beside the history")
+    if info is not None and not isinstance(info, dict):
+        ctx.problem(path, None, f"{prefix}info is {shown(info)}, not an object; kept as an event")
+        reading.events.append(Event("meta", "info", raw=json_value(info), source=SourceRef(name)))
     if isinstance(info, dict):
         stats = info.get("model_stats")
         if isinstance(stats, dict):
@@ -213,6 +223,13 @@ def _model(config: JsonValue) -> str | None:
     return None
 
 
+HISTORY_KEYS = frozenset({
+    "role", "content", "agent", "message_type", "tool_call_ids", "tool_calls", "thought", "action", "is_demo",
+    "thinking_blocks", "cache_control", "tags",
+})
+"""Keys of a history item as SWE-agent writes them (``sweagent/types.py``, ``HistoryItem``)."""
+
+
 def _history(history: list[Any], reading: _Reading) -> None:
     """The history as the Chat Completions messages SWE-agent sends (``_history_to_messages``: a
     ``tool`` turn answers ``tool_call_ids[0]``), read by the Chat Completions importer; then what
@@ -230,6 +247,9 @@ def _history(history: list[Any], reading: _Reading) -> None:
                                              "history item with an unknown role"))
             continue
         wire: dict[str, Any] = {"role": role, "content": item.get("content")}
+        # keys SWE-agent does not write travel along, so a message whose content sits under one
+        # (``cotnent``) is an opaque block and a problem in the Chat Completions reader, not empty
+        wire.update((k, v) for k, v in item.items() if k not in HISTORY_KEYS)
         ids = item.get("tool_call_ids")
         if role == "tool":
             if isinstance(ids, list) and ids and all(isinstance(i, str) for i in ids):
@@ -267,13 +287,16 @@ def _steps(steps: Any, reading: _Reading) -> None:
         return
     name = reading.ctx.name(reading.path)
     if not isinstance(steps, list):
-        reading.ctx.problem(reading.path, None, f"{reading.prefix}trajectory is not a list")
+        reading.ctx.problem(reading.path, None, f"{reading.prefix}trajectory is not a list; kept as an event")
+        reading.events.append(Event("other", "trajectory", raw=json_value(steps), source=SourceRef(name)))
         return
     replies = [m for m in reading.messages if m.role == "assistant" and "demo" not in m.tags]
     at = 0
     for number, step in enumerate(steps):
         if not isinstance(step, dict):
-            reading.ctx.problem(reading.path, None, f"{reading.prefix}trajectory[{number}] is not an object")
+            reading.ctx.problem(reading.path, None, f"{reading.prefix}trajectory[{number}] is not an object; "
+                                                    "kept as an event")
+            reading.events.append(Event("other", "step", raw=json_value(step), source=SourceRef(name)))
             continue
         message_id: str | None = None
         for offset, reply in enumerate(replies[at:]):

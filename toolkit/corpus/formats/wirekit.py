@@ -196,6 +196,21 @@ def each_message(raws: Sequence[Any], where: Where, prefix: str, first: int, par
     return out
 
 
+def unread_message(raw: JsonObj, key: str, known: frozenset[str], where: Where, line: int | None,
+                   noun: str) -> list[Block]:
+    """A message none of whose content was read although it holds keys the wire does not have (its
+    content under a misspelt key, ``contnet``): reported and kept whole as an opaque block, as the
+    message would otherwise keep its place and lose its words in silence. Empty when the content key
+    holds a value or every key is the wire's."""
+    if raw.get(key) is not None:
+        return []
+    odd = [str(k) for k in raw if k not in known]
+    if not odd:
+        return []
+    where.problem(line, f"{noun} without {key} (keys the wire lacks: {', '.join(odd)}); kept as an opaque block")
+    return [Opaque(noun, raw, f"no {key}")]
+
+
 def content_blocks(content: Any, where: Where, line: int | None, noun: str,
                    read: Callable[[JsonObj], list[Block]]) -> list[Block]:
     """A message's content, text or a list of ``noun`` objects (``read`` turns one into blocks), as
