@@ -34,30 +34,8 @@ SUFFIXES = frozenset({".py", ".md", ".ipynb", ".yml", ".yaml", ".toml"})
 SKIPPED = ("tests/data/",)
 """Recorded inputs, not prose of this project."""
 
-# Places other helpers were editing while these were fixed, left for the coordinator: (path, the
-# line as it stands, stripped). Remove an entry when its place is fixed; a stale entry fails
-# ``test_allow_lists_are_current``. The list only shrinks, to empty.
-ALLOWED_CITATIONS: frozenset[tuple[str, str]] = frozenset({
-    # -> "a run config keeps only its hash: each distinct surface is stored once"
-    ("toolkit/corpus/parquet.py", "a run config keeps only its hash, as the seed on tool surfaces argues"),
-})
-
 DATED = re.compile(r"measured[^.;]{0,60}?20\d\d-\d\d", re.IGNORECASE)
 """A figure a run measured, with its date: "measured 2026-12-01", "(measured on 2 cores, 2026-12-01"."""
-
-# Docstrings other helpers were editing, left for the coordinator: (path, qualified name of what
-# the docstring documents; "<module>" for a module, NAME for an attribute docstring). Remove an
-# entry when its docstring keeps the reason and drops the figure and date.
-ALLOWED_DATED: frozenset[tuple[str, str]] = frozenset({
-    ("toolkit/corpus/__init__.py", "load"),
-    ("toolkit/corpus/formats/__init__.py", "read_head"),
-    ("toolkit/corpus/formats/importer.py", "collector_paused"),
-    ("toolkit/corpus/parquet.py", "_record"),
-    ("toolkit/workers.py", "<module>"),
-    ("toolkit/workers.py", "batches"),
-    ("toolkit/workers.py", "_local_map"),
-    ("toolkit/workers.py", "TAPER"),
-})
 
 
 def _files() -> Iterator[Path]:
@@ -122,21 +100,15 @@ def dated_docstrings() -> set[tuple[str, str]]:
 
 
 def test_citations_stand_in_the_repository() -> None:
-    left = sorted(citations() - ALLOWED_CITATIONS)
+    left = sorted(citations())
     assert not left, "cite the public source or say the sentence instead:\n" + "\n".join(
         f"{path}: {line}" for path, line in left)
 
 
 def test_no_dated_measurements_in_docstrings() -> None:
-    left = sorted(dated_docstrings() - ALLOWED_DATED)
+    left = sorted(dated_docstrings())
     assert not left, "keep the reason, move the figure to benchmark output:\n" + "\n".join(
         f"{path}: {name}" for path, name in left)
-
-
-def test_allow_lists_are_current() -> None:
-    """An entry whose place was fixed is removed, so the lists only shrink to empty."""
-    assert not ALLOWED_CITATIONS - citations()
-    assert not ALLOWED_DATED - dated_docstrings()
 
 
 @pytest.mark.parametrize("text", [

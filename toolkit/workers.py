@@ -10,8 +10,8 @@ module-level function and plain values (the record pickles as constructor calls,
 
 Local workers are started with ``spawn`` (a fresh interpreter each): safe inside a Jupyter kernel,
 whose threads make ``fork`` unsafe, and the same on Linux, macOS and Windows. A script that uses
-them must start them under ``if __name__ == "__main__":``, as any spawning script must. Starting two
-costs about 0.25 s on this machine kind (measured 2026-12-01), so one item never starts a pool."""
+them must start them under ``if __name__ == "__main__":``, as any spawning script must. Starting workers
+costs a fixed start-up (a fresh interpreter and its imports each), so one item never starts a pool."""
 
 from __future__ import annotations
 
@@ -76,8 +76,8 @@ def batches(items: Sequence[T], weight: Callable[[T], int], workers: int, *,
     worker of similar weight. For the local engine they are cut smaller toward where the spawned
     workers, taking batches from the front, meet this process, taking them from the back
     (``_local_map``), so that the last batches anyone takes are small and nobody waits long for the
-    last one; Ray takes them in order, and each task costs it a start (a sweep took 1.34x the local
-    engine's time with tapered batches, 1.09x without, measured 2026-12-01). None is heavier than
+    last one; Ray takes them in order, and each task costs it a start, so tapering would only add tasks there
+    (``bench_parallel``'s Ray rows in ``benchmarks/RESULTS.md``). None is heavier than
     ``most`` unless a single item is."""
     if not items:
         return []
@@ -101,9 +101,9 @@ def batches(items: Sequence[T], weight: Callable[[T], int], workers: int, *,
 
 
 TAPER = 8
-"""How much smaller than the others the batches where the workers meet are cut, at most: on 2 cores,
-ingesting 200 MB in equal batches, this process finished its last batch 0.5 s before the spawned
-worker finished its own (measured 2026-12-01)."""
+"""How much smaller than the others the batches where the workers meet are cut, at most: with equal
+batches this process, which has its imports done, finishes its last batch well before a spawned
+worker finishes its own, and then waits."""
 
 
 def ordered_map(fn: Callable[[T], R], items: Sequence[T], *, workers: int | None = None,
@@ -131,9 +131,8 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
     spawned ones items from the front, one each, the moment one finishes; this process, whenever
     the next result in order is not ready, takes the last item nobody holds. So no item ever waits
     in a worker's queue while another worker idles, and this process, which has its imports done
-    and keeps its results where the caller wants them, does as much of the work as it can (measured
-    on 2 cores, 2026-12-01, ingesting 200 MB: two items queued per spawned worker left this process
-    idle for the last 0.9 s of 3.3). Nothing handed to the pool is ever cancelled: on Python 3.11 a
+    and keeps its results where the caller wants them, does as much of the work as it can
+    (items queued ahead in a spawned worker left this process idle at the end). Nothing handed to the pool is ever cancelled: on Python 3.11 a
     cancelled future kills the pool's manager thread when a worker dies, and the other workers are
     then never stopped."""
     import multiprocessing

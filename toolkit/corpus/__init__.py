@@ -54,9 +54,9 @@ def load(
 
     ``workers=N`` reads chunks of files in N processes (0: every core) and ``engine="ray"`` as Ray
     tasks; either gives the corpus one process gives (same sessions, ids, order and problems).
-    Sending the sessions a worker read back to this process costs about as much as reading them
-    (pickling 0.9 s and unpickling 0.55 s for a 1.6 s read of 200 MB), so on two cores it gains
-    nothing (0.83-1.08x, measured 2026-12-01 and 02) and pays off only with more cores; ``toolkit.ingest``
+    Sending the sessions a worker read back to this process costs about as much as reading them, so
+    on two cores it gains nothing and pays off only with more cores (``bench_parallel`` in
+    ``benchmarks/RESULTS.md``); ``toolkit.ingest``
     writes Parquet parts from the workers instead and does not pay it."""
     ctx = ImportContext(strict=strict)
     corpus = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)

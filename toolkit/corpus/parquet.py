@@ -15,7 +15,7 @@ corpus in load order, so concatenating a table's parts gives the frame a single 
     record/run_configs/part-... session_id, index, run_config (JSON)
     record/images/part-...      sha256, data (bytes): each image once per part
     surfaces/                   tool specs, once per distinct surface (``toolkit.surface.SurfaceStore``);
-                                a run config keeps only its hash, as the seed on tool surfaces argues
+                                a run config keeps only its hash: each distinct surface is stored once
 
 Version 1 (one file per table: ``<frame>.parquet``, ``record/<table>.parquet``) still opens.
 """
@@ -112,7 +112,7 @@ def write_part(directory: Path, index: int, sessions: Sequence[Session], images:
 
 def _record(column: str, rows: Iterable[tuple[int, int, object]]) -> pl.DataFrame:
     """A record table: each item's session, index and JSON. The JSON reaches polars as bytes, cast to
-    text there: half the time of making a Python string of each (measured 2026-12-01)."""
+    text there: cheaper than making a Python string of each."""
     sids: list[int] = []
     indices: list[int] = []
     texts: list[bytes] = []

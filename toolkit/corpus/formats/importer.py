@@ -30,11 +30,10 @@ from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Sessi
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a corpus is built or merged: the record is millions of
-    small immutable objects and no cycles, and the collector only re-scans them (about half of the
-    import time of large rollouts; merging chunks from workers took 3.7x as long with it on,
-    measured 2026-12-01). Afterwards what was made goes straight to the oldest generation, which
+    small immutable objects and no cycles, and the collector only re-scans them (a large share of the
+    import time of large rollouts, more when chunks from workers are merged). Afterwards what was made goes straight to the oldest generation, which
     the collector's periodic full passes still scan; the young passes would otherwise scan all of it
-    once more on the next allocations (0.25 s of a 1.7 s load of 200 MB)."""
+    once more on the next allocations."""
     was_enabled = gc.isenabled()
     # a caller's own frozen heap (a pre-fork server's) must stay frozen: unfreezing releases it all
     promote = gc.get_freeze_count() == 0
