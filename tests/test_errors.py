@@ -266,7 +266,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "simulate, a missing corpus": (["simulate", gone, "--model", "gpt-5"], f"{gone}: no such file or directory"),
         "compactions, a missing corpus": (["compactions", gone], f"{gone}: no such file or directory"),
         "experiment-report, missing results": (["experiment-report", gone], f"{gone}: no such file or directory"),
-        "redact, a missing corpus": (["redact", gone, "-o", str(tmp / "out")], f"no such file or directory: {gone}"),
+        "redact, a missing corpus": (["redact", gone, "-o", str(tmp / "out")], f"{gone}: no such file or directory"),
         "fingerprint, a missing file": (["fingerprint", gone], f"{gone}: cannot read"),
         "costs text, a missing file": (["costs", "text", gone, "--model", "gpt-4o"], f"{gone}: cannot read"),
         "snapshot, a missing file": (["snapshot", gone, "--model", "gpt-4o"], f"{gone}: no such file"),

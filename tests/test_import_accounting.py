@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPORA
-from tests.test_import_fuzz import BASES, Base, Document, _copy, _deep_recursion, _other_type, _positions
+from tests.mutation import BASES, Base, Document, copy_value, deep_recursion, other_type, positions_in
 from toolkit.corpus import Corpus, load
 
 CASES = int(os.environ.get("TOOLKIT_MUTATION_CASES", "3000"))
@@ -92,12 +92,12 @@ def damage_bytes(rng: random.Random, data: bytes, kind: str) -> tuple[bytes, str
 def damage_value(rng: random.Random, document: Document, kind: str) -> str:
     """One field of ``document`` retyped, or one key renamed by a letter (``content`` becomes
     ``contnet``), in place."""
-    positions = [p for p in _positions(document.value) if kind == "retype" or (isinstance(p[2], str) and len(p[2]) > 1)]
+    positions = [p for p in positions_in(document.value) if kind == "retype" or (isinstance(p[2], str) and len(p[2]) > 1)]
     if not positions:
         return "nothing to mutate"
     container, key, _, _ = rng.choice(positions)
     if kind == "retype":
-        container[key] = _other_type(rng, container[key])
+        container[key] = other_type(rng, container[key])
         return f"retype {key!r} to {type(container[key]).__name__}"
     at = rng.randrange(len(key) - 1)
     renamed = key[:at] + key[at + 1] + key[at] + key[at + 2:]
@@ -152,12 +152,12 @@ def run_case(base: Base, seed: str, directory: Path, intact: Intact | None = Non
     """Mutate ``base`` once as ``seed`` decides, load it, and compare with the intact load."""
     rng = random.Random(seed)
     before = intact or _intact(base, directory / "intact")
-    documents = [Document(d.name, d.kind, _copy(d.value), d.indent) for d in base.documents]
+    documents = [Document(d.name, d.kind, copy_value(d.value), d.indent) for d in base.documents]
     target = rng.choice(documents)
     textual = target.kind != "eval"
     kind = rng.choice((*DAMAGE, *EDITS) if textual else ("retype", "rename"))
     out = directory / "mutated"
-    with _deep_recursion():
+    with deep_recursion():
         if kind in ("retype", "rename"):
             what = damage_value(rng, target, kind)
             data = None

@@ -91,12 +91,13 @@ def read_corpus(path: str, **options: Any) -> Corpus:
     corpus = load(path, **options)
     if corpus.sessions:
         return corpus
-    if not corpus.files:
+    if not corpus.files and not corpus.problems:
         raise NoSession(nothing_to_read(path))
     first = corpus.problems[0].reason if corpus.problems else "no session in them"
     files = len(corpus.files)
     more = f"; `toolkit info {path}` lists all {len(corpus.problems)} problems" if len(corpus.problems) > 1 else ""
-    raise NoSession(f"{path}: no session in {files} file{'' if files == 1 else 's'} (first: {first}){more}")
+    where = f"in {files} file{'' if files == 1 else 's'}" if files else "read"
+    raise NoSession(f"{path}: no session {where} (first: {first}){more}")
 
 
 def nothing_to_read(path: str) -> str:

@@ -82,7 +82,7 @@ def run_info(args: argparse.Namespace) -> int:
     or a folder with no file at all is one line and exit 2, as in every command."""
     require_path(args.path)
     corpus = load(args.path, progress=not args.json and None, workers=args.workers, engine=args.engine)
-    if not corpus.files:
+    if not corpus.files and not corpus.problems:
         raise NoSession(nothing_to_read(args.path))
     data = summary(corpus)
     if args.sessions:
