@@ -13,11 +13,12 @@ import pytest
 
 from tests.conftest import REPO
 from tests.helpers import chain, session
+from toolkit.cli import experiment as experiment_cli
 from toolkit.cli import main
 from toolkit.corpus import Corpus, load
 from toolkit.corpus.parquet import save
 from toolkit.costs import text_tokens
-from toolkit.experiment.points import find_points, spread
+from toolkit.experiment.points import DEFAULT_SEED, find_points, spread
 from toolkit.experiment.run import modes_differ, plan, trial_request
 from toolkit.experiment.trials import Point, Trial
 from toolkit.record import Session, Text, ToolResult, ToolUse, Usage
@@ -42,6 +43,7 @@ def test_spread_is_bounded_spread_out_and_seeded() -> None:
     assert len(spread(points, total=None, per_session=3).points) == 24
     assert len(spread(points, total=None, per_session=None).points) == 240
     assert (drawn.candidates, drawn.examined, drawn.skipped) == (240, 10, 0)
+    assert experiment_cli.DEFAULT_SEED == DEFAULT_SEED, "the parser's default is the library's"
 
 
 def test_spread_does_not_depend_on_the_order_sessions_come_in() -> None:
@@ -107,13 +109,19 @@ def _with_usage(s: Session, output: int | None) -> Session:
 def test_the_output_estimate_is_the_recorded_replys() -> None:
     reported = _with_usage(_tools_session("reported"), 37)
     zeros = _with_usage(_tools_session("zeros"), None)  # all zeros: unknown, not 0 tokens
-    corpus = Corpus([reported, zeros])
+    streamed = _with_usage(_tools_session("streamed"), 1)  # Claude Code's first-chunk count: below its words
+    corpus = Corpus([reported, zeros, streamed])
     at = {p.session: p for p in find_points(corpus) if p.at == "t1"}
-    trials = [Trial(at[sid], "openai-chat", "gpt-4o-mini", "native", 3) for sid in ("reported", "zeros")]
-    first, second = plan(trials, corpus).estimates
+    trials = [Trial(at[sid], "openai-chat", "gpt-4o-mini", "native", 3) for sid in ("reported", "zeros", "streamed")]
+    planned = plan(trials, corpus)
+    first, second, third = planned.estimates
     assert (first.output_tokens, first.output_source) == (37, "recorded usage")
     words = text_tokens('Reading it.\nread\n{"path": "a.py"}', "gpt-4o-mini").tokens
+    assert words > 2
     assert (second.output_tokens, second.output_source) == (words, "recorded text")
+    assert (third.output_tokens, third.output_source) == (words, "recorded text")
+    assert planned.output_sources() == Counter({"recorded text": 2, "recorded usage": 1})
+    assert [r.output_tokens for r in planned.sessions()] == [37 * 3, words * 3, words * 3]
     assert first.output_tokens != DEFAULT_MAX_TOKENS
     off_path = Point("reported.json", "reported", "a3", ("ls",), "said")  # no reply follows the tip
     last = plan([Trial(off_path, "openai-chat", "gpt-4o-mini", "text", 1)], corpus).estimates[0]

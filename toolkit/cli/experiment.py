@@ -39,9 +39,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "--per-session and --seed")
     parser.add_argument("--points", type=int, default=DEFAULT_POINTS, metavar="N",
                         help=f"with --at auto, at most N points overall, 0 for every one (default {DEFAULT_POINTS}: "
-                        f"with -n 10 and three modes {DEFAULT_POINTS * 30} replies, from at least "
-                        f"{DEFAULT_POINTS // DEFAULT_PER_SESSION} sessions, a dry run one can read and an "
-                        "experiment one can afford; raise it once the plan looks right)")
+                        f"with -n 10 and three modes {DEFAULT_POINTS * 30} replies, from {DEFAULT_POINTS // DEFAULT_PER_SESSION} "
+                        "sessions or more where the corpus has them: a plan one can read and an experiment one "
+                        "can afford; raise it once the plan looks right)")
     parser.add_argument("--per-session", type=int, default=DEFAULT_PER_SESSION, metavar="K",
                         help=f"with --at auto, at most K points from one session, 0 for no limit (default "
                         f"{DEFAULT_PER_SESSION}: one long session cannot fill the sample); points are drawn "
@@ -191,12 +191,19 @@ def _print_plan(planned: Plan, chosen: Spread | None, args: argparse.Namespace) 
                   f"seed {args.seed}")
         print(f"points: {len(chosen.points)} chosen of {chosen.candidates} where the recorded reply called a tool "
               f"({limits}); {chosen.skipped} of the {chosen.examined} examined skipped: the same body in every mode")
-    notes = planned.notes()
+    notes = planned.notes().most_common()
     if notes:
         print("fidelity notes (requests carrying each):")
-        for note, count in notes.most_common():
+        for note, count in notes[:NOTES_SHOWN]:
             print(f"  {count:>5}  {note}")
+        if len(notes) > NOTES_SHOWN:
+            rest = notes[NOTES_SHOWN:]
+            print(f"  and {len(rest)} more distinct note(s) on {sum(c for _, c in rest)} request(s)")
     return 0
+
+
+NOTES_SHOWN = 12
+"""Distinct notes printed, most carried first: past a screenful a list of notes is not read."""
 
 
 WHERE = {

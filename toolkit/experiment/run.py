@@ -322,7 +322,7 @@ def _now() -> str:
 
 OutputSource = Literal["recorded usage", "recorded text", "max_tokens"]
 """A point's output estimate: the recorded reply's reported output tokens; its text counted by
-``toolkit.costs.text_tokens`` (no usage recorded, or only zeros); or, with no recorded reply to read
+``toolkit.costs.text_tokens`` (no usage recorded, only zeros, or a count below its text's); or, with no recorded reply to read
 (a page transcription, a point off the main path), the request's ``max_tokens``."""
 
 
@@ -446,8 +446,13 @@ def _reply_words(reply: Sequence[Message]) -> str:
 def recorded_output(trial: Trial, corpus: Corpus) -> tuple[int, OutputSource] | None:
     """What the recorded reply at the trial's point cost in output: the output tokens its usage
     reports where every message of it has a measured usage (``toolkit.browse.usage.measured``: all
-    zeros is unknown), else its text counted for the trial's model by ``toolkit.costs.text_tokens``
-    (an estimate). ``None``: no recorded reply, or a model ``toolkit.costs`` does not know."""
+    zeros is unknown) and the count is at least half its own text's, else its text counted for the
+    trial's model by ``toolkit.costs.text_tokens`` (an estimate). The floor is there because a reply
+    cannot cost fewer tokens than its words: Claude Code 2.0 and 2.1 write the output count of a
+    reply's first streamed chunk (1 to 6 tokens beside replies of hundreds in the shared corpora's
+    ``claude_code/golfgod_v2.0.22_compaction_forks_image`` and ``teamwork_v2.1.15_progress_queue``),
+    and half allows for tokenizers of other families. ``None``: no recorded reply, or neither a
+    usage nor a model ``toolkit.costs`` knows."""
     from toolkit.browse.usage import measured
     from toolkit.costs import text_tokens
 
@@ -455,12 +460,14 @@ def recorded_output(trial: Trial, corpus: Corpus) -> tuple[int, OutputSource] | 
     if not reply:
         return None
     outputs = [m.usage.output for m in reply if m.usage is not None and measured(m.usage)]
-    if len(outputs) == len(reply) and all(o is not None for o in outputs):
-        return sum(o or 0 for o in outputs), "recorded usage"
+    reported = sum(o or 0 for o in outputs) if len(outputs) == len(reply) and None not in outputs else None
     try:
-        return text_tokens(_reply_words(reply), trial.model).tokens, "recorded text"
+        counted = text_tokens(_reply_words(reply), trial.model).tokens
     except ValueError:
-        return None
+        return None if reported is None else (reported, "recorded usage")
+    if reported is not None and 2 * reported >= counted:
+        return reported, "recorded usage"
+    return counted, "recorded text"
 
 
 def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
