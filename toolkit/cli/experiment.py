@@ -106,7 +106,9 @@ def _auto(corpus: Corpus, args: argparse.Namespace, modes: list[str],
     from toolkit.experiment.points import find_points, spread
     from toolkit.experiment.run import modes_differ, trial_request
     from toolkit.experiment.trials import Trial
+    from toolkit.replay.lookup import check_sent
 
+    check_sent(args.wire)
     found = [p for p in find_points(corpus) if p.recorded == "called"]
     if args.expect:
         found = [replace(p, expect=tuple(args.expect)) for p in found]
