@@ -189,8 +189,9 @@ def _print_plan(planned: Plan, chosen: Spread | None, args: argparse.Namespace) 
     print("output estimated from " + ", ".join(f"{WHERE[source]} ({count} request(s))"
                                                for source, count in sources.items()))
     if chosen is not None:
-        limits = (f"at most {args.points or 'every'} point(s), {args.per_session or 'any number'} per session, "
-                  f"seed {args.seed}")
+        overall = f"at most {args.points} point(s)" if args.points else "every point"
+        each = f"{args.per_session} per session" if args.per_session else "any number per session"
+        limits = f"{overall}, {each}, seed {args.seed}"
         print(f"points: {len(chosen.points)} chosen of {chosen.candidates} where the recorded reply called a tool "
               f"({limits}); {chosen.skipped} of the {chosen.examined} examined skipped: the same body in every mode")
     notes = planned.notes().most_common()
