@@ -25,12 +25,12 @@ from toolkit.experiment.run import (
     body_sha256,
     plan,
     read_ledger,
+    recorded_output,
     run,
     trial_request,
 )
 from toolkit.experiment.trials import Point, Trial
 from toolkit.record import JsonValue
-from toolkit.replay.request import DEFAULT_MAX_TOKENS
 
 DUMMY_KEY = "sk-test-0000-dummy-key-never-written-anywhere"
 POINT = Point("openai_chat/support-run-1.json", "openai_chat/support-run-1.json", "support-run-1:3",
@@ -279,8 +279,11 @@ def test_the_dry_run_estimate_equals_toolkit_costs(corpus: Corpus) -> None:
     total = 0.0
     for trial, row in zip(trials, planned.estimates, strict=True):
         tokens = context_tokens(session.path(POINT.at), trial.model, config.system, config.tools)
-        cost = request_cost(trial.model, tokens, DEFAULT_MAX_TOKENS).total * trial.n
-        assert (row.input_tokens, row.output_tokens, row.n) == (tokens, DEFAULT_MAX_TOKENS, 5)
+        # the demo's reply there recorded no usage: its text counted (tests/test_experiment_plan.py pins both)
+        output = recorded_output(trial, corpus)
+        assert output is not None and output[1] == "recorded text" and 0 < output[0] < 100
+        cost = request_cost(trial.model, tokens, output[0]).total * trial.n
+        assert (row.input_tokens, row.output_tokens, row.output_source, row.n) == (tokens, *output, 5)
         assert row.cost_usd == pytest.approx(cost)
         assert row.request_sha256 == body_sha256(trial_request(trial, corpus))
         total += cost

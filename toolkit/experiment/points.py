@@ -4,8 +4,10 @@ next turn really calls)."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from toolkit.experiment.said import reply_calls, reply_text, says_action
 from toolkit.experiment.trials import Point
@@ -65,3 +67,64 @@ def find_points(corpus: Iterable[Session], *, limit: int | None = None) -> list[
                 return out
             out.append(point)
     return out
+
+
+DEFAULT_SEED = 30
+"""The seed ``spread`` uses unless told: any fixed number, so a rerun plans the same points."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """The points ``spread`` chose, and how many it looked at and passed over."""
+
+    points: tuple[Point, ...]
+    candidates: int
+    """Every point offered."""
+    examined: int
+    """Points ``keep`` was asked about (chosen or skipped): the walk stops once ``total`` are chosen."""
+    skipped: int
+    """Examined points ``keep`` refused."""
+
+
+def spread(points: Iterable[Point], *, total: int | None, per_session: int | None, seed: int = DEFAULT_SEED,
+           keep: Callable[[Point], bool] | None = None, on_point: Callable[[Point], object] | None = None) -> Spread:
+    """At most ``total`` points, at most ``per_session`` from any one session, drawn round-robin over the
+    sessions so a corpus whose first session has hundreds of points still gives one from each session
+    before a second from any. Sessions (sorted first, so the order they come in does not matter) and
+    each session's points are shuffled by ``seed`` (a session's points by the seed and its own name, so
+    adding a session leaves the others' draws alone); ``keep`` refuses a point (then the session's next one is tried), and is asked only about
+    points the walk reaches, which is what bounds the cost of an expensive test."""
+    by_session: dict[tuple[str, str], list[Point]] = {}
+    for point in points:
+        by_session.setdefault((point.file, point.session), []).append(point)
+    queues = []
+    for name, found in sorted(by_session.items()):
+        random.Random(f"{seed}\0{name[0]}\0{name[1]}").shuffle(found)
+        queues.append(found)
+    random.Random(seed).shuffle(queues)
+    chosen: list[Point] = []
+    taken = [0] * len(queues)
+    cursor = [0] * len(queues)
+    examined = skipped = 0
+    while total is None or len(chosen) < total:
+        progressed = False
+        for i, queue in enumerate(queues):
+            if total is not None and len(chosen) >= total:
+                break
+            if per_session is not None and taken[i] >= per_session:
+                continue
+            while cursor[i] < len(queue):
+                point = queue[cursor[i]]
+                cursor[i] += 1
+                examined += 1
+                if keep is None or keep(point):
+                    chosen.append(point)
+                    taken[i] += 1
+                    progressed = True
+                    if on_point is not None:
+                        on_point(point)
+                    break
+                skipped += 1
+        if not progressed:
+            break
+    return Spread(tuple(chosen), sum(len(q) for q in queues), examined, skipped)

@@ -15,18 +15,19 @@ import hashlib
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from toolkit.corpus import Corpus
 from toolkit.errors import InvalidInput
 from toolkit.experiment.said import classify
 from toolkit.experiment.trials import Trial
-from toolkit.record import JsonValue, RunConfig, Session, ToolUse, bare_tool_name
+from toolkit.record import JsonValue, Message, Reasoning, RunConfig, Session, Text, ToolUse, bare_tool_name
 from toolkit.replay import Request, request
 from toolkit.replay.lookup import check_sent, read_reply, sender
 from toolkit.replay.request import DEFAULT_MAX_TOKENS
@@ -50,15 +51,20 @@ __all__ = [
     "ExperimentError",
     "Job",
     "Outcome",
+    "OutputSource",
     "Plan",
     "Reply",
+    "SessionPlan",
     "body_sha256",
     "classify_reply",
     "estimate",
     "execute",
     "key_id",
+    "modes_differ",
     "plan",
     "read_ledger",
+    "recorded_output",
+    "recorded_reply",
     "run",
     "trial_input_tokens",
     "trial_jobs",
@@ -314,9 +320,15 @@ def _now() -> str:
 # ---- the dry run --------------------------------------------------------------------------------
 
 
+OutputSource = Literal["recorded usage", "recorded text", "max_tokens"]
+"""A point's output estimate: the recorded reply's reported output tokens; its text counted by
+``toolkit.costs.text_tokens`` (no usage recorded, only zeros, or a count below its text's); or, with no recorded reply to read
+(a page transcription, a point off the main path), the request's ``max_tokens``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """One request's planned cost: estimated input, output at ``max_tokens``, times ``n``."""
+    """One request's planned cost: estimated input and output, times ``n``."""
 
     key: Mapping[str, str | int]
     n: int
@@ -327,6 +339,24 @@ class Estimate:
     cost_usd: float | None
     """All ``n`` replies; ``None`` where the model has no recorded price."""
     fidelity: tuple[str, ...]
+    output_source: OutputSource = "max_tokens"
+    """Where ``output_tokens`` came from (``recorded_output``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlan:
+    """One session's share of a plan."""
+
+    file: str
+    session: str
+    points: int
+    requests: int
+    replies: int
+    input_tokens: int
+    """All replies; requests of an unknown model count 0 (``unpriced``)."""
+    output_tokens: int
+    cost_usd: float
+    unpriced: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,17 +380,94 @@ class Plan:
 
     def rows(self) -> list[dict[str, Any]]:
         return [{**e.key, "n": e.n, "request_sha256": e.request_sha256, "input_tokens": e.input_tokens,
-                 "output_tokens": e.output_tokens, "cost_usd": e.cost_usd, "fidelity": list(e.fidelity)}
-                for e in self.estimates]
+                 "output_tokens": e.output_tokens, "output_source": e.output_source, "cost_usd": e.cost_usd,
+                 "fidelity": list(e.fidelity)} for e in self.estimates]
+
+    def sessions(self) -> list[SessionPlan]:
+        """Per session in plan order: what a reader of a large plan needs instead of one line per request."""
+        groups: dict[tuple[str, str], list[Estimate]] = {}
+        for e in self.estimates:
+            groups.setdefault((str(e.key.get("file", "")), str(e.key.get("session", ""))), []).append(e)
+        return [SessionPlan(file, session, len({e.key.get("at") for e in group}), len(group),
+                            sum(e.n for e in group), sum((e.input_tokens or 0) * e.n for e in group),
+                            sum(e.output_tokens * e.n for e in group), sum(e.cost_usd or 0.0 for e in group),
+                            sum(e.n for e in group if e.cost_usd is None))
+                for (file, session), group in groups.items()]
+
+    def notes(self) -> Counter[str]:
+        """Each distinct fidelity note and how many requests carry it."""
+        return Counter(note for e in self.estimates for note in e.fidelity)
+
+    def output_sources(self) -> Counter[OutputSource]:
+        """How many requests' output estimate came from each source."""
+        return Counter(e.output_source for e in self.estimates)
 
 
 def estimate(key: Mapping[str, str | int], model: str, n: int, built: Request, input_tokens: int | None,
-             max_tokens: int) -> Estimate:
-    """``n`` replies of ``built`` priced by ``toolkit.costs.request_cost``, output at ``max_tokens``."""
+             max_tokens: int, output: tuple[int, OutputSource] | None = None) -> Estimate:
+    """``n`` replies of ``built`` priced by ``toolkit.costs.request_cost``, output as ``output`` says
+    (``recorded_output``), else at ``max_tokens``."""
+    tokens, source = output if output is not None else (max_tokens, "max_tokens")
     cost = None
     if input_tokens is not None:
-        cost = reply_cost(model, Reply("", (), input_tokens, 0, 0, max_tokens, None))
-    return Estimate(key, n, body_sha256(built), input_tokens, max_tokens, None if cost is None else cost * n, built.notes)
+        cost = reply_cost(model, Reply("", (), input_tokens, 0, 0, tokens, None))
+    return Estimate(key, n, body_sha256(built), input_tokens, tokens, None if cost is None else cost * n,
+                    built.notes, source)
+
+
+def recorded_reply(session: Session, at: str) -> list[Message]:
+    """The recorded reply after ``at`` on the session's main path (the run of assistant messages that
+    follows it); empty where ``at`` is not on that path or no reply follows."""
+    path = session.path()
+    ids = [m.id for m in path]
+    if at not in ids:
+        return []
+    start = ids.index(at) + 1
+    end = start
+    while end < len(path) and path[end].role == "assistant":
+        end += 1
+    return path[start:end]
+
+
+def _reply_words(reply: Sequence[Message]) -> str:
+    """What a reply generated, as text to count: its words, reasoning and calls (name and arguments)."""
+    parts: list[str] = []
+    for message in reply:
+        for block in message.blocks:
+            if isinstance(block, Text | Reasoning):
+                parts.append(block.text)
+            elif isinstance(block, ToolUse):
+                parts.append(block.name)
+                parts.append(block.raw_input if block.raw_input is not None
+                             else json.dumps(block.input, ensure_ascii=False))
+    return "\n".join(p for p in parts if p)
+
+
+def recorded_output(trial: Trial, corpus: Corpus) -> tuple[int, OutputSource] | None:
+    """What the recorded reply at the trial's point cost in output: the output tokens its usage
+    reports where every message of it has a measured usage (``toolkit.browse.usage.measured``: all
+    zeros is unknown) and the count is at least half its own text's, else its text counted for the
+    trial's model by ``toolkit.costs.text_tokens`` (an estimate). The floor is there because a reply
+    cannot cost fewer tokens than its words: Claude Code 2.0 and 2.1 write the output count of a
+    reply's first streamed chunk (1 to 6 tokens beside replies of hundreds in the shared corpora's
+    ``claude_code/golfgod_v2.0.22_compaction_forks_image`` and ``teamwork_v2.1.15_progress_queue``),
+    and half allows for tokenizers of other families. ``None``: no recorded reply, or neither a
+    usage nor a model ``toolkit.costs`` knows."""
+    from toolkit.browse.usage import measured
+    from toolkit.costs import text_tokens
+
+    reply = recorded_reply(corpus.session(trial.point.session), trial.point.at)
+    if not reply:
+        return None
+    outputs = [m.usage.output for m in reply if m.usage is not None and measured(m.usage)]
+    reported = sum(o or 0 for o in outputs) if len(outputs) == len(reply) and None not in outputs else None
+    try:
+        counted = text_tokens(_reply_words(reply), trial.model).tokens
+    except ValueError:
+        return None if reported is None else (reported, "recorded usage")
+    if reported is not None and 2 * reported >= counted:
+        return reported, "recorded usage"
+    return counted, "recorded text"
 
 
 def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
@@ -380,23 +487,41 @@ def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:
         return None
 
 
+def modes_differ(built: Iterable[Request]) -> bool:
+    """Whether a point's requests in its modes are not all one body (compared by canonical bytes): a
+    point before any call sends the same body in ``text`` and ``native``, so it cannot tell them apart."""
+    return len({b.bytes for b in built}) > 1
+
+
 def plan(trials: Sequence[Trial], corpus: Corpus, *, store: SurfaceStore | None = None,
-         max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
+         max_tokens: int = DEFAULT_MAX_TOKENS, built: Mapping[Trial, Request] | None = None,
+         on_trial: Callable[[Trial], object] | None = None) -> Plan:
     """The dry run: each trial's request built, nothing sent, its cost estimated.
 
     Args:
         trials: What to ask.
         corpus: The corpus the trials' sessions are in.
         store: A ``toolkit.surface.SurfaceStore`` to rebuild tools recorded by hash only.
-        max_tokens: The output each reply is priced at: the limit Anthropic bodies carry; the other
-            wires' bodies set none, so a longer reply there costs more.
+        max_tokens: The limit Anthropic bodies carry (the one wire that requires it), and the output
+            a reply is priced at where no recorded reply says what it cost.
+        built: Requests already built for some trials (choosing points built them), reused.
+        on_trial: Called after each trial is planned (a progress bar).
 
     Returns:
-        Each request with its input tokens (``trial_input_tokens``) and estimated cost."""
+        Each request with its input tokens (``trial_input_tokens``) and its output by
+        ``recorded_output``. The spend cap reads the spend providers report, not this estimate."""
     out = []
+    inputs: dict[tuple[str, str, str], int | None] = {}
+    outputs: dict[tuple[str, str, str], tuple[int, OutputSource] | None] = {}
     for trial in trials:
         check_sent(trial.wire)
-        built = trial_request(trial, corpus, store=store, max_tokens=max_tokens)
+        request_ = (built or {}).get(trial) or trial_request(trial, corpus, store=store, max_tokens=max_tokens)
         key = {k: v for k, v in trial_key(trial, 0).items() if k != "index"}
-        out.append(estimate(key, trial.model, trial.n, built, trial_input_tokens(trial, corpus), max_tokens))
+        where = (trial.point.session, trial.point.at, trial.model)
+        if where not in inputs:
+            inputs[where] = trial_input_tokens(trial, corpus)
+            outputs[where] = recorded_output(trial, corpus)
+        out.append(estimate(key, trial.model, trial.n, request_, inputs[where], max_tokens, outputs[where]))
+        if on_trial is not None:
+            on_trial(trial)
     return Plan(tuple(out))
