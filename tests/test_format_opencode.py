@@ -353,7 +353,8 @@ V2_TABLE = """
 CREATE TABLE `session_message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `type` text NOT NULL,
   `seq` integer NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);
 """
-"""``SessionMessageTable`` (packages/core/src/session/sql.ts: ``seq`` is the newest schema's order)."""
+"""``SessionMessageTable`` (packages/core/src/session/sql.ts: ``seq`` is the newest schema's order); a row's
+``data`` is the encoded message less its ``id`` and ``type``, which are columns (``insertMessage``)."""
 
 
 def v2_rows() -> list[dict[str, Any]]:
@@ -408,7 +409,7 @@ def test_opencode_v2_session_message_rows(tmp_path: Path) -> None:
                     "time_updated) VALUES (?, 'p1', 's', '/w', ?, '2.0.0', 1, 2)", (sid, sid.upper()))
     # rows written out of time order: ``seq`` is the order
     for seq, row in reversed(list(enumerate(rows))):
-        data = {k: v for k, v in row.items() if k != "id"}
+        data = {k: v for k, v in row.items() if k not in ("id", "type")}  # the columns hold them (insertMessage)
         con.execute("INSERT INTO session_message VALUES (?, 'ses_v2', ?, ?, ?, ?, ?)",
                     (row["id"], row["type"], seq, 1_790_000_000_000 - seq, 0, json.dumps(data)))
     con.execute("INSERT INTO message VALUES ('msg_x', 'ses_both', 1, 0, ?)",
@@ -416,7 +417,7 @@ def test_opencode_v2_session_message_rows(tmp_path: Path) -> None:
     con.execute("INSERT INTO part VALUES ('prt_x', 'msg_x', 'ses_both', 0, 0, ?)",
                 (json.dumps({"type": "text", "text": "hi"}),))
     con.execute("INSERT INTO session_message VALUES ('msg_x', 'ses_both', 'user', 0, 1, 0, ?)",
-                (json.dumps({"type": "user", "time": {"created": 1}, "text": "hi"}),))
+                (json.dumps({"time": {"created": 1}, "text": "hi"}),))
     con.commit()
     con.close()
     corpus = load(db)

@@ -510,3 +510,29 @@ def test_subagents_link_to_the_agent_call_that_spawned_them(tmp_path: Path) -> N
         assert len(found) == (0 if call == "call_ls" else 1), call
     assert corpus.session(f"{SID}:agent-general-1712000000002").title == "Audit"  # the call's description
     assert {s.id: (s.parent_session_id, s.spawn_call_id) for s in load(tmp_path, workers=2).sessions} == links
+
+
+def test_a_sub_session_links_to_the_create_sub_session_call(tmp_path: Path) -> None:
+    """Daemon mode's ``create_sub_session``: the new session is a chat file of its own whose
+    ``parent_session`` record names the parent; the call's result links it (``qwen-session://<id>``)."""
+    child_id = "9b1f0c1e-0000-4000-8000-000000000002"
+    chats = tmp_path / "projects" / "-work-p" / "chats"
+    parent = Chat()
+    parent.user("fan out")
+    parent.reply([{"functionCall": {"id": "call_sub", "name": "create_sub_session",
+                                    "args": {"prompt": "summarise the changelog", "completion": "sent"}}}])
+    parent.result("call_sub", "create_sub_session", f"Sub-session [🧵 9b1f0c1e](qwen-session://{child_id}) created "
+                                                    "and the prompt was dispatched.")
+    parent.write(chats / f"{SID}.jsonl")
+    child = Chat()
+    child.system("parent_session", {"parentSessionId": SID})
+    child.user("summarise the changelog")
+    child.reply([{"text": "It adds subagents."}])
+    for record in child.records:
+        record["sessionId"] = child_id
+    child.write(chats / f"{child_id}.jsonl")
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    links = {s.id: (s.parent_session_id, s.spawn_call_id) for s in corpus.sessions}
+    assert links == {SID: (None, None), child_id: (SID, "call_sub")}
+    assert "call_sub" in {b.id for b in blocks(corpus.session(SID), ToolUse)}

@@ -42,7 +42,9 @@ steps (``step-start`` parts) is one record message per step, each with the usage
 Read from anomalyco/opencode, read 2026-12-03: packages/opencode/src/storage/storage.ts (at
 00d1fee8, the migrations from 0.x), storage/json-migration.ts (062aa8c0), session/session.sql.ts
 (063e8306), session/message-v2.ts (007a9409), session/message.ts (51302002, message v1),
-packages/core/src/session-message.ts (7d5e0bc0, V2), global/index.ts (0259f2c1), storage/db.ts
+packages/core/src/session-message.ts (7d5e0bc0, V2; its table ``SessionMessageTable`` in
+packages/core/src/session/sql.ts, a row's ``data`` the encoded message less the ``id`` and ``type`` columns
+as ``insertMessage`` writes it), global/index.ts (0259f2c1), storage/db.ts
 (032cb74b), and the troubleshooting page https://opencode.ai/docs/troubleshooting (read 2026-12-03).
 """
 

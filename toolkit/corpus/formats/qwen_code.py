@@ -36,7 +36,8 @@ message at or above the file's last record. Records that carry an ``agentId`` (a
 linked (``link``) to the parent's ``agent`` call that launched it: the one whose result names the agent
 (``(ID: <agentId>)``) or whose completion notice does (``backgroundTask.toolUseId``), else the one whose
 ``prompt`` opened the agent's records. A subagent whose parent session is neither in its file nor in
-``chats/`` is a problem.
+``chats/`` is a problem. A daemon-mode sub-session (a chat file whose ``parent_session`` record names its
+parent) is linked to the ``create_sub_session`` call whose result links it (``qwen-session://<id>``).
 
 Versions. The first JSONL recorder (zhutao100/qwen-code at 1806390421, a fork of QwenLM/qwen-code)
 wrote ``user``/``assistant``/``tool_result`` and the system subtypes ``chat_compression``,
@@ -450,18 +451,21 @@ def _check_parent(path: Path, key: str, sid: str, ctx: ImportContext) -> None:
 
 # -- linking a subagent to its call ---------------------------------------------------------------------
 
-SPAWN_TOOLS = frozenset({"agent", "task"})
-"""The tool that starts a subagent: ``agent`` (``ToolNames.AGENT`` in packages/core/src/tools/tool-names.ts),
-``task`` before its rename (``ToolNamesMigration``)."""
-LAUNCHED = re.compile(r"\(ID: ([^()\s]+)\)")
-"""How a background launch's result names its agent: ``Background agent launched: "<description>" (ID:
-<agentId>)`` (``AgentToolInvocation.execute`` in packages/core/src/tools/agent/agent.ts at d3b60d60fc,
-read 2026-12-03); a foreground run's result is the agent's final text and names none."""
+SPAWN_TOOLS = frozenset({"agent", "task", "create_sub_session"})
+"""The tools that start a subagent: ``agent`` (``ToolNames.AGENT`` in packages/core/src/tools/tool-names.ts),
+``task`` before its rename (``ToolNamesMigration``); and ``create_sub_session`` (daemon mode), which starts
+a session of its own that names its parent in a ``parent_session`` record."""
+LAUNCHED = re.compile(r"\(ID: ([^()\s]+)\)|qwen-session://([0-9A-Za-z_-]+)")
+"""How a result names what its call started: a background launch ``Background agent launched:
+"<description>" (ID: <agentId>)`` (``AgentToolInvocation.execute`` in packages/core/src/tools/agent/agent.ts
+at d3b60d60fc; a foreground run's result is the agent's final text and names none), a sub-session its
+``qwen-session://<sessionId>`` link (``CreateSubSessionInvocation.execute`` in tools/create-sub-session.ts
+at 10b47dfc30); read 2026-12-03."""
 
 
 def _agent_named(result: ToolResult) -> str | None:
     found = LAUNCHED.search(result.output)
-    return found.group(1) if found else None
+    return (found.group(1) or found.group(2)) if found else None
 
 
 def _notified(raw: object) -> tuple[str, str] | None:
@@ -474,10 +478,15 @@ def _notified(raw: object) -> tuple[str, str] | None:
 
 
 def link_facts(session: Session) -> Spawns | None:
-    """A session's ``agent`` calls (a background launch's result, and the completion notice, name the
-    agent) and, for a subagent's records (``agentId``), its parent, agent id and prompt."""
+    """A session's spawning calls (a background launch's result, and the completion notice, name the
+    agent; a sub-session's link names the session) and, for a subagent's records (``agentId``) or a
+    sub-session, its parent, agent (or session) id and prompt."""
     sid, _, agent = session.id.partition(AGENT_MARK)
-    child = Spawned(sid, agent, opening(session)) if agent and session.spawn_call_id is None else None
+    child: Spawned | None = None
+    if session.spawn_call_id is None and agent:
+        child = Spawned(sid, agent, opening(session))
+    elif session.spawn_call_id is None and session.parent_session_id is not None:  # a sub-session
+        child = Spawned(session.parent_session_id, session.id, opening(session))
     more = [found for e in session.events if (found := _notified(e.raw)) is not None]
     return spawns_of(session, spawning_calls(session, SPAWN_TOOLS), _agent_named, session.id, child, None, more)
 
