@@ -381,7 +381,11 @@ def v2_rows() -> list[dict[str, Any]]:
               "state": {"status": "error", "input": {"filePath": "x"}, "structured": {}, "content": [],
                         "error": {"type": "unknown", "message": "no such file"}}},
              {"type": "tool", "id": "call_3", "name": "task", "time": {"created": at + 6},
-              "state": {"status": "pending", "input": '{"prompt": "ch'}}]},
+              "state": {"status": "pending", "input": '{"prompt": "ch'}},
+             {"type": "tool", "id": "call_4", "name": "subagent", "time": {"created": at + 7, "completed": at + 8},
+              "state": {"status": "completed", "input": {"agent": "explore", "description": "Find", "prompt": "find"},
+                        "structured": {"sessionID": "ses_v2child", "status": "completed", "output": "found"},
+                        "content": [{"type": "text", "text": "found"}]}}]},
         {"id": "msg_04", "type": "synthetic", "time": {"created": at + 10}, "sessionID": "ses_v2",
          "text": "The user interrupted."},
         {"id": "msg_05", "type": "shell", "time": {"created": at + 11, "completed": at + 12}, "callID": "sh_1",
@@ -404,9 +408,11 @@ def test_opencode_v2_session_message_rows(tmp_path: Path) -> None:
     con = sqlite3.connect(db)
     con.executescript(SCHEMA + V2_TABLE)
     rows = v2_rows()
-    for sid in ("ses_v2", "ses_both"):
-        con.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, "
-                    "time_updated) VALUES (?, 'p1', 's', '/w', ?, '2.0.0', 1, 2)", (sid, sid.upper()))
+    for sid, parent in (("ses_v2", None), ("ses_both", None), ("ses_v2child", "ses_v2")):
+        con.execute("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, "
+                    "time_updated) VALUES (?, 'p1', ?, 's', '/w', ?, '2.0.0', 1, 2)", (sid, parent, sid.upper()))
+    con.execute("INSERT INTO session_message VALUES ('msg_c1', 'ses_v2child', 'user', 0, 1, 0, ?)",
+                (json.dumps({"time": {"created": 1}, "text": "find"}),))
     # rows written out of time order: ``seq`` is the order
     for seq, row in reversed(list(enumerate(rows))):
         data = {k: v for k, v in row.items() if k not in ("id", "type")}  # the columns hold them (insertMessage)
@@ -433,11 +439,17 @@ def test_opencode_v2_session_message_rows(tmp_path: Path) -> None:
     assert session.tip == "msg_07"
     uses = blocks(session, ToolUse)
     assert [(u.id, u.name) for u in uses] == [("call_1", "bash"), ("call_2", "read"), ("call_3", "task"),
-                                              ("sh_1", "bash")]
+                                              ("call_4", "subagent"), ("sh_1", "bash")]
     assert uses[2].input is None and uses[2].raw_input == '{"prompt": "ch'
     results = blocks(session, ToolResult)
     assert [(r.tool_use_id, r.output, r.is_error) for r in results] == [
-        ("call_1", "a.png\nnotes.txt", False), ("call_2", "no such file", True), ("sh_1", "clean", False)]
+        ("call_1", "a.png\nnotes.txt", False), ("call_2", "no such file", True), ("call_4", "found", False),
+        ("sh_1", "clean", False)]
+    # the subagent's session names its parent (the session table) and the call that spawned it, which the
+    # parent holds
+    child = corpus.session("ses_v2child")
+    assert (child.parent_session_id, child.spawn_call_id) == ("ses_v2", "call_4")
+    assert [s.id for s in corpus.sessions if s.spawn_call_id == "call_4"] == ["ses_v2child"]
     assert results[0].detail is not None and results[0].detail["structured"] == {"exit": 0}
     assert blocks(session, Reasoning) == [Reasoning("a listing first", None, "anthropic", "claude-sonnet-5")]
     (image,) = blocks(session, Image)

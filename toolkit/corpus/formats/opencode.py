@@ -824,6 +824,11 @@ class Builder:
         times = obj(item.get("time"))
         detail = {k: v for k, v in (("structured", state.get("structured")), ("provider", item.get("provider")),
                                     ("time", item.get("time"))) if v} or None
+        # the ``subagent`` tool's output names the child session it created (``Output.sessionID`` in
+        # packages/core/src/tool/subagent.ts at 17c2ea16, whose ``parentID`` is this session)
+        child = text_of(obj(state.get("structured")).get("sessionID"))
+        if child is not None:
+            self.spawned.setdefault(child, call_id)
         if status in ("pending", "running"):  # never answered: the model was sent the interruption note
             step.events.append(("meta", f"tool.{status}", f"{name} {status}: {INTERRUPTED}", item, source))
             return
