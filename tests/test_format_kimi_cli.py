@@ -318,9 +318,17 @@ def test_wire_alone_and_owned_files(tmp_path: Path) -> None:
         (5.0, "CompactionEnd", {}), (6.0, "FutureThing", {"a": 1}),
     ]))
     (folder / "state.json").write_text("{}", encoding="utf-8")
+    # a background task's files (background/store.py): the spec names the call, no file is a transcript
+    task = folder / "tasks" / "agent-1a2b"
+    task.mkdir(parents=True)
+    (task / "spec.json").write_text(json.dumps({"version": 1, "id": "agent-1a2b", "kind": "agent", "session_id": "s5",
+                                                "description": "d", "tool_call_id": "c1"}), encoding="utf-8")
+    for name in ("runtime.json", "control.json", "consumer.json"):
+        (task / name).write_text("{}", encoding="utf-8")
+    (task / "output.log").write_text("started\n", encoding="utf-8")
     assert not kimi_cli.owns(str(folder / "wire.jsonl"))
-    assert kimi_cli.owns(str(folder / "state.json"))
-    assert not kimi_cli.owns(str(tmp_path / "state.json"))
+    assert kimi_cli.owns(str(folder / "state.json")) and kimi_cli.owns(str(task / "spec.json"))
+    assert not kimi_cli.owns(str(tmp_path / "state.json")) and not kimi_cli.owns(str(tmp_path / "spec.json"))
     corpus = load(tmp_path)
     assert corpus.formats == {"s5/wire.jsonl": "kimi_cli"}
     (session,) = corpus.sessions

@@ -13,7 +13,8 @@ A session is a folder ``sessions/<work-dir hash>/<session id>/`` of Kimi's home 
   after a ``{"type": "metadata", "protocol_version"}`` header (since protocol 1.1; earlier files have
   none): turns, steps, content parts, tool calls and results, per-step token usage with cache reads,
   approvals, compactions. It is never rotated, so it spans every context file of the session.
-- ``state.json`` (session settings), before it ``metadata.json`` (title, archive flags): no transcript.
+- ``state.json`` (session settings), before it ``metadata.json`` (title, archive flags), and background
+  tasks' ``tasks/<task id>/`` files (spec, state, output): no transcript.
 - subagents: ``subagents/<agent id>/{context.jsonl, wire.jsonl, meta.json, prompt.txt, output}``
   (since March 2026), before that ``context_sub_<n>.jsonl`` beside the context file.
 
@@ -94,6 +95,10 @@ OWNED_NAMES = frozenset({"state.json", "metadata.json", "meta.json", "prompt.txt
 """Files of a session or subagent folder that hold no transcript: ``state.json`` (session_state.py),
 the legacy ``metadata.json`` it migrates from, and a subagent's ``meta.json``, ``prompt.txt`` and
 ``output`` (``SubagentStore`` in src/kimi_cli/subagents/store.py)."""
+TASK_NAMES = frozenset({"spec.json", "runtime.json", "control.json", "consumer.json", "output.log"})
+"""A background task's files, ``<session>/tasks/<task id>/`` (``BackgroundTaskStore`` in
+src/kimi_cli/background/store.py, since c8547edf of 2026-03-17): its spec (kind, description, the
+``tool_call_id`` that started it), state and output; no transcript."""
 ROTATED = re.compile(r"context_(\d+)\.jsonl")
 """A context file moved aside by a revert, ``/clear`` or a compaction (``next_available_rotation`` in
 src/kimi_cli/utils/path.py names it ``<stem>_<n><suffix>``)."""
@@ -227,19 +232,22 @@ def _pseudo_record(rec: dict[str, Any]) -> bool:
 
 
 def owns(path: str) -> bool:
-    """A session folder's wire log when its context file is beside it, and the folder's files that
-    hold no transcript (settings, a subagent's metadata, prompt and output) when a context or wire
-    file is beside them: a folder load reads each session once, from its context file."""
+    """A session folder's wire log when its context file is beside it, and the files that hold no
+    transcript (settings, a subagent's metadata, prompt and output, a background task's files) when
+    their session's context or wire file is there: a folder load reads each session once, from its
+    context file."""
     name = os.path.basename(path)
     if name == WIRE_FILE:  # an empty context file (a session made and left) leaves the wire to be read
         try:
             return os.path.getsize(os.path.join(os.path.dirname(path), CONTEXT_FILE)) > 0
         except OSError:
             return False
-    if name in OWNED_NAMES:
-        folder = os.path.dirname(path)
-        return os.path.isfile(os.path.join(folder, CONTEXT_FILE)) or os.path.isfile(os.path.join(folder, WIRE_FILE))
-    return False
+    folder = os.path.dirname(path)
+    if name in TASK_NAMES and os.path.basename(os.path.dirname(folder)) == "tasks":
+        folder = os.path.dirname(os.path.dirname(folder))  # the session folder the task belongs to
+    elif name not in OWNED_NAMES:
+        return False
+    return os.path.isfile(os.path.join(folder, CONTEXT_FILE)) or os.path.isfile(os.path.join(folder, WIRE_FILE))
 
 
 # ---- the wire log ----------------------------------------------------------------------------------
