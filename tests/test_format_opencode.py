@@ -470,3 +470,33 @@ def test_opencode_v2_session_message_rows(tmp_path: Path) -> None:
     both = corpus.session("ses_both")
     assert [(m.role, m.text) for m in both.messages] == [("user", "hi")]  # read once, from the 1.x rows
     assert [e.type for e in both.events if e.type.startswith("session_message")] == ["session_message:user"]
+
+
+def test_opencode_v2_rows_of_the_wrong_shape_are_kept_and_reported(tmp_path: Path) -> None:
+    db = tmp_path / "opencode.db"
+    con = sqlite3.connect(db)
+    con.executescript(SCHEMA + V2_TABLE)
+    con.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+                "VALUES ('ses_bad', 'p1', 's', '/w', 't', '2.0.0', 1, 2)")
+    rows: list[tuple[str, object]] = [
+        ("user", {"text": 5, "files": 7}),
+        ("assistant", {"content": [{"type": "tool", "id": "c1", "name": "bash",
+                                    "state": {"status": "completed", "input": {}, "content": "abc"}}]}),
+        ("compaction", {"summary": None}),
+    ]
+    for seq, (kind, data) in enumerate(rows):
+        con.execute("INSERT INTO session_message VALUES (?, 'ses_bad', ?, ?, 1, 0, ?)",
+                    (f"msg_{seq}", kind, seq, json.dumps(data)))
+    con.execute("INSERT INTO session_message VALUES ('msg_9', 'ses_bad', 'user', 9, 1, 0, 'not json')")
+    con.commit()
+    con.close()
+    corpus = load(db)
+    reasons = [p.reason for p in corpus.problems]
+    assert reasons[:4] == ["user message msg_0 whose text is 5; kept as opaque", "files is 7, not a list; kept as opaque",
+                           "content is 'abc', not a list; kept as opaque",
+                           "message msg_2 whose summary is null; kept as opaque"]
+    assert len(reasons) == 5 and reasons[4].startswith("session_message msg_9: data is not valid JSON")
+    session = corpus.session("ses_bad")
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "user"]
+    assert len([b for m in session.messages for b in m.blocks if b.kind == "opaque"]) == 4
+    everything_valid(session, corpus.images)

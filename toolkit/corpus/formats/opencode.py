@@ -696,20 +696,16 @@ class Builder:
             case "user":
                 self.v2_user(data, message_id, time, source)
             case "synthetic":
-                text = data.get("text")
-                self.emit(message_id, "user", [Text(text) if isinstance(text, str) else
-                                               Opaque("synthetic", data, "text is not a string")],
-                          time, None, None, None, source, ("synthetic",))
+                self.emit(message_id, "user", [self.v2_text(data, "text", message_id, source)], time, None, None,
+                          None, source, ("synthetic",))
             case "shell":
                 self.v2_shell(data, message_id, time, source)
             case "assistant":
                 self.v2_assistant(data, message_id, time, source)
             case "compaction":
-                summary = data.get("summary")
                 reason = text_of(data.get("reason"))
-                self.emit(message_id, "user", [Text(summary) if isinstance(summary, str) else
-                                               Opaque("compaction", data, "summary is not a string")],
-                          time, None, None, None, source, ("compact_summary",))
+                self.emit(message_id, "user", [self.v2_text(data, "summary", message_id, source)], time, None, None,
+                          None, source, ("compact_summary",))
                 self.event("compaction", "compaction", f"{reason or 'compaction'}", data, source, time,
                            message_id, reason)
             case "agent-switched":
@@ -734,7 +730,7 @@ class Builder:
         elif text is not None:
             self.problem(source, f"user message {message_id} whose text is {shown(text)}; kept as opaque")
             blocks.append(Opaque("text", text, "text is not a string"))
-        for attachment in data.get("files") or []:
+        for attachment in self.listed(data.get("files"), "files", source, blocks):
             if isinstance(attachment, dict):
                 blocks.extend(self.file({**attachment, "url": attachment.get("uri"),
                                          "filename": attachment.get("name")}, source, pending))
@@ -746,6 +742,21 @@ class Builder:
         for key in ("agents", "references"):
             if data.get(key):
                 self.event("meta", f"user.{key}", "", data[key], source, time, message_id)
+
+    def v2_text(self, data: dict[str, Any], key: str, message_id: str, source: SourceRef) -> Block:
+        text = data.get(key)
+        if isinstance(text, str):
+            return Text(text)
+        self.problem(source, f"{data.get('type') or 'message'} {message_id} whose {key} is {shown(text)}; kept as opaque")
+        return Opaque(key, data, f"{key} is not a string")
+
+    def listed(self, value: JsonValue, what: str, source: SourceRef, kept: list[Block]) -> list[Any]:
+        """``value`` as the list the schema gives it; anything else is kept opaque in ``kept`` and reported."""
+        if isinstance(value, list) or value is None:
+            return value or []
+        self.problem(source, f"{what} is {shown(value)}, not a list; kept as opaque")
+        kept.append(Opaque(what, value, "not a list"))
+        return []
 
     def v2_shell(self, data: dict[str, Any], message_id: str, time: object, source: SourceRef) -> None:
         """A command the person ran (``!``): a ``bash`` call and its output, as 1.x records it (a reply
@@ -839,7 +850,8 @@ class Builder:
         words: list[str] = []
         images: list[Image] = []
         others: list[Block] = []
-        for part in [*(state.get("content") or []), *(state.get("attachments") or [])]:
+        for part in [*self.listed(state.get("content"), "content", source, others),
+                     *self.listed(state.get("attachments"), "attachments", source, others)]:
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                 words.append(part["text"])
             elif isinstance(part, dict) and (part.get("uri") or part.get("url")):
