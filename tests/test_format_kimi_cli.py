@@ -125,6 +125,7 @@ def test_first_layout_flat_files_without_checkpoints(tmp_path: Path) -> None:
     sessions = {s.id: s for s in corpus.sessions}
     assert set(sessions) == {"s1", "s1_sub_1"}
     assert sessions["s1_sub_1"].parent_session_id == "s1"
+    assert sessions["s1_sub_1"].spawn_call_id == "Task:0"  # the Task call whose prompt opened it
     session = sessions["s1"]
     assert [m.role for m in session.messages] == ["user", "assistant", "tool"]
     assert [m.id for m in session.messages] == ["s1:1", "s1:3", "s1:5"]
@@ -268,7 +269,12 @@ def test_current_layout_system_prompt_compaction_subagent_and_wire_usage(tmp_pat
     assert [r.is_error for r in results] == [True, False]
     assert results[0].detail == {"display": [{"type": "brief", "text": "Failed"}]}
     assert [e.type for e in main.events if e.kind == "error"] == ["StepRetry"]
-    assert not any(e.type == "SubagentEvent" for e in main.events)  # the subagent's own files hold it
+    # the subagent's own files hold its events; the parent keeps which call ran which agent, once
+    assert [(e.kind, e.raw) for e in main.events if e.type == "SubagentEvent"] == [
+        ("meta", {"agent_id": "a1", "parent_tool_call_id": "tool_2"})]
+    # the wire names the call that ran a1 (its arguments did not parse, its result names no agent)
+    assert (sub.parent_session_id, sub.spawn_call_id) == ("s3", "tool_2")
+    assert main.spawn_call_id is None and main.parent_session_id is None
     for session in sessions.values():
         everything_valid(session, corpus.images)
     # the same wire read alone: rebuilt messages, the retried attempt's text dropped, calls completed
@@ -312,9 +318,17 @@ def test_wire_alone_and_owned_files(tmp_path: Path) -> None:
         (5.0, "CompactionEnd", {}), (6.0, "FutureThing", {"a": 1}),
     ]))
     (folder / "state.json").write_text("{}", encoding="utf-8")
+    # a background task's files (background/store.py): the spec names the call, no file is a transcript
+    task = folder / "tasks" / "agent-1a2b"
+    task.mkdir(parents=True)
+    (task / "spec.json").write_text(json.dumps({"version": 1, "id": "agent-1a2b", "kind": "agent", "session_id": "s5",
+                                                "description": "d", "tool_call_id": "c1"}), encoding="utf-8")
+    for name in ("runtime.json", "control.json", "consumer.json"):
+        (task / name).write_text("{}", encoding="utf-8")
+    (task / "output.log").write_text("started\n", encoding="utf-8")
     assert not kimi_cli.owns(str(folder / "wire.jsonl"))
-    assert kimi_cli.owns(str(folder / "state.json"))
-    assert not kimi_cli.owns(str(tmp_path / "state.json"))
+    assert kimi_cli.owns(str(folder / "state.json")) and kimi_cli.owns(str(task / "spec.json"))
+    assert not kimi_cli.owns(str(tmp_path / "state.json")) and not kimi_cli.owns(str(tmp_path / "spec.json"))
     corpus = load(tmp_path)
     assert corpus.formats == {"s5/wire.jsonl": "kimi_cli"}
     (session,) = corpus.sessions
@@ -335,3 +349,116 @@ def test_layouts_follow_the_share_dir(tmp_path: Path) -> None:
     assert sessions.wanted(("h", "s.jsonl")) and sessions.wanted(("h", "s", "subagents", "a", "context.jsonl"))
     assert not sessions.wanted(("h", "s", "wire.jsonl")) and not sessions.wanted(("h", "s", "state.json"))
     assert sessions.descend(("h", "s", "subagents", "a")) and not sessions.descend(("h", "s", "uploads"))
+
+
+def spawned_by(sessions: list[Session], parent: str, call: str) -> list[str]:
+    """From the parent's side: the sessions its call ``call`` spawned."""
+    return sorted(s.id for s in sessions if s.parent_session_id == parent and s.spawn_call_id == call)
+
+
+def agent_call(call_id: str, arguments: dict[str, object]) -> dict[str, object]:
+    return {"type": "function", "id": call_id, "function": {"name": "Agent", "arguments": json.dumps(arguments)}}
+
+
+def test_subagents_link_to_the_agent_call_that_started_them(tmp_path: Path) -> None:
+    """1.x (ff09e97c on): the ``Agent`` tool's result names the instance (``agent_id: <id>``, the
+    foreground output's first line, a line of a background launch); a ``resume`` call continues one and
+    did not spawn it. The call that started ``aaaa1111`` survives only in the history rotated to
+    ``context_1.jsonl``; ``cccc3333`` is named by no call."""
+    folder = tmp_path / "sessions" / "0123abcd" / "s5"
+    write(folder / "context_1.jsonl", [
+        {"role": "_system_prompt", "content": "You are Kimi."}, {"role": "user", "content": "explore"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            agent_call("call_a", {"description": "Explore", "prompt": "map the repo", "subagent_type": "explore"})]},
+        {"role": "tool", "content": "agent_id: aaaa1111\nresumed: false\nactual_subagent_type: explore\n"
+                                    "status: completed\n\n[summary]\nthree packages", "tool_call_id": "call_a"},
+    ])
+    write(folder / "context.jsonl", [
+        {"role": "_system_prompt", "content": "You are Kimi."}, {"role": "user", "content": "go on"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            agent_call("call_b", {"description": "More", "prompt": "and the tests", "resume": "aaaa1111"}),
+            agent_call("call_c", {"description": "Fix in background", "prompt": "fix lint",
+                                  "run_in_background": True})]},
+        {"role": "tool", "content": "agent_id: aaaa1111\nresumed: true\nactual_subagent_type: explore\n"
+                                    "status: completed\n\n[summary]\ntests in tests/", "tool_call_id": "call_b"},
+        {"role": "tool", "content": "<system>Background task started.</system>\ntask_id: t-1\nkind: agent\n"
+                                    "status: running\ndescription: Fix in background\nagent_id: bbbb2222\n"
+                                    "actual_subagent_type: coder", "tool_call_id": "call_c"},
+    ])
+    for agent, prompt in (("aaaa1111", "map the repo"), ("bbbb2222", "fix lint"), ("cccc3333", "orphan")):
+        write(folder / "subagents" / agent / "context.jsonl", [
+            {"role": "_system_prompt", "content": "You are a subagent."},
+            {"role": "user", "content": prompt}, {"role": "assistant", "content": "done"}])
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    sessions = {s.id: s for s in corpus.sessions}
+    assert len(sessions) == 5  # two histories of s5 and three subagent folders
+    links = {sid: (s.parent_session_id, s.spawn_call_id) for sid, s in sessions.items()}
+    assert links == {"s5": (None, None), "s5/context_1": (None, None), "s5/aaaa1111": ("s5/context_1", "call_a"),
+                     "s5/bbbb2222": ("s5", "call_c"), "s5/cccc3333": ("s5", None)}
+    assert sessions["s5/bbbb2222"].title == "Fix in background"  # no meta.json: the call's description
+    # from the parent's side: each spawning call finds its subagent, the resume call none
+    assert spawned_by(corpus.sessions, "s5/context_1", "call_a") == ["s5/aaaa1111"]
+    assert spawned_by(corpus.sessions, "s5", "call_c") == ["s5/bbbb2222"]
+    assert spawned_by(corpus.sessions, "s5", "call_b") == []
+    for sid, (parent, call) in links.items():
+        if call is not None:
+            assert parent is not None and call in {b.id for b in blocks(sessions[parent], ToolUse)
+                                                   if isinstance(b, ToolUse)}, sid
+    # the same links when each file is read by another process: linking needs only the facts
+    assert {s.id: (s.parent_session_id, s.spawn_call_id) for s in load(tmp_path, workers=2).sessions} == links
+    saved = load(corpus.save(tmp_path / "saved"))
+    assert {s.id: (s.parent_session_id, s.spawn_call_id) for s in saved.sessions} == links
+
+
+def test_older_subagent_files_link_by_their_prompt_and_never_by_a_guess(tmp_path: Path) -> None:
+    """September 2025 to March 2026: ``context_sub_<n>.jsonl`` names no agent and the ``Task`` result is
+    the summary alone, so the subagent's first message (the ``prompt`` it was given) finds its call; two
+    calls with one prompt leave the call unknown."""
+    folder = tmp_path / "sessions" / "0123abcd" / "s7"
+
+    def task(call_id: str, prompt: str) -> dict[str, object]:
+        return {"type": "function", "id": call_id, "function": {
+            "name": "Task", "arguments": json.dumps({"description": "d", "subagent_name": "coder", "prompt": prompt})}}
+
+    write(folder / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "work"},
+        {"role": "assistant", "content": "", "tool_calls": [task("Task:0", "read a.py"), task("Task:1", "run tests"),
+                                                             task("Task:2", "run tests")]},
+        {"role": "tool", "content": "a.py is short", "tool_call_id": "Task:0"},
+        {"role": "tool", "content": "passed", "tool_call_id": "Task:1"},
+        {"role": "tool", "content": "passed", "tool_call_id": "Task:2"},
+    ])
+    for n, prompt in ((1, "read a.py"), (2, "run tests")):
+        write(folder / f"context_sub_{n}.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": prompt},
+                                                 {"role": "assistant", "content": "ok"}])
+    write(folder / "wire.jsonl", wire([
+        (1764000000.0, "TurnBegin", {"user_input": "work"}),
+        (1764000001.0, "SubagentEvent", {"task_tool_call_id": "Task:0", "event": {"type": "StepBegin",
+                                                                                   "payload": {"n": 1}}}),
+    ], version="1.1"))
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    links = {s.id: (s.parent_session_id, s.spawn_call_id) for s in corpus.sessions}
+    assert links == {"s7": (None, None), "s7/context_sub_1": ("s7", "Task:0"), "s7/context_sub_2": ("s7", None)}
+    assert spawned_by(corpus.sessions, "s7", "Task:0") == ["s7/context_sub_1"]
+    # a record naming no agent (protocol 1.1) is not kept as a link
+    assert not any(e.type == "SubagentEvent" for e in corpus.session("s7").events)
+
+
+def test_a_subagent_without_its_parent_is_reported_and_left_unlinked(tmp_path: Path) -> None:
+    agent = tmp_path / "sessions" / "0123abcd" / "s8" / "subagents" / "a9"
+    write(agent / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "alone"},
+                                    {"role": "assistant", "content": "ok"}])
+    write(agent / "wire.jsonl", wire([(1780000000.0, "TurnBegin", {"user_input": "alone"})]))
+    corpus = load(tmp_path)
+    (session,) = corpus.sessions
+    assert (session.id, session.parent_session_id, session.spawn_call_id) == ("s8/a9", "s8", None)
+    assert [(p.file, p.reason) for p in corpus.problems] == [(
+        "sessions/0123abcd/s8/subagents/a9/context.jsonl",
+        "subagent s8/a9: its parent session's context.jsonl or wire.jsonl is not in s8/, "
+        "so the call that spawned it is unknown")]
+    # its wire read alone names the same parent, and the same problem
+    alone = load(agent / "wire.jsonl")
+    assert [(s.id, s.parent_session_id) for s in alone.sessions] == [("s8/a9", "s8")]
+    assert [p.reason for p in alone.problems] == [corpus.problems[0].reason]

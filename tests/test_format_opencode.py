@@ -347,3 +347,156 @@ def test_layouts_follow_xdg_and_opencode_db(tmp_path: Path) -> None:
     moved = opencode.layouts({"XDG_DATA_HOME": str(tmp_path / "data"), "OPENCODE_DB": "/srv/x.db"}, home)
     assert moved[0].folder == tmp_path / "data" / "opencode" / "storage" and moved[0].found_by == "XDG_DATA_HOME"
     assert moved[2].folder == Path("/srv") and moved[2].wanted(("x.db",)) and moved[2].found_by == "OPENCODE_DB"
+
+
+V2_TABLE = """
+CREATE TABLE `session_message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, `type` text NOT NULL,
+  `seq` integer NOT NULL, `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);
+"""
+"""``SessionMessageTable`` (packages/core/src/session/sql.ts: ``seq`` is the newest schema's order); a row's
+``data`` is the encoded message less its ``id`` and ``type``, which are columns (``insertMessage``)."""
+
+
+def v2_rows() -> list[dict[str, Any]]:
+    """A session as OpenCode V2 keeps it: one ``SessionMessage.Message`` a row (session-message.ts)."""
+    pixel = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    at = 1_790_000_000_000
+    return [
+        {"id": "msg_01", "type": "user", "time": {"created": at}, "text": "look at a.png",
+         "files": [{"uri": pixel, "mime": "image/png", "name": "a.png"},
+                   {"uri": "file:///w/notes.txt", "mime": "text/plain", "name": "notes.txt"}],
+         "agents": [{"name": "build"}]},
+        {"id": "msg_02", "type": "model-switched", "time": {"created": at + 1},
+         "model": {"id": "claude-sonnet-5", "providerID": "anthropic"}},
+        {"id": "msg_03", "type": "assistant", "time": {"created": at + 2, "completed": at + 9}, "agent": "build",
+         "model": {"id": "claude-sonnet-5", "providerID": "anthropic"}, "finish": "tool-calls", "cost": 0.01,
+         "tokens": {"input": 100, "output": 20, "reasoning": 5, "cache": {"read": 50, "write": 0}},
+         "content": [
+             {"type": "reasoning", "id": "r1", "text": "a listing first"},
+             {"type": "text", "text": "Listing."},
+             {"type": "tool", "id": "call_1", "name": "bash", "time": {"created": at + 3, "completed": at + 4},
+              "state": {"status": "completed", "input": {"command": "ls"}, "structured": {"exit": 0},
+                        "content": [{"type": "text", "text": "a.png"}, {"type": "text", "text": "notes.txt"}]}},
+             {"type": "tool", "id": "call_2", "name": "read", "time": {"created": at + 5},
+              "state": {"status": "error", "input": {"filePath": "x"}, "structured": {}, "content": [],
+                        "error": {"type": "unknown", "message": "no such file"}}},
+             {"type": "tool", "id": "call_3", "name": "task", "time": {"created": at + 6},
+              "state": {"status": "pending", "input": '{"prompt": "ch'}},
+             {"type": "tool", "id": "call_4", "name": "subagent", "time": {"created": at + 7, "completed": at + 8},
+              "state": {"status": "completed", "input": {"agent": "explore", "description": "Find", "prompt": "find"},
+                        "structured": {"sessionID": "ses_v2child", "status": "completed", "output": "found"},
+                        "content": [{"type": "text", "text": "found"}]}}]},
+        {"id": "msg_04", "type": "synthetic", "time": {"created": at + 10}, "sessionID": "ses_v2",
+         "text": "The user interrupted."},
+        {"id": "msg_05", "type": "shell", "time": {"created": at + 11, "completed": at + 12}, "callID": "sh_1",
+         "command": "git status", "output": "clean"},
+        {"id": "msg_06", "type": "compaction", "time": {"created": at + 13}, "reason": "auto",
+         "summary": "We listed the files."},
+        {"id": "msg_07", "type": "assistant", "time": {"created": at + 14}, "agent": "build",
+         "model": {"id": "claude-sonnet-5", "providerID": "anthropic"},
+         "tokens": {"input": 10, "output": 3, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+         "content": [{"type": "text", "text": "Done."}, {"type": "mystery", "x": 1}]},
+        {"id": "msg_08", "type": "agent-switched", "time": {"created": at + 15}, "agent": "plan"},
+        {"id": "msg_09", "type": "hologram", "time": {"created": at + 16}},
+    ]
+
+
+def test_opencode_v2_session_message_rows(tmp_path: Path) -> None:
+    """The newest releases: a session held only in ``session_message`` reads into messages and blocks
+    like the 1.x rows; beside 1.x rows (the same conversation projected twice) the V2 rows stay events."""
+    db = tmp_path / "opencode.db"
+    con = sqlite3.connect(db)
+    con.executescript(SCHEMA + V2_TABLE)
+    rows = v2_rows()
+    for sid, parent in (("ses_v2", None), ("ses_both", None), ("ses_v2child", "ses_v2")):
+        con.execute("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, "
+                    "time_updated) VALUES (?, 'p1', ?, 's', '/w', ?, '2.0.0', 1, 2)", (sid, parent, sid.upper()))
+    con.execute("INSERT INTO session_message VALUES ('msg_c1', 'ses_v2child', 'user', 0, 1, 0, ?)",
+                (json.dumps({"time": {"created": 1}, "text": "find"}),))
+    # rows written out of time order: ``seq`` is the order
+    for seq, row in reversed(list(enumerate(rows))):
+        data = {k: v for k, v in row.items() if k not in ("id", "type")}  # the columns hold them (insertMessage)
+        con.execute("INSERT INTO session_message VALUES (?, 'ses_v2', ?, ?, ?, ?, ?)",
+                    (row["id"], row["type"], seq, 1_790_000_000_000 - seq, 0, json.dumps(data)))
+    con.execute("INSERT INTO message VALUES ('msg_x', 'ses_both', 1, 0, ?)",
+                (json.dumps({"role": "user", "time": {"created": 1}}),))
+    con.execute("INSERT INTO part VALUES ('prt_x', 'msg_x', 'ses_both', 0, 0, ?)",
+                (json.dumps({"type": "text", "text": "hi"}),))
+    con.execute("INSERT INTO session_message VALUES ('msg_x', 'ses_both', 'user', 0, 1, 0, ?)",
+                (json.dumps({"time": {"created": 1}, "text": "hi"}),))
+    con.commit()
+    con.close()
+    corpus = load(db)
+    assert sorted(p.reason for p in corpus.problems) == [
+        "session_message msg_09 of unknown type 'hologram'; kept as an event",
+        "unknown part type 'mystery'; kept as opaque"]
+    session = corpus.session("ses_v2")
+    # counted from the rows above: user, reply, its results, synthetic, shell call and output, summary, reply
+    assert [(m.id, m.role) for m in session.messages] == [
+        ("msg_01", "user"), ("msg_03", "assistant"), ("msg_03:results", "tool"), ("msg_04", "user"),
+        ("msg_05", "assistant"), ("msg_05:results", "tool"), ("msg_06", "user"), ("msg_07", "assistant")]
+    assert [m.parent_id for m in session.messages[1:]] == [m.id for m in session.messages[:-1]]
+    assert session.tip == "msg_07"
+    uses = blocks(session, ToolUse)
+    assert [(u.id, u.name) for u in uses] == [("call_1", "bash"), ("call_2", "read"), ("call_3", "task"),
+                                              ("call_4", "subagent"), ("sh_1", "bash")]
+    assert uses[2].input is None and uses[2].raw_input == '{"prompt": "ch'
+    results = blocks(session, ToolResult)
+    assert [(r.tool_use_id, r.output, r.is_error) for r in results] == [
+        ("call_1", "a.png\nnotes.txt", False), ("call_2", "no such file", True), ("call_4", "found", False),
+        ("sh_1", "clean", False)]
+    # the subagent's session names its parent (the session table) and the call that spawned it, which the
+    # parent holds
+    child = corpus.session("ses_v2child")
+    assert (child.parent_session_id, child.spawn_call_id) == ("ses_v2", "call_4")
+    assert [s.id for s in corpus.sessions if s.spawn_call_id == "call_4"] == ["ses_v2child"]
+    assert results[0].detail is not None and results[0].detail["structured"] == {"exit": 0}
+    assert blocks(session, Reasoning) == [Reasoning("a listing first", None, "anthropic", "claude-sonnet-5")]
+    (image,) = blocks(session, Image)
+    assert image.media_type == "image/png" and image.sha256 in corpus.images
+    reply = session.messages[1]
+    assert reply.model == "claude-sonnet-5" and reply.provider == "anthropic"
+    assert reply.usage is not None and (reply.usage.input, reply.usage.output, reply.usage.cache_read) == (100, 25, 50)
+    assert "synthetic" in session.messages[3].tags and "compact_summary" in session.messages[6].tags
+    assert session.messages[6].text == "We listed the files."
+    kinds = [(e.kind, e.type) for e in session.events]
+    for expected in (("compaction", "compaction"), ("meta", "model-switched"), ("meta", "agent-switched"),
+                     ("meta", "user.agents"), ("attachment", "file"), ("meta", "tool.pending"),
+                     ("other", "session_message:hologram")):
+        assert expected in kinds, expected
+    assert sum(e.type == "assistant.tokens" for e in session.events) == 2
+    assert session.run_configs[0].model == "claude-sonnet-5" and session.run_configs[0].provider == "anthropic"
+    everything_valid(session, corpus.images)
+    both = corpus.session("ses_both")
+    assert [(m.role, m.text) for m in both.messages] == [("user", "hi")]  # read once, from the 1.x rows
+    assert [e.type for e in both.events if e.type.startswith("session_message")] == ["session_message:user"]
+
+
+def test_opencode_v2_rows_of_the_wrong_shape_are_kept_and_reported(tmp_path: Path) -> None:
+    db = tmp_path / "opencode.db"
+    con = sqlite3.connect(db)
+    con.executescript(SCHEMA + V2_TABLE)
+    con.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+                "VALUES ('ses_bad', 'p1', 's', '/w', 't', '2.0.0', 1, 2)")
+    rows: list[tuple[str, object]] = [
+        ("user", {"text": 5, "files": 7}),
+        ("assistant", {"content": [{"type": "tool", "id": "c1", "name": "bash",
+                                    "state": {"status": "completed", "input": {}, "content": "abc"}}]}),
+        ("compaction", {"summary": None}),
+    ]
+    for seq, (kind, data) in enumerate(rows):
+        con.execute("INSERT INTO session_message VALUES (?, 'ses_bad', ?, ?, 1, 0, ?)",
+                    (f"msg_{seq}", kind, seq, json.dumps(data)))
+    con.execute("INSERT INTO session_message VALUES ('msg_9', 'ses_bad', 'user', 9, 1, 0, 'not json')")
+    con.commit()
+    con.close()
+    corpus = load(db)
+    reasons = [p.reason for p in corpus.problems]
+    assert reasons[:4] == ["user message msg_0 whose text is 5; kept as opaque", "files is 7, not a list; kept as opaque",
+                           "content is 'abc', not a list; kept as opaque",
+                           "message msg_2 whose summary is null; kept as opaque"]
+    assert len(reasons) == 5 and reasons[4].startswith("session_message msg_9: data is not valid JSON")
+    session = corpus.session("ses_bad")
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "user"]
+    assert len([b for m in session.messages for b in m.blocks if b.kind == "opaque"]) == 4
+    everything_valid(session, corpus.images)

@@ -316,9 +316,13 @@ def test_subagent_records_are_their_own_session(tmp_path: Path) -> None:
     chat.reply([{"text": "found it"}], agentId="explore-7f3c", isSidechain=True)
     path = chat.write(tmp_path / "projects" / "-work-p" / "subagents" / SID / "agent-explore-7f3c.jsonl")
     session, ctx = one(path)
-    assert ctx.problems == []
     assert session.id == f"{SID}:agent-explore-7f3c" and session.parent_session_id == SID
+    assert session.spawn_call_id is None
     assert all(m.sidechain for m in session.messages)
+    # its parent's chat file is not beside subagents/: the link cannot be made, and says why
+    assert [(p.line, p.reason) for p in ctx.problems] == [(None, (
+        f"subagent {SID}:agent-explore-7f3c: its parent session {SID} is neither in the file nor at "
+        f"chats/{SID}.jsonl, so the call that spawned it is unknown"))]
 
 
 def test_images_in_prompts_and_tool_results(tmp_path: Path) -> None:
@@ -447,3 +451,88 @@ def test_layouts_follow_runtime_dir_and_qwen_home(tmp_path: Path) -> None:
     assert legacy.wanted(("h", "checkpoint-x.json")) and legacy.wanted(("h", "logs.json"))
     assert not legacy.wanted(("h", "shell_history")) and not legacy.descend(("h", "checkpoints"))
     assert qwen_code.IMPORTER.client == "Qwen Code" and qwen_code.IMPORTER.names_only
+
+
+def agent_call(call_id: str, **args: Any) -> dict[str, Any]:
+    return {"functionCall": {"id": call_id, "name": "agent", "args": args}}
+
+
+def test_subagents_link_to_the_agent_call_that_spawned_them(tmp_path: Path) -> None:
+    """The ``agent`` tool (``task`` before its rename): a background launch's result names the agent
+    (``(ID: <agentId>)``), so does the completion notice (``backgroundTask.toolUseId``); a foreground run
+    returns only the agent's text, so its prompt is what finds the call. Agents' records sit in the
+    parent's file or in ``subagents/<session>/agent-<id>.jsonl``; one file is named by no call."""
+    project = tmp_path / "projects" / "-work-p"
+    chat = Chat()
+    chat.user("work")
+    chat.reply([agent_call("call_bg", description="Scan", prompt="scan deps", subagent_type="Explore",
+                           run_in_background=True),
+                agent_call("call_bg2", description="Audit", prompt="audit licenses", run_in_background=True),
+                {"functionCall": {"id": "call_fg", "name": "task", "args": {
+                    "description": "Docs", "prompt": "write docs", "subagent_type": "general-purpose"}}},
+                {"functionCall": {"id": "call_ls", "name": "list_directory", "args": {"path": "."}}}])
+    chat.result("call_bg", "agent", 'Background agent launched: "Scan" (ID: explore-1712000000001). '
+                                    "You will be notified when it completes.")
+    chat.result("call_bg2", "agent", "Background agent launched.")
+    chat.result("call_fg", "task", "The docs are written.")
+    chat.result("call_ls", "list_directory", "a.py")
+    # the foreground agent's records, written into the parent's file
+    chat.user("write docs", parent=None, agentId="general-purpose-3", isSidechain=True)
+    chat.reply([{"text": "written"}], agentId="general-purpose-3", isSidechain=True)
+    chat.add("user", parent=chat.records[5]["uuid"], subtype="notification",
+             message={"role": "user", "parts": [{"text": "Agent Audit completed."}]},
+             systemPayload={"displayText": "Agent Audit completed.", "backgroundTask": {
+                 "taskId": "general-1712000000002", "status": "completed", "kind": "agent",
+                 "toolUseId": "call_bg2"}})
+    chat.write(project / "chats" / f"{SID}.jsonl")
+    for agent, prompt in (("explore-1712000000001", "scan deps"), ("general-1712000000002", "audit licenses"),
+                          ("explore-1712000000009", "unasked")):
+        sub = Chat()
+        sub.user(prompt, agentId=agent, agentName="Explore", isSidechain=True)
+        sub.reply([{"text": "done"}], agentId=agent, isSidechain=True)
+        sub.write(project / "subagents" / SID / f"agent-{agent}.jsonl")
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    links = {s.id: (s.parent_session_id, s.spawn_call_id) for s in corpus.sessions}
+    # one main session and four agents (three files, one inline): counted from what was written above
+    assert links == {SID: (None, None),
+                     f"{SID}:agent-explore-1712000000001": (SID, "call_bg"),
+                     f"{SID}:agent-general-1712000000002": (SID, "call_bg2"),
+                     f"{SID}:agent-general-purpose-3": (SID, "call_fg"),
+                     f"{SID}:agent-explore-1712000000009": (SID, None)}
+    main = corpus.session(SID)
+    calls = {b.id for b in blocks(main, ToolUse)}
+    for parent, call in links.values():
+        assert call is None or (parent == SID and call in calls)
+    # from the parent's side: each spawning call finds its one subagent, the other call none
+    for call in ("call_bg", "call_bg2", "call_fg", "call_ls"):
+        found = [s.id for s in corpus.sessions if s.parent_session_id == SID and s.spawn_call_id == call]
+        assert len(found) == (0 if call == "call_ls" else 1), call
+    assert corpus.session(f"{SID}:agent-general-1712000000002").title == "Audit"  # the call's description
+    assert {s.id: (s.parent_session_id, s.spawn_call_id) for s in load(tmp_path, workers=2).sessions} == links
+
+
+def test_a_sub_session_links_to_the_create_sub_session_call(tmp_path: Path) -> None:
+    """Daemon mode's ``create_sub_session``: the new session is a chat file of its own whose
+    ``parent_session`` record names the parent; the call's result links it (``qwen-session://<id>``)."""
+    child_id = "9b1f0c1e-0000-4000-8000-000000000002"
+    chats = tmp_path / "projects" / "-work-p" / "chats"
+    parent = Chat()
+    parent.user("fan out")
+    parent.reply([{"functionCall": {"id": "call_sub", "name": "create_sub_session",
+                                    "args": {"prompt": "summarise the changelog", "completion": "sent"}}}])
+    parent.result("call_sub", "create_sub_session", f"Sub-session [🧵 9b1f0c1e](qwen-session://{child_id}) created "
+                                                    "and the prompt was dispatched.")
+    parent.write(chats / f"{SID}.jsonl")
+    child = Chat()
+    child.system("parent_session", {"parentSessionId": SID})
+    child.user("summarise the changelog")
+    child.reply([{"text": "It adds subagents."}])
+    for record in child.records:
+        record["sessionId"] = child_id
+    child.write(chats / f"{child_id}.jsonl")
+    corpus = load(tmp_path)
+    assert corpus.problems == []
+    links = {s.id: (s.parent_session_id, s.spawn_call_id) for s in corpus.sessions}
+    assert links == {SID: (None, None), child_id: (SID, "call_sub")}
+    assert "call_sub" in {b.id for b in blocks(corpus.session(SID), ToolUse)}

@@ -1,5 +1,5 @@
-"""Sessions of different files tied together once every file is read: a Claude Code subagent's
-transcript to the session and the call that spawned it.
+"""Sessions of different files tied together once every file is read: a subagent's transcript (Claude
+Code, Kimi CLI, Qwen Code) to the session and the call that spawned it.
 
 Linking works from a few facts per session rather than the sessions themselves, so files read by
 different worker processes link exactly as if one process had read them all: each worker gives the
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from toolkit.record import Session
+from toolkit.record import Session, ToolResult, ToolUse
 
 
 @dataclass(frozen=True)
@@ -68,3 +68,109 @@ def link(sessions: list[Session], chosen: dict[str, Linker]) -> list[Session]:
         return sessions
     decided = decide(facts_of(sessions, chosen), chosen)
     return [apply(session, decided[i]) if i in decided else session for i, session in enumerate(sessions)]
+
+
+# ---- subagents that name their agent ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spawned:
+    """A subagent session whose spawning call is not known yet: the session it belongs to, its agent's
+    id where the client names one, and the first message it was given (stripped)."""
+
+    parent: str
+    agent: str | None
+    opening: str | None
+
+
+@dataclass(frozen=True)
+class Spawns:
+    """What ``spawn_links`` needs of one session (Kimi CLI, Qwen Code): the subagents it started and,
+    for a subagent, who it is."""
+
+    id: str
+    family: str
+    """The session these calls belong to: its own id, or for an earlier history of a session (a
+    context file the client moved aside) that session's id."""
+    title: str | None
+    child: Spawned | None
+    calls: tuple[tuple[str, str | None, str | None, bool], ...]
+    """Each spawning call: its id, prompt (stripped), description, and whether it resumed an agent an
+    earlier call started (so it is not the call that spawned that agent)."""
+    agents: tuple[tuple[str, str], ...]
+    """Each agent a call's result or a record about the call names: agent id, call id."""
+
+
+def spawning_calls(session: Session, names: frozenset[str]) -> list[ToolUse]:
+    """The calls in ``session`` to a tool of ``names`` (the client's subagent tools)."""
+    return [b for m in session.messages if m.role == "assistant" for b in m.blocks
+            if isinstance(b, ToolUse) and b.name in names]
+
+
+def spawns_of(session: Session, calls: list[ToolUse], named: Callable[[ToolResult], str | None],
+              family: str, child: Spawned | None, resumes: str | None = None,
+              more: Sequence[tuple[str, str]] = ()) -> Spawns | None:
+    """A session's ``Spawns`` from its spawning ``calls``: ``named`` reads the agent a call's result
+    names, ``resumes`` is the input key of a call that resumes an agent, ``more`` are agents named
+    elsewhere (agent id, call id). ``None`` when the session neither spawned nor waits for a link."""
+    if not calls and child is None and not more:
+        return None
+    ids = {call.id for call in calls}
+    described: list[tuple[str, str | None, str | None, bool]] = []
+    for call in calls:
+        inputs = call.input if isinstance(call.input, dict) else {}
+        prompt, description = inputs.get("prompt"), inputs.get("description")
+        described.append((call.id, prompt.strip() if isinstance(prompt, str) else None,
+                          description if isinstance(description, str) else None,
+                          resumes is not None and bool(inputs.get(resumes))))
+    agents = [(agent, block.tool_use_id) for message in session.messages for block in message.blocks
+              if isinstance(block, ToolResult) and block.tool_use_id in ids and (agent := named(block)) is not None]
+    return Spawns(session.id, family, session.title, child, tuple(described), (*agents, *more))
+
+
+def opening(session: Session) -> str | None:
+    """The first user message on the session's path, stripped: the prompt a subagent was given."""
+    first = next((m for m in session.path() if m.role == "user"), None)
+    return first.text.strip() if first is not None else None
+
+
+def spawn_links(facts: Sequence[tuple[int, object]]) -> dict[int, Link]:
+    """Tie each waiting subagent to the session and the call that spawned it: the one call (not a
+    resume) whose result or record names its agent, else the one call whose prompt opened it. No call,
+    or more than one, leaves the spawning call unknown rather than guessed; the parent stays the
+    session the subagent's files belong to. Of two histories holding the call, the session itself wins
+    over an earlier history of it."""
+    known = [(index, found) for index, found in facts if isinstance(found, Spawns)]
+    named: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    prompted: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    resumed: set[tuple[str, str]] = set()
+    described: dict[tuple[str, str], str] = {}
+    for _, session in known:
+        for call_id, prompt, description, resumes in session.calls:
+            if resumes:
+                resumed.add((session.family, call_id))
+            elif prompt:
+                prompted.setdefault((session.family, prompt), []).append((session.id, call_id))
+            if description is not None:
+                described[(session.family, call_id)] = description
+        for agent, call_id in session.agents:
+            named.setdefault((session.family, agent), []).append((session.id, call_id))
+    out: dict[int, Link] = {}
+    for index, session in known:
+        child = session.child
+        if child is None:
+            continue
+        found: list[tuple[str, str]] = []
+        if child.agent is not None:
+            found = [f for f in named.get((child.parent, child.agent), []) if (child.parent, f[1]) not in resumed]
+        if not found and child.opening:
+            found = prompted.get((child.parent, child.opening), [])
+        calls = {call_id for _, call_id in found}
+        if len(calls) != 1:
+            out[index] = Link(child.parent, None, session.title)
+            continue
+        (call,) = calls
+        holders = [holder for holder, _ in found]
+        parent = child.parent if child.parent in holders else holders[0]
+        out[index] = Link(parent, call, session.title or described.get((child.parent, call)))
+    return out

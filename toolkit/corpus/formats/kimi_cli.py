@@ -13,7 +13,8 @@ A session is a folder ``sessions/<work-dir hash>/<session id>/`` of Kimi's home 
   after a ``{"type": "metadata", "protocol_version"}`` header (since protocol 1.1; earlier files have
   none): turns, steps, content parts, tool calls and results, per-step token usage with cache reads,
   approvals, compactions. It is never rotated, so it spans every context file of the session.
-- ``state.json`` (session settings), before it ``metadata.json`` (title, archive flags): no transcript.
+- ``state.json`` (session settings), before it ``metadata.json`` (title, archive flags), and background
+  tasks' ``tasks/<task id>/`` files (spec, state, output): no transcript.
 - subagents: ``subagents/<agent id>/{context.jsonl, wire.jsonl, meta.json, prompt.txt, output}``
   (since March 2026), before that ``context_sub_<n>.jsonl`` beside the context file.
 
@@ -26,6 +27,12 @@ histories of the same session (what the model saw before the rotation) and each 
 ``<id>/context_<n>``; the wire gives them times and usage too, its events go to the current file only.
 The oldest layout (Sept to Nov 2025) kept the context as ``sessions/<hash>/<session id>.jsonl`` and
 subagents as ``<session id>_sub_<n>.jsonl``; the content is the same.
+
+Subagents are linked (``link``) to the parent's call that spawned them: an ``Agent`` call's result names
+the instance (``agent_id: <id>``), and so does the wire's first ``SubagentEvent`` of each run (kept as a
+``meta`` event of the parent); a ``resume`` call continues an instance and did not spawn it. The older
+files (``context_sub_<n>``, ``<id>_sub_<n>``) name no agent, so the ``Task`` call whose ``prompt`` opened
+the subagent is its call when exactly one does. A subagent whose parent's files are not on disk is a problem.
 
 Read from MoonshotAI/kimi-cli at 4a550effdfcb29a25a5d325bf935296cc50cd417 (kimi-cli 1.49.0, July
 2026) and its history, read 2026-12-03: ``src/kimi_cli/soul/context.py`` (the context file),
@@ -61,6 +68,7 @@ from toolkit.corpus.formats.importer import (
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, kind_name, shown, text_of
 from toolkit.corpus.formats.wirekit import Where, result_parts, tool_use
+from toolkit.corpus.linking import Linker, Spawned, Spawns, opening, spawn_links, spawning_calls, spawns_of
 from toolkit.record import (
     Block,
     Event,
@@ -87,6 +95,10 @@ OWNED_NAMES = frozenset({"state.json", "metadata.json", "meta.json", "prompt.txt
 """Files of a session or subagent folder that hold no transcript: ``state.json`` (session_state.py),
 the legacy ``metadata.json`` it migrates from, and a subagent's ``meta.json``, ``prompt.txt`` and
 ``output`` (``SubagentStore`` in src/kimi_cli/subagents/store.py)."""
+TASK_NAMES = frozenset({"spec.json", "runtime.json", "control.json", "consumer.json", "output.log"})
+"""A background task's files, ``<session>/tasks/<task id>/`` (``BackgroundTaskStore`` in
+src/kimi_cli/background/store.py, since c8547edf of 2026-03-17): its spec (kind, description, the
+``tool_call_id`` that started it), state and output; no transcript."""
 ROTATED = re.compile(r"context_(\d+)\.jsonl")
 """A context file moved aside by a revert, ``/clear`` or a compaction (``next_available_rotation`` in
 src/kimi_cli/utils/path.py names it ``<stem>_<n><suffix>``)."""
@@ -220,19 +232,22 @@ def _pseudo_record(rec: dict[str, Any]) -> bool:
 
 
 def owns(path: str) -> bool:
-    """A session folder's wire log when its context file is beside it, and the folder's files that
-    hold no transcript (settings, a subagent's metadata, prompt and output) when a context or wire
-    file is beside them: a folder load reads each session once, from its context file."""
+    """A session folder's wire log when its context file is beside it, and the files that hold no
+    transcript (settings, a subagent's metadata, prompt and output, a background task's files) when
+    their session's context or wire file is there: a folder load reads each session once, from its
+    context file."""
     name = os.path.basename(path)
     if name == WIRE_FILE:  # an empty context file (a session made and left) leaves the wire to be read
         try:
             return os.path.getsize(os.path.join(os.path.dirname(path), CONTEXT_FILE)) > 0
         except OSError:
             return False
-    if name in OWNED_NAMES:
-        folder = os.path.dirname(path)
-        return os.path.isfile(os.path.join(folder, CONTEXT_FILE)) or os.path.isfile(os.path.join(folder, WIRE_FILE))
-    return False
+    folder = os.path.dirname(path)
+    if name in TASK_NAMES and os.path.basename(os.path.dirname(folder)) == "tasks":
+        folder = os.path.dirname(os.path.dirname(folder))  # the session folder the task belongs to
+    elif name not in OWNED_NAMES:
+        return False
+    return os.path.isfile(os.path.join(folder, CONTEXT_FILE)) or os.path.isfile(os.path.join(folder, WIRE_FILE))
 
 
 # ---- the wire log ----------------------------------------------------------------------------------
@@ -273,6 +288,7 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
     out = Wire()
     where = Where(path, ctx)
     step: Entry | None = None
+    spawned: set[tuple[str, str]] = set()
     for line, rec in iter_json_lines(path, ctx):
         if rec.get("type") == "metadata" and "message" not in rec:
             out.version = text_of(rec.get("protocol_version"))
@@ -330,6 +346,12 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
             case "SubagentEvent":
                 if not companion:
                     out.events.append(Event("other", kind, time, raw=payload, source=source))
+                elif (spawn := _spawn_named(payload)) is not None and spawn not in spawned:
+                    # the subagent's own files hold the event itself; which call ran which agent is kept
+                    spawned.add(spawn)
+                    out.events.append(Event("meta", kind, time, text=f"agent {spawn[0]} run by call {spawn[1]}",
+                                            raw={"agent_id": spawn[0], "parent_tool_call_id": spawn[1]},
+                                            source=source))
             case _ if kind in WIRE_META_TYPES:
                 out.events.append(Event("meta", kind, time, text=_brief(payload), raw=payload, source=source))
             case _:
@@ -338,6 +360,13 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
     for entry in out.entries:
         entry.blocks = [_call(b, where, entry.line) if isinstance(b, dict) else b for b in entry.blocks]
     return out
+
+
+def _spawn_named(payload: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The agent a ``SubagentEvent`` came from and the parent's call that ran it (``agent_id`` and
+    ``parent_tool_call_id`` since ff09e97c; before it only ``task_tool_call_id``, no agent)."""
+    agent, call = text_of(payload.get("agent_id")), text_of(payload.get("parent_tool_call_id"))
+    return (agent, call) if agent and call else None
 
 
 def _stream(step: Entry, kind: str, payload: dict[str, Any], where: Where, line: int) -> None:
@@ -594,8 +623,31 @@ def _title(names: Names, ctx: ImportContext) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _parent_files(path: Path) -> tuple[Path, ...]:
+    """Where a subagent's parent session keeps its context and wire (either one lets ``link`` find
+    the spawning call): the session folder above ``subagents/``, the folder of a ``context_sub_<n>``
+    file, or the ``<id>.jsonl`` beside a ``<id>_sub_<n>.jsonl``."""
+    folder = path.parent
+    if folder.parent.name == "subagents":
+        return folder.parent.parent / CONTEXT_FILE, folder.parent.parent / WIRE_FILE
+    legacy = SUBAGENT_FILE.fullmatch(path.name)
+    if legacy and not path.name.startswith("context_sub_"):
+        return (folder / f"{legacy.group(1)}.jsonl",)
+    return folder / CONTEXT_FILE, folder / WIRE_FILE
+
+
+def _check_parent(path: Path, session: str, ctx: ImportContext) -> None:
+    """A subagent whose parent's files are not on disk cannot be tied to the call that spawned it."""
+    files = _parent_files(path)
+    if not any(f.is_file() and f != path for f in files):
+        ctx.problem(path, None, f"subagent {session}: its parent session's {' or '.join(f.name for f in files)} "
+                                f"is not in {files[0].parent.name}/, so the call that spawned it is unknown")
+
+
 def read_context(path: Path, ctx: ImportContext) -> list[Session]:
     names = _names(path)
+    if names.parent is not None:
+        _check_parent(path, names.session, ctx)
     title, model = _title(names, ctx)
     wire = read_wire(names.wire, ctx, True) if names.wire is not None else None
     align = Alignment(wire) if wire is not None else None
@@ -735,13 +787,16 @@ def read_wire_session(path: Path, ctx: ImportContext) -> list[Session]:
     """A wire log without its context file: its turns, steps and results as messages (what the model
     saw of a compacted history is not in it; its compactions are events)."""
     session = path.parent.name if path.name == WIRE_FILE else path.stem
+    parent: str | None = None
     if path.parent.parent.name == "subagents":
-        session = f"{path.parent.parent.parent.name}/{path.parent.name}"
+        parent = path.parent.parent.parent.name
+        session = f"{parent}/{path.parent.name}"
+        _check_parent(path, session, ctx)
     wire = read_wire(path, ctx, False)
     where = Where(path, ctx)
     messages: list[Message] = []
     calls: set[str] = set()
-    parent: str | None = None
+    last: str | None = None
     for entry in wire.entries:
         blocks = [b for b in entry.blocks if not isinstance(b, dict)]
         if not blocks:
@@ -753,10 +808,43 @@ def read_wire_session(path: Path, ctx: ImportContext) -> list[Session]:
                 where.problem(entry.line, f"tool result for call {block.tool_use_id!r} has no earlier call (orphan); kept")
         message_id = f"{session}:{entry.line}"
         time = entry.done or entry.time
-        messages.append(Message(message_id, parent, entry.role, tuple(blocks), time, None, None, entry.usage,
+        messages.append(Message(message_id, last, entry.role, tuple(blocks), time, None, None, entry.usage,
                                 where.source(entry.line), False, entry.tags))
-        parent = message_id
-    return [Session(session, FORMAT, tuple(messages), parent, where.name, (), tuple(wire.events))]
+        last = message_id
+    return [Session(session, FORMAT, tuple(messages), last, where.name, (), tuple(wire.events), parent)]
+
+
+# ---- linking a subagent to its call ----------------------------------------------------------------
+
+SPAWN_TOOLS = frozenset({"Task", "Agent"})
+"""The tools that start a subagent: ``Task`` (src/kimi_cli/tools/multiagent/task.py, 79897fe9 of
+2025-09-16 until ff09e97c of 2026-03-23) and ``Agent`` (src/kimi_cli/tools/agent/__init__.py since)."""
+AGENT_LINE = re.compile(r"^agent_id: (\S+)$", re.MULTILINE)
+"""How an ``Agent`` call's result names the instance it ran: an ``agent_id: <id>`` line, first in a
+foreground run's output (``ForegroundSubagentRunner.run`` in src/kimi_cli/subagents/runner.py) and among
+a background launch's lines (``AgentTool._run_in_background``). A call with ``resume`` set continues an
+instance an earlier call started."""
+ROTATED_ID = re.compile(r"context_\d+")
+
+
+def _agent_named(result: ToolResult) -> str | None:
+    found = AGENT_LINE.search(result.output)
+    return found.group(1) if found else None
+
+
+def link_facts(session: Session) -> Spawns | None:
+    """A session's spawning calls (their results, and the wire's ``SubagentEvent`` records, name the
+    agent each ran) and, for a subagent, its parent, agent id (the ``subagents/<id>/`` folder) and
+    prompt. The older layouts' subagent files name no agent: their prompt is all that links them."""
+    child: Spawned | None = None
+    head, _, tail = session.id.partition("/")
+    if session.parent_session_id is not None and session.spawn_call_id is None:
+        agent = tail if tail and not tail.startswith("context_sub_") else None
+        child = Spawned(session.parent_session_id, agent, opening(session))
+    family = session.id if session.parent_session_id is not None or not ROTATED_ID.fullmatch(tail) else head
+    more = [found for e in session.events
+            if e.type == "SubagentEvent" and isinstance(e.raw, dict) and (found := _spawn_named(e.raw)) is not None]
+    return spawns_of(session, spawning_calls(session, SPAWN_TOOLS), _agent_named, family, child, "resume", more)
 
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
@@ -777,4 +865,5 @@ IMPORTER = Importer(
     layouts=layouts,
     names_only="Kimi CLI sessions record the tools called, never the tool specs sent",
     owns=owns,
+    link=Linker(link_facts, spawn_links),
 )

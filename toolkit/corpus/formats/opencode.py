@@ -20,7 +20,12 @@ subtask, retry, compaction), each part written as it streams. Where they are dep
   tables ``session`` (a column per info field), ``message`` and ``part`` (``id``, ``session_id``,
   ``message_id``, ``time_created``, ``data``: the record as JSON less its ids), ``todo``, ``permission``,
   ``session_share``, ``project``; the JSON storage is copied in once (storage/json-migration.ts), and
-  the newest releases add ``session_message`` (OpenCode V2 messages, kept here as events).
+  the newest releases add ``session_message`` (OpenCode V2: a row per message, ``type`` and ``data`` a
+  ``SessionMessage.Message``: ``user`` with ``text`` and ``files``, ``assistant`` with ``content`` of
+  ``text``, ``reasoning`` and ``tool`` items, each tool's ``state`` holding its input and output, and
+  ``synthetic``, ``shell``, ``compaction``, ``agent-switched``, ``model-switched``). A session held only
+  there is read from it like the 1.x rows (a reply's results in a ``tool`` message after it); beside
+  1.x rows of the same session they are the same conversation projected again, kept as events.
 
 Which file is the session (the toolkit reads one file at a time): the session info file, which joins
 its messages and parts by the layout's rules; every other file of the storage is ``owns``-ed so a
@@ -37,7 +42,9 @@ steps (``step-start`` parts) is one record message per step, each with the usage
 Read from anomalyco/opencode, read 2026-12-03: packages/opencode/src/storage/storage.ts (at
 00d1fee8, the migrations from 0.x), storage/json-migration.ts (062aa8c0), session/session.sql.ts
 (063e8306), session/message-v2.ts (007a9409), session/message.ts (51302002, message v1),
-packages/core/src/session-message.ts (7d5e0bc0, V2), global/index.ts (0259f2c1), storage/db.ts
+packages/core/src/session-message.ts (7d5e0bc0, V2; its table ``SessionMessageTable`` in
+packages/core/src/session/sql.ts, a row's ``data`` the encoded message less the ``id`` and ``type`` columns
+as ``insertMessage`` writes it), global/index.ts (0259f2c1), storage/db.ts
 (032cb74b), and the troubleshooting page https://opencode.ai/docs/troubleshooting (read 2026-12-03).
 """
 
@@ -680,6 +687,195 @@ class Builder:
         self.problem(source, f"unknown part type {shown(kind)}; kept as opaque")
         return Opaque(kind_name(kind), part, "unknown part type")
 
+    # -- OpenCode V2 (``session_message`` rows) ------------------------------------------------------
+
+    def add_v2(self, data: dict[str, Any], row: dict[str, Any], source: SourceRef) -> None:
+        """One ``session_message`` row: ``data`` is a ``SessionMessage.Message`` (packages/core/src/
+        session-message.ts), tagged by ``type`` like the row's own column."""
+        kind = text_of(data.get("type")) or text_of(row.get("type"))
+        message_id = text_of(data.get("id")) or text_of(row.get("id")) or f"{self.session_id}:{len(self.messages)}"
+        time = obj(data.get("time")).get("created") or row.get("time_created")
+        match kind:
+            case "user":
+                self.v2_user(data, message_id, time, source)
+            case "synthetic":
+                self.emit(message_id, "user", [self.v2_text(data, "text", message_id, source)], time, None, None,
+                          None, source, ("synthetic",))
+            case "shell":
+                self.v2_shell(data, message_id, time, source)
+            case "assistant":
+                self.v2_assistant(data, message_id, time, source)
+            case "compaction":
+                reason = text_of(data.get("reason"))
+                self.emit(message_id, "user", [self.v2_text(data, "summary", message_id, source)], time, None, None,
+                          None, source, ("compact_summary",))
+                self.event("compaction", "compaction", f"{reason or 'compaction'}", data, source, time,
+                           message_id, reason)
+            case "agent-switched":
+                self.event("meta", kind, text_of(data.get("agent")) or "", data, source, time)
+            case "model-switched":
+                model = obj(data.get("model"))
+                self.config(text_of(model.get("id")), text_of(model.get("providerID")), None, source, time)
+                self.event("meta", kind, text_of(model.get("id")) or "", data, source, time)
+            case _:
+                self.problem(source, f"session_message {row.get('id')} of unknown type {shown(kind)}; kept as an event")
+                self.event("other", f"session_message:{kind_name(kind)}", "", json_value_of(row, data), source, time)
+
+    def v2_user(self, data: dict[str, Any], message_id: str, time: object, source: SourceRef) -> None:
+        """A prompt: its ``text``, its ``files`` (``FileAttachment``: ``uri``, ``mime``, ``name``) as the
+        V1 file parts are read, its ``agents`` and ``references`` as events."""
+        blocks: list[Block] = []
+        pending: list[Pending] = []
+        text = data.get("text")
+        if isinstance(text, str):
+            if text:
+                blocks.append(Text(text))
+        elif text is not None:
+            self.problem(source, f"user message {message_id} whose text is {shown(text)}; kept as opaque")
+            blocks.append(Opaque("text", text, "text is not a string"))
+        for attachment in self.listed(data.get("files"), "files", source, blocks):
+            if isinstance(attachment, dict):
+                blocks.extend(self.file({**attachment, "url": attachment.get("uri"),
+                                         "filename": attachment.get("name")}, source, pending))
+            else:
+                blocks.append(Opaque("file", attachment, "attachment is not an object"))
+        self.emit(message_id, "user", blocks or [Text("")], time, None, None, None, source)
+        for kind_, type_, words, raw, where, trigger_ in pending:
+            self.event(kind_, type_, words, raw, where, message_id=message_id, trigger=trigger_)
+        for key in ("agents", "references"):
+            if data.get(key):
+                self.event("meta", f"user.{key}", "", data[key], source, time, message_id)
+
+    def v2_text(self, data: dict[str, Any], key: str, message_id: str, source: SourceRef) -> Block:
+        text = data.get(key)
+        if isinstance(text, str):
+            return Text(text)
+        self.problem(source, f"{data.get('type') or 'message'} {message_id} whose {key} is {shown(text)}; kept as opaque")
+        return Opaque(key, data, f"{key} is not a string")
+
+    def listed(self, value: JsonValue, what: str, source: SourceRef, kept: list[Block]) -> list[Any]:
+        """``value`` as the list the schema gives it; anything else is kept opaque in ``kept`` and reported."""
+        if isinstance(value, list) or value is None:
+            return value or []
+        self.problem(source, f"{what} is {shown(value)}, not a list; kept as opaque")
+        kept.append(Opaque(what, value, "not a list"))
+        return []
+
+    def v2_shell(self, data: dict[str, Any], message_id: str, time: object, source: SourceRef) -> None:
+        """A command the person ran (``!``): a ``bash`` call and its output, as 1.x records it (a reply
+        holding a ``bash`` tool part)."""
+        call_id = text_of(data.get("callID")) or f"{message_id}.call"
+        command, output = data.get("command"), data.get("output")
+        self.calls[call_id] = "bash"
+        self.emit(message_id, "assistant", [ToolUse(call_id, "bash", {"command": command})], time, None, None,
+                  None, source, ("shell",))
+        self.emit(f"{message_id}:results", "tool",
+                  [ToolResult(call_id, output if isinstance(output, str) else json_text(output), False, (), "bash")],
+                  obj(data.get("time")).get("completed") or time, None, None, None, source, ("shell",))
+
+    def v2_assistant(self, data: dict[str, Any], message_id: str, time: object, source: SourceRef) -> None:
+        """One model step: ``content`` (text, reasoning, tool with its state), ``model``, ``tokens``,
+        ``cost``, ``error``; the calls' results go in a ``tool`` message after it, as in 1.x."""
+        model_ref = obj(data.get("model"))
+        model = text_of(model_ref.get("id")) or text_of(model_ref.get("modelID"))
+        provider = text_of(model_ref.get("providerID"))
+        self.config(model, provider, None, source, time)
+        step = Step(time=_number(time))
+        content = data.get("content")
+        if not isinstance(content, list):
+            self.problem(source, f"assistant message {message_id} whose content is {shown(content)}; kept as opaque")
+            content = [content] if content is not None else []
+        tags: list[str] = []
+        for item in content:
+            kind = text_of(item.get("type")) if isinstance(item, dict) else None
+            if not isinstance(item, dict):
+                step.blocks.append(Opaque("content", item, "content item is not an object"))
+            elif kind == "text":
+                step.blocks.append(self.text(item, source))
+                if item.get("synthetic") and "synthetic" not in tags:
+                    tags.append("synthetic")
+            elif kind == "reasoning":
+                text = item.get("text")
+                step.blocks.append(Reasoning(text if isinstance(text, str) else "", None, provider, model))
+            elif kind == "tool":
+                self.v2_tool(item, source, step)
+            else:
+                step.blocks.append(self.unknown(item, source))
+        if step.blocks:
+            self.emit(message_id, "assistant", step.blocks, time, model, provider, _usage(data.get("tokens")),
+                      source, tuple(tags))
+        if step.results:
+            self.emit(f"{message_id}:results", "tool", step.results, step.result_time, None, None, None, source)
+        at = message_id if step.blocks else None
+        for kind_, type_, text, raw, where in step.events:
+            self.event(kind_, type_, text, raw, where, message_id=at)
+        error = data.get("error")
+        if error is not None:
+            self.event("error", kind_name(obj(error).get("type") or obj(error).get("name") or "error"),
+                       text_of(obj(error).get("message")) or "", error, source, obj(data.get("time")).get("completed"),
+                       message_id=at)
+        if "cost" in data or "tokens" in data:
+            self.event("token_count", "assistant.tokens", _cost_text(data.get("cost")),
+                       {"cost": data.get("cost"), "tokens": data.get("tokens"), "finish": data.get("finish")}, source,
+                       message_id=at)
+        if data.get("snapshot"):
+            self.event("meta", "snapshot", "", data["snapshot"], source, message_id=at)
+
+    def v2_tool(self, item: dict[str, Any], source: SourceRef, step: Step) -> None:
+        """A ``tool`` content item: the call (a pending call's ``input`` is the arguments' text so far)
+        and, completed or failed, its result: the text items of ``content`` joined, files and
+        ``attachments`` as images, ``structured`` and the provider's part in the result's detail."""
+        call_id = text_of(item.get("id")) or f"{self.session_id}:call{len(self.calls)}"
+        name = text_of(item.get("name")) or ""
+        state = obj(item.get("state"))
+        status = text_of(state.get("status"))
+        arguments = state.get("input")
+        if isinstance(arguments, str):
+            step.blocks.append(ToolUse(call_id, name, None, arguments))
+        else:
+            step.blocks.append(ToolUse(call_id, name, {} if arguments is None else arguments))
+        self.calls[call_id] = name
+        times = obj(item.get("time"))
+        detail = {k: v for k, v in (("structured", state.get("structured")), ("provider", item.get("provider")),
+                                    ("time", item.get("time"))) if v} or None
+        # the ``subagent`` tool's output names the child session it created (``Output.sessionID`` in
+        # packages/core/src/tool/subagent.ts at 17c2ea16, whose ``parentID`` is this session)
+        child = text_of(obj(state.get("structured")).get("sessionID"))
+        if child is not None:
+            self.spawned.setdefault(child, call_id)
+        if status in ("pending", "running"):  # never answered: the model was sent the interruption note
+            step.events.append(("meta", f"tool.{status}", f"{name} {status}: {INTERRUPTED}", item, source))
+            return
+        if status not in ("completed", "error"):
+            self.problem(source, f"tool item with unknown status {shown(state.get('status'))}; call kept")
+            step.results.append(Opaque("tool", item, "unknown tool status"))
+            return
+        words: list[str] = []
+        images: list[Image] = []
+        others: list[Block] = []
+        for part in [*self.listed(state.get("content"), "content", source, others),
+                     *self.listed(state.get("attachments"), "attachments", source, others)]:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                words.append(part["text"])
+            elif isinstance(part, dict) and (part.get("uri") or part.get("url")):
+                for block in self.file({**part, "url": part.get("uri") or part.get("url"),
+                                        "filename": part.get("name")}, source, []):
+                    if isinstance(block, Image):
+                        images.append(block)
+                    else:
+                        others.append(block)
+            else:
+                others.append(Opaque("tool-content", part, "tool output item the record has no kind for"))
+        failed = status == "error"
+        if failed and not words:
+            error = state.get("error")
+            words.append(text_of(obj(error).get("message")) or (error if isinstance(error, str) else json_text(error)))
+        step.results.append(ToolResult(call_id, "\n".join(words), failed, tuple(images), name, detail))
+        step.results.extend(others)
+        end = _number(times.get("completed"))
+        if end is not None:
+            step.result_time = end
+
     # -- the session -----------------------------------------------------------------------------
 
     def session(self, info: dict[str, Any], file: str, source: SourceRef) -> Session:
@@ -990,7 +1186,10 @@ def _database_sessions(con: sqlite3.Connection, tables: set[str], file: str, ctx
         owner.parts.append((part, source))
     v2: dict[str, list[dict[str, Any]]] = {}
     if "session_message" in tables:
-        for row in con.execute("SELECT * FROM session_message ORDER BY session_id, time_created, id"):
+        # the newest schema orders a session's rows by ``seq`` (its event sequence), the first by time
+        held = {r[1] for r in con.execute("PRAGMA table_info(session_message)")}
+        order = "seq, time_created, id" if "seq" in held else "time_created, id"
+        for row in con.execute(f"SELECT * FROM session_message ORDER BY session_id, {order}"):
             v2.setdefault(str(row["session_id"]), []).append(dict(zip(row.keys(), tuple(row), strict=True)))
     sessions: list[Session] = []
     spawned: dict[str, str] = {}
@@ -1003,15 +1202,26 @@ def _database_sessions(con: sqlite3.Connection, tables: set[str], file: str, ctx
         builder = Builder(ctx, session_id)
         for one in stored.get(session_id, []):
             builder.add(one)
+        # V2 rows beside 1.x message rows are the same conversation in the client's other projection:
+        # the 1.x rows are read and the V2 rows kept as events; a session held in V2 rows only is read from them
         for row in v2.get(session_id, []):
-            builder.event("other", f"session_message:{kind_name(row.get('type'))}", "", _v2_raw(row, file, ctx),
-                          source, row.get("time_created"), attached=False)
-        if v2.get(session_id) and not stored.get(session_id):
-            ctx.problem(file, None, f"session {session_id} is held in session_message (OpenCode V2) only; its rows "
-                                    "are kept as events")
+            if stored.get(session_id):
+                builder.event("other", f"session_message:{kind_name(row.get('type'))}", "", _v2_raw(row, file, ctx),
+                              source, row.get("time_created"), attached=False)
+                continue
+            data = _loads(row.get("data"), file, ctx, f"session_message {row.get('id')}")
+            if data is not None:
+                builder.add_v2(data, row, source)
         spawned.update(builder.spawned)
         sessions.append(builder.session(info, file, source))
     return [_spawned(s, spawned) for s in sessions]
+
+
+def json_value_of(row: dict[str, Any], data: dict[str, Any]) -> JsonValue:
+    """A V2 row kept whole, its ``data`` parsed."""
+    out: dict[str, JsonValue] = {k: v for k, v in row.items() if isinstance(v, str | int | float) or v is None}
+    out["data"] = data
+    return out
 
 
 def _v2_raw(row: dict[str, Any], file: str, ctx: ImportContext) -> JsonValue:

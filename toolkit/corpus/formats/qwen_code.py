@@ -32,7 +32,12 @@ The tree follows ``parentUuid``; system records are events, so a message hangs f
 above it. A rewind re-roots the chain at the record before the rewound turn and leaves the rewound
 records on a dead branch; side records (a re-anchored title) are children of the tail. So the tip is the
 message at or above the file's last record. Records that carry an ``agentId`` (a background subagent's,
-``subagents/<session>/agent-<id>.jsonl``) are a session ``<sessionId>:agent-<agentId>`` of their own.
+``subagents/<session>/agent-<id>.jsonl``) are a session ``<sessionId>:agent-<agentId>`` of their own,
+linked (``link``) to the parent's ``agent`` call that launched it: the one whose result names the agent
+(``(ID: <agentId>)``) or whose completion notice does (``backgroundTask.toolUseId``), else the one whose
+``prompt`` opened the agent's records. A subagent whose parent session is neither in its file nor in
+``chats/`` is a problem. A daemon-mode sub-session (a chat file whose ``parent_session`` record names its
+parent) is linked to the ``create_sub_session`` call whose result links it (``qwen-session://<id>``).
 
 Versions. The first JSONL recorder (zhutao100/qwen-code at 1806390421, a fork of QwenLM/qwen-code)
 wrote ``user``/``assistant``/``tool_result`` and the system subtypes ``chat_compression``,
@@ -67,6 +72,7 @@ from toolkit.corpus.formats.importer import Head, ImportContext, Importer, iter_
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where
+from toolkit.corpus.linking import Linker, Spawned, Spawns, opening, spawn_links, spawning_calls, spawns_of
 from toolkit.jsontext import stringify
 from toolkit.models import name_family
 from toolkit.record import (
@@ -425,7 +431,64 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
         if key not in sessions:
             sessions[key] = _Session(path, ctx, key, where, auth, agent=bool(agent))
         sessions[key].record(line, rec)
+    for key in sessions:
+        sid, _, agent = key.partition(AGENT_MARK)
+        if agent and sid not in sessions:
+            _check_parent(path, key, sid, ctx)
     return [s.session() for s in sessions.values()]
+
+
+def _check_parent(path: Path, key: str, sid: str, ctx: ImportContext) -> None:
+    """A subagent whose parent session is neither in its file nor where Qwen Code keeps it
+    (``<project>/chats/<session>.jsonl``, or ``chats/archive/``, beside ``subagents/<session>/``)
+    cannot be tied to the call that spawned it."""
+    project = path.parent.parent.parent if path.parent.parent.name == "subagents" else path.parent.parent
+    chats = project / "chats"
+    if not any((folder / f"{sid}.jsonl").is_file() for folder in (chats, chats / "archive", path.parent)):
+        ctx.problem(path, None, f"subagent {key}: its parent session {sid} is neither in the file nor at "
+                                f"chats/{sid}.jsonl, so the call that spawned it is unknown")
+
+
+# -- linking a subagent to its call ---------------------------------------------------------------------
+
+SPAWN_TOOLS = frozenset({"agent", "task", "create_sub_session"})
+"""The tools that start a subagent: ``agent`` (``ToolNames.AGENT`` in packages/core/src/tools/tool-names.ts),
+``task`` before its rename (``ToolNamesMigration``); and ``create_sub_session`` (daemon mode), which starts
+a session of its own that names its parent in a ``parent_session`` record."""
+LAUNCHED = re.compile(r"\(ID: ([^()\s]+)\)|qwen-session://([0-9A-Za-z_-]+)")
+"""How a result names what its call started: a background launch ``Background agent launched:
+"<description>" (ID: <agentId>)`` (``AgentToolInvocation.execute`` in packages/core/src/tools/agent/agent.ts
+at d3b60d60fc; a foreground run's result is the agent's final text and names none), a sub-session its
+``qwen-session://<sessionId>`` link (``CreateSubSessionInvocation.execute`` in tools/create-sub-session.ts
+at 10b47dfc30); read 2026-12-03."""
+
+
+def _agent_named(result: ToolResult) -> str | None:
+    found = LAUNCHED.search(result.output)
+    return (found.group(1) or found.group(2)) if found else None
+
+
+def _notified(raw: object) -> tuple[str, str] | None:
+    """A completion notice naming the agent and its call: a ``notification`` record's
+    ``systemPayload.backgroundTask`` of kind ``agent`` (``taskId`` the agent, ``toolUseId`` the call;
+    ``NotificationRecordPayload`` in chatRecordingService.ts at 015346f1d5)."""
+    task = obj(obj(obj(raw).get("systemPayload")).get("backgroundTask"))
+    agent, call = text_of(task.get("taskId")), text_of(task.get("toolUseId"))
+    return (agent, call) if task.get("kind") == "agent" and agent and call else None
+
+
+def link_facts(session: Session) -> Spawns | None:
+    """A session's spawning calls (a background launch's result, and the completion notice, name the
+    agent; a sub-session's link names the session) and, for a subagent's records (``agentId``) or a
+    sub-session, its parent, agent (or session) id and prompt."""
+    sid, _, agent = session.id.partition(AGENT_MARK)
+    child: Spawned | None = None
+    if session.spawn_call_id is None and agent:
+        child = Spawned(sid, agent, opening(session))
+    elif session.spawn_call_id is None and session.parent_session_id is not None:  # a sub-session
+        child = Spawned(session.parent_session_id, session.id, opening(session))
+    more = [found for e in session.events if (found := _notified(e.raw)) is not None]
+    return spawns_of(session, spawning_calls(session, SPAWN_TOOLS), _agent_named, session.id, child, None, more)
 
 
 # -- detection -------------------------------------------------------------------------------------
@@ -531,4 +594,5 @@ IMPORTER = Importer(
     client="Qwen Code",
     layouts=layouts,
     names_only="the Qwen Code chat recording records tool names only, not the specs sent",
+    link=Linker(link_facts, spawn_links),
 )
