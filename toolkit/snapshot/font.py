@@ -45,6 +45,13 @@ Ids = npt.NDArray[np.int32]
 MARKS: tuple[str, ...] = ("uncovered", "continuation", "tab", "trailing", "header", "end")
 """The snapshot's own marks, stored after the font's glyphs (``fonts/build_atlas.py``)."""
 
+BREAK_SHAPE = "\u00ac"
+"""The character whose bitmap, lowered by ``BREAK_DROP`` pixels, is the line-break mark of reflowed
+rows (``Geometry.reflow``): a NOT SIGN ``¬`` sitting low in its cell, like the hook of a return key. It
+is the face's own glyph moved, so it matches the face's stroke; moved, it is no character's bitmap,
+so the atlas decode tells it from a ``¬`` of the text."""
+BREAK_DROP = 2
+
 UNCOVERED_CHAR = "\ue000"
 """What decoding returns for a cell showing the uncovered mark. A private-use code point: text in
 the private-use area is itself uncovered, so the two never disagree."""
@@ -94,6 +101,9 @@ class Font:
     """The glyph of the space character (and every other empty bitmap)."""
     greater: int
     """``>``: a header row's first cell, before the row is inverted into the header mark."""
+    line_break: int = -1
+    """The line-break mark of reflowed rows (``BREAK_SHAPE`` lowered): derived at load, not stored in
+    the atlas, and kept out of ``MARKS`` because, unlike them, it is shown to the readers."""
     grey: bool = False
     """Anti-aliased: ``glyphs`` are uint8 coverage, pages are greyscale."""
 
@@ -215,6 +225,11 @@ def load(cell: str = "4x6") -> Font:
             chars.append(UNCOVERED_CHAR)
         else:
             chars.append("")
+    glyphs.append(_lowered(glyphs[int(lookup[ord(BREAK_SHAPE)])], BREAK_DROP))
+    if any((glyphs[-1] == other).all() for other in glyphs[:-1]):
+        raise ValueError(f"atlas {cell}: the line-break mark is some glyph's bitmap")
+    members.append([])
+    chars.append("")
     stacked = np.stack(glyphs)
     bitmaps: Glyphs = stacked.astype(np.uint8, copy=False) if grey else stacked.astype(bool, copy=False)
     return Font(
@@ -223,5 +238,14 @@ def load(cell: str = "4x6") -> Font:
         font=str(meta["font"]), added=frozenset(int(c) for c in meta["added"]),
         blank=int(lookup[ord(" ")]), greater=int(lookup[ord(">")]), uncovered=mark_ids["uncovered"],
         continuation=mark_ids["continuation"], tab=mark_ids["tab"], trailing=mark_ids["trailing"],
-        header=mark_ids["header"], end=mark_ids["end"], grey=grey,
+        header=mark_ids["header"], end=mark_ids["end"], line_break=len(glyphs) - 1, grey=grey,
     )
+
+
+def _lowered(bitmap: Glyphs, pixels: int) -> Glyphs:
+    """``bitmap`` moved down ``pixels`` rows (what falls off the bottom row is merged into it, so no
+    ink is lost in a short cell)."""
+    out = np.zeros_like(bitmap)
+    out[pixels:] = bitmap[:-pixels]
+    out[-1] = np.maximum(out[-1], bitmap[-pixels:].max(axis=0))
+    return out

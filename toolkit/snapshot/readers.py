@@ -45,7 +45,7 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from toolkit.errors import InvalidInput
-from toolkit.snapshot.font import FONTS, MARKS, load
+from toolkit.snapshot.font import BREAK_SHAPE, FONTS, MARKS, load
 from toolkit.snapshot.render import CONTINUATION, TEXT, Page
 
 ROW_HEIGHT = 24
@@ -118,11 +118,26 @@ class Reader(Protocol):
         ...
 
 
+BREAK_SHOWN = BREAK_SHAPE
+"""What a reflowed row's line-break mark shows a reader (``page_lines``), and the one reading of an
+engine that restores a line break: its mark is a lowered ``¬``, so an engine that reads ``¬`` there
+has seen the break; anything else it reads in that place (``-``, ``_``, nothing) is an edit, so a
+lost break counts in the error. The control rows draw the same ``¬``. A ``¬`` of the text itself
+reads as a break too (the atlas decode tells the two apart; an engine cannot, as the mark is a
+``¬`` moved down two pixels)."""
+
+
 def normalise(text: str) -> str:
     """What a comparison sees: NFKC, no whitespace. Both engines drop and insert spaces in
     monospace text ("Dr David" read as "DrDavid"); counted, spaces alone put the control font's
     error at 3.4% (tesseract) where it is 1.4% without them."""
     return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def restored(reading: str) -> str:
+    """An engine's reading of reflowed rows with its line breaks restored (``BREAK_SHOWN`` back to a
+    newline): the text a reader recovers from them."""
+    return reading.replace(BREAK_SHOWN, "\n")
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -268,12 +283,14 @@ def shown_chars(cell: str) -> npt.NDArray[np.object_]:
     chars = list(font.chars)
     for mark in MARKS:
         chars[getattr(font, mark)] = " "
+    chars[font.line_break] = BREAK_SHOWN
     return np.array(chars, dtype=object)
 
 
 def page_lines(page: Page) -> list[str]:
-    """Every row of a page in reading order, the snapshot's marks as spaces; header, end and unused
-    rows empty (``unread`` blanks them before a reader sees the page)."""
+    """Every row of a page in reading order, the snapshot's marks as spaces and a reflowed row's
+    line breaks as ``BREAK_SHOWN``; header, end and unused rows empty (``unread`` blanks them before
+    a reader sees the page)."""
     table = shown_chars(page.geometry.cell)
     return ["".join(table[row]).rstrip() if kind in (TEXT, CONTINUATION) else ""
             for row, kind in zip(page.grid, page.kinds, strict=True)]

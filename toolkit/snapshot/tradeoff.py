@@ -205,6 +205,36 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
                                                           frame["excess"].to_list())))
 
 
+def layouts(sample: str, model: str, names: Sequence[str] = ("rapidocr", "tesseract"),
+            reader_rows: int | None = 120, cell: str | None = None) -> pl.DataFrame:
+    """Rows per line against reflowed rows on the same text: the model's preset page (in ``cell``, or
+    the chosen one) laid out for ``sample`` with one source line per row (``"lines"``), the same page
+    with the rows reflowed (``"reflow"``), and the page the search picks for reflowed rows
+    (``"reflow-page"``), each read by every named reader on ``reader_rows`` rows (a reflowed row's
+    breaks shown as ``readers.BREAK_SHOWN``, so a break a reader misses is an edit). One row per layout
+    and reader. Columns: model, layout, cell, page, columns, fill, compression_full, reader,
+    chars_read, reader_cer, control_cer, excess."""
+    import polars as pl
+
+    from toolkit.snapshot.legibility import assess
+
+    chosen = cell or choose(model)
+    lines = cell_preset(model, chosen, sample=sample).geometry
+    candidates_ = (("lines", lines), ("reflow", replace(lines, reflow=True)),
+                   ("reflow-page", cell_preset(model, chosen, sample=sample, reflow=True).geometry))
+    rows = []
+    for name, geometry in candidates_:
+        found = assess(sample, geometry, model, reader_names=names, reader_rows=reader_rows)
+        for reading_, floor in zip(found.legibility.readings, found.legibility.controls, strict=True):
+            rows.append({
+                "model": model, "layout": name, "cell": geometry.cell, "page": f"{geometry.width}x{geometry.height}",
+                "columns": geometry.columns, "fill": found.fill, "compression_full": found.compression_full,
+                "reader": reading_.reader, "chars_read": reading_.chars, "reader_cer": reading_.cer,
+                "control_cer": floor.cer, "excess": reading_.cer - floor.cer,
+            })
+    return pl.DataFrame(rows)
+
+
 MESSAGE_CHARS = 400
 """Characters per message when ``search`` renders a sample as messages: the chunk
 ``reference_sample`` draws."""
