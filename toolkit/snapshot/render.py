@@ -16,6 +16,8 @@ the pixels alone, so a page can be decoded and compared with what was drawn:
 - with ``Geometry.reflow``, a message's lines run on across full rows instead: each line break is
   the *line-break* mark (``Font.line_break``) in a cell of its own, no row starts with the
   continuation mark, and decoding splits the message's cells at the marks;
+- a wide character (``Font.wide``) takes two cells, its left and right half, and may be cut by a
+  row's end like any other run of cells; decoding joins the halves (``cell_text``);
 - a character the font cannot draw is the *uncovered* mark (an inverted ``?``), and is counted;
 - the first unused row of the last page starts with the *end* mark.
 
@@ -49,8 +51,9 @@ TEXT, CONTINUATION, HEADER, END, UNUSED = 0, 1, 2, 3, 4
 _TAB = 0x110000
 _FILL = 0x110001
 _BREAK = 0x110002
-"""Internal code values past U+10FFFF for a tab's mark, the blank cells after it and a reflowed
-row's line-break mark."""
+_RIGHT = 0x110003
+"""Internal code values past U+10FFFF for a tab's mark, the blank cells after it, a reflowed
+row's line-break mark and the right cell of a wide character."""
 
 
 
@@ -158,7 +161,7 @@ def _padded(cell: str, line_spacing: int) -> Glyphs:
 def _lookup(cell: str) -> Ids:
     """The font's lookup extended with the internal tab and fill codes."""
     font = load(cell)
-    return np.concatenate([font.lookup, np.array([font.tab, font.blank, font.line_break], dtype=np.int32)])
+    return np.concatenate([font.lookup, np.array([font.tab, font.blank, font.line_break, font.blank], dtype=np.int32)])
 
 
 @functools.cache
@@ -170,7 +173,9 @@ def lookalike(cell: str) -> Bitmaps:
     representative = np.array([ord(c) if len(c) == 1 else -1 for c in font.chars], dtype=np.int64)
     table = _lookup(cell)
     out: Bitmaps = shared[table] & (representative[table] != np.arange(len(table)))
-    out[[_TAB, _FILL, _BREAK]] = False  # the layout's own cells: a tab's mark, its blanks, a break
+    out[[_TAB, _FILL, _BREAK, _RIGHT]] = False  # the layout's own cells and a wide character's right cell
+    if len(font.right):
+        out[np.flatnonzero(font.right >= 0)] = False  # its two cells tell it (a blank half is the space glyph)
     return out
 
 
@@ -279,8 +284,17 @@ class _Rows:
     uncovered_rows: npt.NDArray[np.int64]
 
 
-def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
-    """Code points of ``text``; each tab replaced by its mark and the fill up to the next stop."""
+def _codepoints(text: str, tab_size: int, right: Ids) -> npt.NDArray[np.uint32]:
+    """Code points of ``text``, one per cell: each tab replaced by its mark and the fill up to the
+    next stop, each wide character (``right``, ``Font.right``) followed by its right cell."""
+    codes = _tabbed(text, tab_size, right)
+    if not len(right) or not len(codes):
+        return codes
+    wide = np.flatnonzero(right[np.minimum(codes, len(right) - 1)] >= 0)
+    return np.insert(codes, wide + 1, _RIGHT) if len(wide) else codes
+
+
+def _tabbed(text: str, tab_size: int, right: Ids) -> npt.NDArray[np.uint32]:
     if "\t" not in text:
         return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     pieces: list[npt.NDArray[np.uint32]] = []
@@ -288,8 +302,9 @@ def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
         column = 0
         parts = line.split("\t")
         for part in parts[:-1]:
-            pieces.append(np.frombuffer(part.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
-            column += len(part)
+            codes = np.frombuffer(part.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            pieces.append(codes)
+            column += len(part) + (int((right[codes] >= 0).sum()) if len(right) else 0)
             width = tab_size - column % tab_size
             pieces.append(np.array([_TAB] + [_FILL] * (width - 1), dtype=np.uint32))
             column += width
@@ -300,8 +315,7 @@ def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
 
 def _layout(text: str, font: Font, cols: int, tab_size: int, reflow: bool = False) -> _Rows:
     """Rows of one message body (vectorised over characters)."""
-    codes = _codepoints(text, tab_size)
-    ids = _lookup(font.cell)[codes]
+    ids, codes = _cells(text, font, tab_size)
     n = len(codes)
     newline = codes == 10
     if reflow:
@@ -332,7 +346,7 @@ def _layout(text: str, font: Font, cols: int, tab_size: int, reflow: bool = Fals
     char_rows = np.empty(n, dtype=np.int64)
     char_rows[cells] = row
     char_rows[breaks] = first_row[:-1] + per_line[:-1] - 1
-    counted = codes != _FILL
+    counted = (codes != _FILL) & (codes != _RIGHT)
     uncovered = (ids == font.uncovered) & counted & ~newline
     return _Rows(grid, kinds, text_cells, lookalikes, char_rows[counted], char_rows[uncovered])
 
@@ -345,11 +359,11 @@ def _trailing(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: F
     ends = np.concatenate([breaks, [n]])
     line_of: npt.NDArray[np.int64] = np.cumsum(newline) - newline
     position = np.arange(n)
-    inked = np.where((ids != font.blank) & ~newline, position, -1)
+    inked = np.where(((ids != font.blank) | (codes == _RIGHT)) & ~newline, position, -1)
     last_inked = np.maximum.accumulate(inked) if n else inked
     last = np.where(ends > starts, last_inked[np.maximum(ends - 1, 0)] if n else -1, -1)
     last = np.maximum(last, starts - 1)
-    trailing = (position > last[line_of]) & ~newline & (codes != _FILL)
+    trailing = (position > last[line_of]) & ~newline & (codes != _FILL) & (codes != _RIGHT)
     return np.where(trailing, font.trailing, ids).astype(np.int32)
 
 
@@ -366,7 +380,7 @@ def _reflowed(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: F
     lookalikes = np.zeros(total * cols, dtype=bool)
     lookalikes[:n] = lookalike(font.cell)[np.where(newline, _BREAK, codes)]
     row = position // cols
-    counted = codes != _FILL
+    counted = (codes != _FILL) & (codes != _RIGHT)
     uncovered = (ids == font.uncovered) & counted
     return _Rows(grid.reshape(total, cols), np.full(total, TEXT, dtype=np.int8), text_cells.reshape(total, cols),
                  lookalikes.reshape(total, cols), row[counted], row[uncovered])
@@ -376,9 +390,18 @@ def _header(label: str, font: Font, cols: int) -> Ids:
     clean = " ".join(label.split())[: cols - 2]
     row = np.full(cols, font.blank, dtype=np.int32)
     row[0] = font.header
-    ids = font.ids(clean)
+    ids = _cells(clean, font, 1)[0][: cols - 2]
     row[2:2 + len(ids)] = ids
     return row
+
+
+def _cells(text: str, font: Font, tab_size: int) -> tuple[Ids, npt.NDArray[np.uint32]]:
+    """Glyph ids and code points of ``text``'s cells (a wide character's right cell its right half)."""
+    codes = _codepoints(text, tab_size, font.right)
+    ids = _lookup(font.cell)[codes]
+    halves = np.flatnonzero(codes == _RIGHT)
+    ids[halves] = font.right[codes[halves - 1]]
+    return ids, codes
 
 
 def fill(pages: Sequence[Page]) -> float:
@@ -671,7 +694,7 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
                 break
             if kind == HEADER:
                 finish_line()
-                label = "".join(chars[row[1:]]).strip()
+                label = "".join(cell_text(row[1:], chars, font)).strip()
                 turns.append((label, []))
             elif kind == CONTINUATION:
                 segments.append(row[1:])
@@ -684,9 +707,36 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
     return Decoded(tuple((label, "\n".join(lines)) for label, lines in turns))
 
 
+def cell_text(ids: Ids, table: npt.NDArray[np.object_], font: Font) -> list[str]:
+    """What each cell of a run of cells shows (``table``: glyph id → text): a wide character in its
+    left cell, ``""`` in its right one; half of a wide character whose other half is not beside it
+    (cut off by a misread) shows the uncovered mark's text."""
+    shown: list[str] = table[ids].tolist()
+    if not len(font.half) or not font.half[ids].any():
+        return shown
+    position = 0
+    while position < len(ids):
+        glyph = int(ids[position])
+        if font.half[glyph]:
+            after = int(ids[position + 1]) if position + 1 < len(ids) else font.blank  # a blank right half trimmed
+            if (char := font.pairs.get((glyph, after))) is not None:
+                shown[position] = char
+                if position + 1 < len(ids):
+                    shown[position + 1] = ""
+                position += 2
+                continue
+            if position and ids[position - 1] == font.blank and (char := font.pairs.get((font.blank, glyph))):
+                shown[position - 1], shown[position] = char, ""  # a wide character with a blank left half
+            else:
+                shown[position] = table[font.uncovered]
+        position += 1
+    return shown
+
+
 def _line_text(ids: Ids, chars: npt.NDArray[np.object_], font: Font, tab_size: int) -> str:
+    shown = cell_text(ids, chars, font)
     if font.tab not in ids:
-        return "".join(chars[ids])
+        return "".join(shown)
     out: list[str] = []
     skip = 0
     for position, glyph in enumerate(ids):
@@ -697,5 +747,5 @@ def _line_text(ids: Ids, chars: npt.NDArray[np.object_], font: Font, tab_size: i
             out.append("\t")
             skip = tab_size - position % tab_size - 1
         else:
-            out.append(chars[glyph])
+            out.append(shown[position])
     return "".join(out)
