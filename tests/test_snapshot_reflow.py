@@ -145,3 +145,16 @@ def test_the_page_search_counts_reflowed_rows_as_characters_over_the_row_width()
     assert flowed.chars_per_token > 1.3 * plain.chars_per_token
     assert flowed.chars_per_token <= flowed.capacity_per_token
     assert np.isclose(flowed.chars_per_token, flowed.capacity_per_token, rtol=0.02)
+
+
+def test_search_varies_the_layout_and_reads_reflowed_rows_with_their_breaks() -> None:
+    from toolkit.snapshot.tradeoff import search
+
+    sample = TEXT[:3000]
+    frame = search(sample, "claude-sonnet-4.5", ["dejavu-aa-fullhint-6x11"], line_spacings=(0,),
+                   reflows=(False, True), names=("rapidocr",), reader_rows=12, progress=False)
+    assert frame["reflow"].to_list() == [False, True]
+    lines, flowed = frame.row(0, named=True), frame.row(1, named=True)
+    assert flowed["fill"] > 0.9 > 0.8 > lines["fill"]  # a tab's fill cells are no characters
+    assert flowed["compression_full"] > 1.3 * lines["compression_full"]
+    assert flowed["reader_cer"] is not None and flowed["excess"] is not None

@@ -161,7 +161,8 @@ def choose(model: str) -> str:
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
            names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True,
-           row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",)) -> pl.DataFrame:
+           row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",),
+           reflows: Sequence[bool] = (False,)) -> pl.DataFrame:
     """Every candidate page for ``model`` (each cell, each line spacing: the preset page the search
     of ``toolkit.snapshot.geometry`` finds for it on ``sample``; on it, each of ``row_rules`` and
     ``headers``, the layout options of ``Geometry``, which do not change the page size) rendered with
@@ -171,7 +172,9 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     (``as_messages``: a header row about every ``MESSAGE_CHARS`` characters, as a history has them;
     the readers never see header rows, which are layout, so only the rows and rules around them can
     differ). A rule needs a line spacing of at least 1: combinations without one are left out.
-    Columns: model, cell, face, line_spacing, row_rule, header, page, columns, seen_size,
+    ``reflows`` varies the layout: with ``True``, rows reflowed on the page the search picks for
+    them (``Geometry.reflow``; the readers are charged for every line break they miss).
+    Columns: model, cell, face, line_spacing, row_rule, header, reflow, fill, page, columns, seen_size,
     seen_evidence, compression (the last page as it is), compression_full (pages filled), reader,
     reader_cer, control_cer, excess, frontier (no other candidate compresses more at no greater
     excess). Slow: each candidate is read anew."""
@@ -181,18 +184,19 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     from toolkit.snapshot.legibility import assess
 
     styles = [header_style(name) for name in headers]
-    grid = [(cell, spacing, rule, style) for cell in (cell_names or cells()) for spacing in line_spacings
-            for rule in row_rules for style in styles if spacing >= 1 or not (rule or style == "rule")]
+    grid = [(cell, spacing, rule, style, flow) for cell in (cell_names or cells()) for spacing in line_spacings
+            for rule in row_rules for style in styles for flow in reflows
+            if spacing >= 1 or not (rule or style == "rule")]
     text: str | list[Passage] = as_messages(sample) if any(style != "bar" for style in styles) else sample
     rows = []
-    for cell, spacing, rule, style in tqdm(grid, desc=f"pages for {model}", disable=not progress):
-        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample).geometry,
+    for cell, spacing, rule, style, flow in tqdm(grid, desc=f"pages for {model}", disable=not progress):
+        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample, reflow=flow).geometry,
                            row_rule=rule, header=style)
         found = assess(text, geometry, model, reader_names=names, reader_rows=reader_rows)
         read_ = found.legibility
         rows.append({
             "model": model, "cell": cell, "face": face(cell), "line_spacing": spacing,
-            "row_rule": rule, "header": style,
+            "row_rule": rule, "header": style, "reflow": flow, "fill": found.fill,
             "page": f"{geometry.width}x{geometry.height}", "columns": geometry.columns,
             "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
             "compression": found.compression, "compression_full": found.compression_full,
