@@ -95,3 +95,25 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "WxH" in capsys.readouterr().err
     assert main(["snapshot", str(tmp_path / "missing.txt"), "--model", "gpt-4o"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_experiment_pages_dry_run_prices_the_pages_and_sends_nothing(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "notes.txt"
+    source.write_text("def f(x):\n    return x + 1\n" * 200, encoding="utf-8")
+    out = tmp_path / "pages.jsonl"
+    assert main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "claude-sonnet-4.5", "-n", "2",
+                 "--dry-run", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("notes  anthropic claude-sonnet-4.5 x2  ~") and "nothing was sent" in printed
+    assert "2 replies, estimated $" in printed and not out.exists()
+
+
+def test_experiment_pages_names_a_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiment-pages", str(tmp_path / "absent.txt"), "--wire", "anthropic", "--model", "m",
+                 "--dry-run"]) == 2
+    assert "absent.txt: no such file" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    assert main(["experiment-pages", str(empty), "--wire", "anthropic", "--model", "m", "--dry-run"]) == 2
+    assert "empty.txt: no text to render" in capsys.readouterr().err
