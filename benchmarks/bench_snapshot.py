@@ -8,7 +8,8 @@ scaled up). The ratios are the point: the machines are shared and absolute times
 greyscale cell (``dejavu-aa-*``) the toolkit draws 8-bit pages and the baselines draw onto 8-bit
 ("L") pages too, so Pillow anti-aliases as the toolkit's atlas was.
 
-Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell C] [--chars N] [--text FILE]``.
+Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell C] [--chars N] [--text FILE] [--reflow]``
+(``--reflow``: reflowed rows on the page the search picks for them; Pillow draws the same full rows).
 Prints one JSON object.
 """
 
@@ -24,10 +25,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from benchmarks import best_of
 from toolkit.snapshot.font import load
-from toolkit.snapshot.geometry import Geometry
+from toolkit.snapshot.geometry import Geometry, preset
 from toolkit.snapshot.readers import shown_chars
 from toolkit.snapshot.render import UNUSED, Page, render
-from toolkit.snapshot.tradeoff import geometry_for
+from toolkit.snapshot.tradeoff import choose, geometry_for
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = 20.0
@@ -98,10 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cell", help="glyph cell (default: the one the model's preset uses)")
     parser.add_argument("--chars", type=int, default=1_000_000, help="characters to render")
     parser.add_argument("--text", type=Path, help="a UTF-8 file to render instead of the demo corpus")
+    parser.add_argument("--reflow", action="store_true", help="reflowed rows (Geometry.reflow)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the best is kept")
     args = parser.parse_args(argv)
 
-    geometry = geometry_for(args.model, args.cell)
+    geometry = (preset(args.model, args.cell or choose(args.model), reflow=True).geometry if args.reflow
+                else geometry_for(args.model, args.cell))
     text = sample_text(args.chars, args.text)
     warm = render(text[:10_000], geometry)[0].ink  # load the atlas and lookup tables before timing
     assert warm.any()
@@ -128,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chars_default_s = best_of(1, lambda: pillow_chars(few, geometry, default_font))[0] * len(layouts) / len(few)
     result = {
         "model": args.model,
-        "geometry": f"{geometry.cell} cells, {geometry.width}x{geometry.height} px, {geometry.columns} columns",
+        "geometry": f"{geometry.cell} cells, {geometry.width}x{geometry.height} px, {geometry.columns} columns"
+                    + (", reflowed rows" if geometry.reflow else ""),
         "chars": len(text),
         "pages": len(pages),
         "toolkit_s": round(toolkit_s, 3),

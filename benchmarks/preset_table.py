@@ -1,12 +1,14 @@
 """The README's preset table: each provider's preset page (``geometry_for``) read by both
 independent readers on a draw of the shared corpora other than the one the cells were chosen on.
 
-    python -m benchmarks.preset_table ../shared/corpora [--chars 30000] [--seed 1] [--rows 150]
+    python -m benchmarks.preset_table ../shared/corpora [--chars 30000] [--seed 1] [--rows 150] [--reflow]
 
 Prints one Markdown row per model of ``toolkit.snapshot.geometry.PRESET_MODELS``: face and cell,
 rendering, page, image tokens per page, compression (full pages / the draw's last page as it is),
-each reader's CER against its control, and how the size the model sees is known. Slow: every
-preset is read anew (``--rows`` rows of each, spread over its pages).
+each reader's CER against its control, and how the size the model sees is known. ``--reflow``: the
+reflowed presets (``Geometry.reflow``, on the page the search picks for reflowed rows; a reader is
+charged for every line break it misses). Slow: every preset is read anew (``--rows`` rows of each,
+spread over its pages).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from pathlib import Path
 
 from toolkit.snapshot.font import face, load
 from toolkit.snapshot.geometry import PRESET_MODELS
+from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import Assessment, assess
-from toolkit.snapshot.tradeoff import geometry_for, reference_sample
+from toolkit.snapshot.tradeoff import choose, geometry_for, reference_sample
 
 HEADER = ("| model | face and cell | rendering | page | image tokens / page | compression full / actual | "
           "RapidOCR CER vs control | tesseract CER vs control | size the model sees |\n"
@@ -42,7 +45,8 @@ def row(found: Assessment) -> str:
         return f"{_percent(by_reader[name].cer)} vs {_percent(controls[name].cer)}"
 
     return (f"| {found.model} | {load(cell).font.split(',')[0]} `{cell}` | {rendering(cell)} | "
-            f"{geometry.width}x{geometry.height}, {geometry.columns} col | {found.tokens_per_page} | "
+            f"{geometry.width}x{geometry.height}, {geometry.columns} col{', reflowed' if geometry.reflow else ''} | "
+            f"{found.tokens_per_page} | "
             f"{found.compression_full:.2f}x / {found.compression:.2f}x | {versus('rapidocr-onnxruntime')} | "
             f"{versus('tesseract')} | {found.seen_evidence} |")
 
@@ -65,12 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chars", type=int, default=30_000)
     parser.add_argument("--seed", type=int, default=1, help="the draw (MEASURED was taken on seed 0)")
     parser.add_argument("--rows", type=int, default=150, help="rows each reader reads per preset")
+    parser.add_argument("--reflow", action="store_true", help="the reflowed presets")
     args = parser.parse_args(argv)
     sample = reference_sample(args.corpora, args.chars, seed=args.seed)
     print(f"{len(sample):,} characters, reference_sample(seed={args.seed})", flush=True)
     print(HEADER, flush=True)
     for model in PRESET_MODELS:
-        found = assess(sample, geometry_for(model), model, reader_names=("rapidocr", "tesseract"),
+        geometry = (cell_preset(model, choose(model), reflow=True).geometry if args.reflow
+                    else geometry_for(model))
+        found = assess(sample, geometry, model, reader_names=("rapidocr", "tesseract"),
                        reader_rows=args.rows)
         print(row(found), flush=True)
     return 0

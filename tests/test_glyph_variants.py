@@ -6,14 +6,19 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from PIL import Image
 
-from toolkit.snapshot.font import MARKS, REQUIRED, cells, face, load, parse_cell
+from toolkit.snapshot import Geometry, Passage, decode, geometry_for, legibility, render
+from toolkit.snapshot.font import MARKS, REQUIRED, UNCOVERED_CHAR, cells, face, load, parse_cell
 from toolkit.snapshot.fonts import build_atlas
+from toolkit.snapshot.readers import RapidOcr, normalise, page_lines, read, strips
 
 FONTS = Path(__file__).resolve().parents[1] / "toolkit" / "snapshot" / "fonts"
 FULL = "dejavu-aa-fullhint-6x11"
@@ -45,7 +50,7 @@ def test_the_fully_hinted_cell_is_well_formed() -> None:
     assert (font.width, font.height, font.ascent) == (light.width, light.height, light.ascent) == (6, 11, 9)
     ascii_ids = {int(font.lookup[c]) for c in REQUIRED["ascii"]}
     assert len(ascii_ids) == 95 and font.uncovered not in ascii_ids  # all drawn, no two alike
-    assert font.covered == light.covered > 3000
+    assert font.covered - len(font.pairs) == light.covered > 3000  # and its wide characters
     marks = font.glyphs[[getattr(font, mark) for mark in MARKS]].reshape(len(MARKS), -1)
     assert len(np.unique(marks, axis=0)) == len(MARKS)
     assert (font.glyphs[font.header] == 255 - font.glyphs[font.greater]).all()
@@ -108,3 +113,77 @@ def test_the_build_refuses_freetype_properties_from_the_environment(monkeypatch:
     with pytest.raises(ValueError, match="FREETYPE_PROPERTIES is set"):
         build_atlas.build(tmp_path, tmp_path)
     assert not list(tmp_path.iterdir())
+
+
+# --- wide characters: GNU Unifont's double-width glyphs, two cells each ---------------------------
+
+CJK = ("日本語のテキストを読みます。「ファイル」、三つ。\t这是一个中文句子：测试，完成！\n"
+       "한국어 문장입니다. ＡＢＣ１２３ 全角\n" + "x" * 47 + "中文\n")
+
+
+def _wide_geometry(reflow: bool) -> Geometry:
+    return Geometry(FULL, 600, 200, columns=2, reflow=reflow)
+
+
+def test_the_wide_sheet_is_unifonts_double_width_glyphs_recorded_with_its_licence() -> None:
+    atlas = json.loads((FONTS / "atlas.json").read_text("utf-8"))
+    wide = atlas["cells"][FULL]["wide"]
+    assert wide["file"] == f"{FULL}-wide.png" and (FONTS / wide["file"]).is_file()
+    assert wide["font"].endswith("Unifont-Medium-R-Normal-Sans-16-160-75-75-c-80-iso10646-1, double-width glyphs "
+                                 "scaled to 12x11")
+    assert wide["copyright"].startswith("Copyright (C) 1998-2022 Roman Czyborra, Paul Hardy, Qianqian Fang")
+    assert "wide sheet" in (FONTS / "LICENSE.txt").read_text("utf-8")
+    font = load(FULL)
+    assert len(font.pairs) > 20_000
+    # every wide character the cell draws is East Asian Wide or Fullwidth, and two distinct cells
+    for (left, right), char in list(font.pairs.items())[::97]:
+        assert unicodedata.east_asian_width(char) in ("W", "F")
+        assert font.lookup[ord(char)] == left and font.right[ord(char)] == right and font.wide(char)
+        assert font.half[left] or font.half[right]
+    assert not font.wide("a") and not font.wide("Ж")
+    assert not load("4x6").covers("联") and not len(load("4x6").right)  # cells without a wide sheet
+
+
+@pytest.mark.parametrize("reflow", [False, True])
+def test_cjk_text_renders_with_no_uncovered_character_and_decodes_back(reflow: bool) -> None:
+    geometry = _wide_geometry(reflow)
+    text = CJK * 8
+    pages = render([Passage(text, "user · 用户", "a1"), Passage("末尾", "tool", "a2")], geometry)
+    assert sum(page.uncovered for page in pages) == 0
+    assert decode(pages, geometry).turns == (("user · 用户", text), ("tool", "末尾"))
+    images = [Image.open(BytesIO(page.png())) for page in pages]
+    assert decode(images, geometry).turns[0][1] == text
+    assert legibility(text, geometry, "claude-sonnet-4.5").accuracy == 1.0
+
+
+def test_a_wide_character_takes_two_cells_and_a_tab_stops_by_cells() -> None:
+    geometry = _wide_geometry(False)
+    font = load(FULL)
+    page, = render("中a\tb", geometry)
+    assert page.grid[0, :4].tolist() == [font.lookup[ord("中")], font.right[ord("中")], font.ids("a")[0], font.tab]
+    assert page.grid[0, 4] == font.ids("b")[0] and page.chars == 4
+
+
+def test_a_wide_character_cut_by_the_row_end_is_shown_once_to_the_readers() -> None:
+    geometry = _wide_geometry(False)
+    page, = render("x" * (geometry.cols - 1) + "中文", geometry)
+    lines = page_lines(page)
+    assert lines[0] == "x" * (geometry.cols - 1) + "中" and lines[1].strip() == "文"
+    assert decode([page], geometry).text == "x" * (geometry.cols - 1) + "中文"
+
+
+def test_emoji_and_rare_ideographs_stay_counted_marks() -> None:
+    geometry = _wide_geometry(True)
+    text = "ok 😀 𠀀 ✓ 中"
+    page, = render(text, geometry)
+    assert page.uncovered == 2  # the emoji and the CJK Extension B ideograph
+    assert decode([page], geometry).text == f"ok {UNCOVERED_CHAR} {UNCOVERED_CHAR} ✓ 中"
+
+
+def test_rapidocr_reads_the_chinese_of_a_page() -> None:
+    text = "这是一个中文句子测试\n我们需要检查代码的错误\n"
+    geometry = geometry_for("claude-sonnet-4.5")
+    page, = render(text, geometry)
+    reading = read(strips(page, page.image), RapidOcr())
+    assert reading.chars == len(normalise(text))
+    assert reading.cer < 0.1

@@ -11,8 +11,9 @@ from PIL import Image
 from tests.conftest import DATA
 from toolkit.cli import main
 from toolkit.snapshot.font import load
-from toolkit.snapshot.render import render
-from toolkit.snapshot.tradeoff import geometry_for
+from toolkit.snapshot.geometry import preset
+from toolkit.snapshot.render import decode, render
+from toolkit.snapshot.tradeoff import choose, geometry_for
 
 KEYS = {"pages", "chars", "uncovered_chars", "image_tokens", "text_tokens", "compression", "resized", "legibility"}
 
@@ -42,6 +43,24 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     with Image.open(written[0]) as image:
         assert image.size == geometry.size and image.mode == ("L" if load(geometry.cell).grey else "1")
     assert written[0].read_bytes() == pages[0].png()
+
+
+def test_reflow_runs_lines_on_and_fills_the_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "notes.txt"
+    text = "ok\n\tshort line  \nA longer line of prose, as an agent writes it.\n" * 300
+    source.write_text(text, encoding="utf-8")
+    out = tmp_path / "pages"
+    runs = {}
+    for flag in ([], ["--reflow"]):
+        assert main(["snapshot", str(source), "--model", "claude-sonnet-4.5", "--json", "--readers", "none",
+                     "-o", str(out / str(len(flag))), *flag]) == 0
+        runs[bool(flag)] = json.loads(capsys.readouterr().out)
+    assert runs[True]["reflow"] is True and runs[False]["reflow"] is False
+    assert runs[True]["fill"] > 0.95 > 0.6 > runs[False]["fill"]
+    assert runs[True]["compression_full"] > 1.5 * runs[False]["compression_full"]
+    geometry = preset("claude-sonnet-4.5", choose("claude-sonnet-4.5"), reflow=True).geometry
+    pages = sorted((out / "1").glob("page-*.png"))
+    assert decode([Image.open(p) for p in pages], geometry).text == text
 
 
 def test_explicit_cell_and_page_over_the_threshold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,3 +95,25 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "WxH" in capsys.readouterr().err
     assert main(["snapshot", str(tmp_path / "missing.txt"), "--model", "gpt-4o"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_experiment_pages_dry_run_prices_the_pages_and_sends_nothing(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "notes.txt"
+    source.write_text("def f(x):\n    return x + 1\n" * 200, encoding="utf-8")
+    out = tmp_path / "pages.jsonl"
+    assert main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "claude-sonnet-4.5", "-n", "2",
+                 "--dry-run", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("notes  anthropic claude-sonnet-4.5 x2  ~") and "nothing was sent" in printed
+    assert "2 replies, estimated $" in printed and not out.exists()
+
+
+def test_experiment_pages_names_a_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiment-pages", str(tmp_path / "absent.txt"), "--wire", "anthropic", "--model", "m",
+                 "--dry-run"]) == 2
+    assert "absent.txt: no such file" in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    assert main(["experiment-pages", str(empty), "--wire", "anthropic", "--model", "m", "--dry-run"]) == 2
+    assert "empty.txt: no text to render" in capsys.readouterr().err

@@ -36,6 +36,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("simulate", "simulate", "replay a corpus under compaction policies: cost, cache, what survives"),
     Command("experiment", "experiment", "ask a model for the next turn at frozen points under each replay mode"),
     Command("experiment-report", "experiment", "the experiment's table: call rates per mode and model"),
+    Command("experiment-pages", "experiment_pages", "have a vision model transcribe glyph pages, scored by CER"),
     Command("report", "report", "execute the notebooks over a corpus into a self-contained HTML report"),
 )
 """Subcommands in the order ``--help`` lists them."""

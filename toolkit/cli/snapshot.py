@@ -1,4 +1,4 @@
-"""``toolkit snapshot FILE --model M [-o DIR] [--cell C] [--page WxH] [--json]``: render a text
+"""``toolkit snapshot FILE --model M [-o DIR] [--cell C] [--page WxH] [--reflow] [--json]``: render a text
 (or the middle of a corpus file's longest session) into glyph pages for a model, write the PNGs,
 and print what they cost, what they save and what survives the provider's resize."""
 
@@ -15,10 +15,10 @@ from toolkit.corpus import detect, load
 from toolkit.errors import InvalidInput, MissingPath
 from toolkit.snapshot.compact import compact, turns
 from toolkit.snapshot.font import cells
-from toolkit.snapshot.geometry import Geometry
+from toolkit.snapshot.geometry import Geometry, preset
 from toolkit.snapshot.legibility import READER_ROWS, Assessment, assess
 from toolkit.snapshot.render import Passage, render
-from toolkit.snapshot.tradeoff import geometry_for
+from toolkit.snapshot.tradeoff import choose, geometry_for
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--cell", help="glyph cell, e.g. 7x14 or dejavu-aa-7x14 (default: the cell the independent readers can read, "
                         "from toolkit.snapshot.tradeoff)")
     parser.add_argument("--page", help="page size WxH (default: the model's preset)")
+    parser.add_argument("--reflow", action="store_true",
+                        help="run lines on across full rows, each line break drawn as a mark (default: a row per line); "
+                        "the page is the one the search picks for reflowed rows")
     parser.add_argument("--head", type=int, default=2, help="messages kept verbatim at the start (corpus files)")
     parser.add_argument("--tail", type=int, default=6, help="messages kept verbatim at the end (corpus files)")
     parser.add_argument("--readers", default="rapidocr,tesseract",
@@ -62,7 +65,8 @@ def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str |
 def run(args: argparse.Namespace) -> int:
     if args.cell and args.cell not in cells():
         raise InvalidInput(f"--cell: no glyph cell {args.cell!r}; cells: {', '.join(cells())}")
-    geometry = geometry_for(args.model, args.cell)
+    geometry = (preset(args.model, args.cell or choose(args.model), reflow=True).geometry if args.reflow
+                else geometry_for(args.model, args.cell))
     if args.page:
         geometry = geometry.with_page(*_size(args.page, "--page"))
     if not args.file.is_file():
@@ -92,7 +96,7 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
         return
     for key in ("model", "cell", "page", "pages", "chars", "uncovered_chars", "image_tokens", "tokens_evidence",
                 "tokens_source", "platform", "text_tokens",
-                "compression", "resized", "seen_size", "seen_evidence", "legibility", "reader_cer", "control_cer",
+                "compression", "fill", "reflow", "resized", "seen_size", "seen_evidence", "legibility", "reader_cer", "control_cer",
                 "legible", "source"):
         print(f"{key:16s}{data[key]}")
     for reading in result.legibility.readings:

@@ -12,6 +12,11 @@ instructions removed) are DejaVu Sans Mono anti-aliased by FreeType, stored as 8
 255 = full ink, exactly as FreeType rendered them (``Font.grey`` says which kind a cell is); OCR
 engines read them far better than any 1-bit cell of the same size.
 
+East Asian Wide and Fullwidth characters (CJK, kana, Hangul, fullwidth forms) take two cells: a
+cell with a wide sheet (``"wide"`` in its atlas entry: GNU Unifont's double-width glyphs scaled to
+two cells of the cell's height) draws each as a left and a right half glyph, ``Font.pairs`` names
+the character a pair of halves shows, and the other cells leave them uncovered, as emoji stay in every cell.
+
 Identical bitmaps are one glyph: Latin ``A``, Greek ``Α`` and Cyrillic ``А`` look the same in these
 fonts, so no reader of pixels can tell them apart. Each such set is a *class*, decoded as its
 representative (the ASCII member when there is one, else the lowest code point), and accuracy
@@ -20,6 +25,7 @@ counts a class as one character. ``Font.homoglyphs`` lists the classes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Iterator
@@ -44,6 +50,13 @@ Ids = npt.NDArray[np.int32]
 
 MARKS: tuple[str, ...] = ("uncovered", "continuation", "tab", "trailing", "header", "end")
 """The snapshot's own marks, stored after the font's glyphs (``fonts/build_atlas.py``)."""
+
+BREAK_SHAPE = "\u00ac"
+"""The character whose bitmap, lowered by ``BREAK_DROP`` pixels, is the line-break mark of reflowed
+rows (``Geometry.reflow``): a NOT SIGN ``¬`` sitting low in its cell, like the hook of a return key. It
+is the face's own glyph moved, so it matches the face's stroke; moved, it is no character's bitmap,
+so the atlas decode tells it from a ``¬`` of the text."""
+BREAK_DROP = 2
 
 UNCOVERED_CHAR = "\ue000"
 """What decoding returns for a cell showing the uncovered mark. A private-use code point: text in
@@ -94,6 +107,16 @@ class Font:
     """The glyph of the space character (and every other empty bitmap)."""
     greater: int
     """``>``: a header row's first cell, before the row is inverted into the header mark."""
+    right: Ids = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    """Code point → the glyph of a wide character's right cell (its left cell is ``lookup``'s), -1
+    for a character one cell wide; empty in a cell without a wide sheet."""
+    pairs: dict[tuple[int, int], str] = dataclasses.field(default_factory=dict)
+    """(left glyph, right glyph) → the wide character the two cells draw."""
+    half: Bitmaps = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Glyph id → one half of a wide character (no narrow character's bitmap)."""
+    line_break: int = -1
+    """The line-break mark of reflowed rows (``BREAK_SHAPE`` lowered): derived at load, not stored in
+    the atlas, and kept out of ``MARKS`` because, unlike them, it is shown to the readers."""
     grey: bool = False
     """Anti-aliased: ``glyphs`` are uint8 coverage, pages are greyscale."""
 
@@ -101,6 +124,10 @@ class Font:
     def covered(self) -> int:
         """How many code points the font draws."""
         return int(np.count_nonzero(self.lookup != self.uncovered))
+
+    def wide(self, char: str) -> bool:
+        """Drawn two cells wide."""
+        return bool(len(self.right)) and bool(self.right[ord(char)] >= 0)
 
     def covers(self, char: str) -> bool:
         return bool(self.lookup[ord(char)] != self.uncovered)
@@ -115,7 +142,7 @@ class Font:
         representative, uncovered ones by ``UNCOVERED_CHAR``; newlines and tabs kept."""
         out = []
         for char in text:
-            if char in "\n\t":
+            if char in "\n\t" or self.wide(char):
                 out.append(char)
             else:
                 out.append(self.chars[int(self.lookup[ord(char)])])
@@ -176,14 +203,8 @@ def load(cell: str = "4x6") -> Font:
         raise NotFound(f"no glyph cell {cell!r}; cells: {', '.join(cells_)}")
     meta = cells_[cell]
     width, height, columns = int(meta["width"]), int(meta["height"]), int(meta["columns"])
-    png = FONTS.joinpath(str(meta["file"])).read_bytes()
     grey = meta.get("mode", "1") == "L"
-    sheet: Glyphs
-    if grey:
-        sheet = 255 - np.array(Image.open(BytesIO(png)).convert("L"), dtype=np.uint8)
-    else:
-        sheet = ~np.array(Image.open(BytesIO(png)).convert("1"), dtype=bool)
-    codepoints = [first + i for first, length in meta["codepoints"] for i in range(length)]
+    sheet, codepoints = _sheet(meta, grey)
     total = len(codepoints) + len(MARKS)
     rows = sheet.reshape(sheet.shape[0] // height, height, columns, width).transpose(0, 2, 1, 3)
     stack = rows.reshape(-1, height, width)[:total]
@@ -215,6 +236,15 @@ def load(cell: str = "4x6") -> Font:
             chars.append(UNCOVERED_CHAR)
         else:
             chars.append("")
+    right, pairs = _wide(meta, glyphs, members, chars, unique, lookup, grey)
+    half = np.zeros(len(glyphs) + 1, dtype=bool)
+    half[[glyph for pair in pairs for glyph in pair]] = True
+    half[int(lookup[ord(" ")])] = False
+    glyphs.append(_lowered(glyphs[int(lookup[ord(BREAK_SHAPE)])], BREAK_DROP))
+    if any((glyphs[-1] == other).all() for other in glyphs[:-1]):
+        raise ValueError(f"atlas {cell}: the line-break mark is some glyph's bitmap")
+    members.append([])
+    chars.append("")
     stacked = np.stack(glyphs)
     bitmaps: Glyphs = stacked.astype(np.uint8, copy=False) if grey else stacked.astype(bool, copy=False)
     return Font(
@@ -223,5 +253,71 @@ def load(cell: str = "4x6") -> Font:
         font=str(meta["font"]), added=frozenset(int(c) for c in meta["added"]),
         blank=int(lookup[ord(" ")]), greater=int(lookup[ord(">")]), uncovered=mark_ids["uncovered"],
         continuation=mark_ids["continuation"], tab=mark_ids["tab"], trailing=mark_ids["trailing"],
-        header=mark_ids["header"], end=mark_ids["end"], grey=grey,
+        header=mark_ids["header"], end=mark_ids["end"], right=right, pairs=pairs, half=half,
+        line_break=len(glyphs) - 1, grey=grey,
     )
+
+
+def _wide(meta: dict[str, object], glyphs: list[Glyphs], members: list[list[str]], chars: list[str],
+          unique: dict[bytes, int], lookup: Ids, grey: bool) -> tuple[Ids, dict[tuple[int, int], str]]:
+    """The cell's wide sheet, if it has one, cut into left and right cells appended to ``glyphs``
+    (identical halves shared; an empty half, as of ``。``, is the space glyph). A wide character
+    whose half is some other narrow character's bitmap, or whose two halves another wide character
+    already has, is left uncovered: a decoder could not tell it apart."""
+    wide = meta.get("wide")
+    if not isinstance(wide, dict):
+        return np.zeros(0, dtype=np.int32), {}
+    width, height, columns = int(str(meta["width"])), int(str(meta["height"])), int(str(wide["columns"]))
+    sheet, codepoints = _sheet(wide, grey)
+    rows = sheet.reshape(sheet.shape[0] // height, height, columns, 2 * width).transpose(0, 2, 1, 3)
+    stack = rows.reshape(-1, height, 2 * width)[:len(codepoints)]
+    narrow = dict(unique)
+    halves: dict[bytes, int] = {}
+    right = np.full(MAX_CODEPOINT, -1, dtype=np.int32)
+    pairs: dict[tuple[int, int], str] = {}
+    for codepoint, bits in zip(codepoints, stack, strict=True):
+        sides = (bits[:, :width], bits[:, width:])
+        keys = [side.tobytes() for side in sides]
+        blank = narrow.get(np.zeros_like(sides[0]).tobytes(), -1)
+        if any(narrow.get(key, blank) != blank for key in keys):
+            continue
+        ids = []
+        for key, side in zip(keys, sides, strict=True):
+            if key in narrow:
+                ids.append(blank)
+                continue
+            if key not in halves:
+                halves[key] = len(glyphs)
+                glyphs.append(np.ascontiguousarray(side))
+                members.append([])
+                chars.append("")
+            ids.append(halves[key])
+        pair = (ids[0], ids[1])
+        if pair in pairs:
+            continue
+        pairs[pair] = chr(codepoint)
+        lookup[codepoint] = ids[0]
+        right[codepoint] = ids[1]
+    return right, pairs
+
+
+def _sheet(entry: dict[str, object], grey: bool) -> tuple[Glyphs, list[int]]:
+    """An atlas sheet (ink high: coverage, or True = ink) and the code points of its glyphs."""
+    png = FONTS.joinpath(str(entry["file"])).read_bytes()
+    sheet: Glyphs
+    if grey:
+        sheet = 255 - np.array(Image.open(BytesIO(png)).convert("L"), dtype=np.uint8)
+    else:
+        sheet = ~np.array(Image.open(BytesIO(png)).convert("1"), dtype=bool)
+    runs = entry["codepoints"]
+    assert isinstance(runs, list)
+    return sheet, [first + i for first, length in runs for i in range(length)]
+
+
+def _lowered(bitmap: Glyphs, pixels: int) -> Glyphs:
+    """``bitmap`` moved down ``pixels`` rows (what falls off the bottom row is merged into it, so no
+    ink is lost in a short cell)."""
+    out = np.zeros_like(bitmap)
+    out[pixels:] = bitmap[:-pixels]
+    out[-1] = np.maximum(out[-1], bitmap[-pixels:].max(axis=0))
+    return out

@@ -34,6 +34,12 @@ sit in the gap ``line_spacing`` leaves below a row, so they need ``line_spacing 
 a glyph: the page still reads back exactly. At their defaults a page is the very page it was before
 the options existed (and ``repr`` leaves them out, so ids derived from it do not move).
 
+``reflow`` changes how much a page holds: a message's source lines run on across rows, every row
+full, each line break drawn as the line-break mark (``font.BREAK_SHAPE``) in the cell the break
+takes. Indentation is kept as drawn: every leading space is a cell, a tab its mark and fill to the
+next stop of its own line, so code reads back exactly and nothing is collapsed. Off by default; the
+page search (``preset(..., reflow=True)``) then counts rows as the characters over the row width.
+
 A gateway-served model follows the model id its route names (``openrouter/anthropic/claude-sonnet-4.5``
 is Claude Sonnet 4.5): ``toolkit.costs.resolve`` strips the route. No page side exceeds
 ``MAX_PAGE_SIDE``.
@@ -84,7 +90,8 @@ class Geometry:
     between rows (light grey, 200/255, on a greyscale cell's 8-bit page; dotted, every other pixel,
     on a 1-bit page, which has no grey); ``header`` draws each message's header row as an inverted
     bar (``"bar"``) or as plain text with a solid rule under it (``"rule"``; the row still starts
-    with the header mark, so the page reads back). Both rules need ``line_spacing >= 1``."""
+    with the header mark, so the page reads back). Both rules need ``line_spacing >= 1``.
+    ``reflow`` runs a message's lines on across full rows, each break drawn as the line-break mark."""
 
     cell: str = "4x6"
     width: int = 1092
@@ -96,6 +103,7 @@ class Geometry:
     gutter: int = GUTTER
     row_rule: bool = False
     header: HeaderStyle = "bar"
+    reflow: bool = False
 
     def __post_init__(self) -> None:
         if self.cell not in cells():
@@ -119,6 +127,8 @@ class Geometry:
             shown.append(f"row_rule={self.row_rule!r}")
         if self.header != "bar":
             shown.append(f"header={self.header!r}")
+        if self.reflow:
+            shown.append(f"reflow={self.reflow!r}")
         return f"Geometry({', '.join(shown)})"
 
     @property
@@ -284,12 +294,12 @@ def _rows(length: npt.NDArray[np.int64], count: npt.NDArray[np.int64],
 
 
 def preset(model: str, cell: str = "4x6", *, margin: int = 2, line_spacing: int = 0,
-           max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Preset:
-    """``geometry_for`` with the numbers behind the choice."""
+           max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool = False) -> Preset:
+    """``geometry_for`` with the numbers behind the choice (``reflow``: for reflowed rows)."""
     family = resolve(model).family.name
     lengths = REFERENCE if sample is None else line_lengths(sample)
-    width, height, columns, score = _search(family, cell, margin, line_spacing, max_side, lengths)
-    geometry = Geometry(cell, width, height, margin, line_spacing, columns=columns)
+    width, height, columns, score = _search(family, cell, margin, line_spacing, max_side, lengths, reflow)
+    geometry = Geometry(cell, width, height, margin, line_spacing, columns=columns, reflow=reflow)
     view = seen(geometry.width, geometry.height, family)
     kind = pricing(family)
     note = ("flat price: the page the model sees at full size that holds the most text" if kind == "flat"
@@ -326,7 +336,7 @@ https://platform.claude.com/docs/en/build-with-claude/vision, page text as captu
 
 @functools.cache
 def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: int,
-            lengths: Lengths) -> tuple[int, int, int, float]:
+            lengths: Lengths, reflow: bool = False) -> tuple[int, int, int, float]:
     """Page size and text columns with the most characters of ``lengths``-shaped text per token
     among the pages the model sees exactly as sent (``toolkit.costs`` reports no shrink); within ``TIE`` of the best, the larger page (fewer
     images). A coarse grid (cell-aligned sides and multiples of 32 px, where provider limits
@@ -348,7 +358,8 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
             cols = (w - 2 * margin - (COLUMN_COUNTS - 1) * GUTTER) // cw // COLUMN_COUNTS
             fitting = int(np.count_nonzero(cols >= MIN_COLUMN_CELLS))  # cols falls as columns rise
             cols = cols[:fitting]
-            layouts[w] = cols, COLUMN_COUNTS[:fitting], _rows(line_length, line_count, cols)
+            needed = -(-chars // cols) if reflow else _rows(line_length, line_count, cols)
+            layouts[w] = cols, COLUMN_COUNTS[:fitting], needed
         return layouts[w]
 
     def score(w: int, h: int) -> tuple[float, int, int] | None:

@@ -23,7 +23,7 @@ from toolkit.snapshot.font import MARKS, Font, Ids, load
 from toolkit.snapshot.geometry import Geometry, seen
 from toolkit.snapshot.readers import Reading, control, readers, sample_rows, strips
 from toolkit.snapshot.readers import read as read_with
-from toolkit.snapshot.render import CONTINUATION, END, HEADER, Page, Passage, filled_rows, read, render
+from toolkit.snapshot.render import CONTINUATION, END, HEADER, Page, Passage, fill, filled_rows, read, render
 
 LEGIBLE_CER = 0.02
 """No page is called legible when its best independent reader's character error rate exceeds 2%
@@ -261,6 +261,8 @@ class Assessment:
     legibility: Legibility
     rows_used: int
     """Rows the text fills over all pages (the end mark's row not counted)."""
+    fill: float = 0.0
+    """Source characters per cell of those rows (``render.fill``)."""
 
     @property
     def compression(self) -> float:
@@ -282,6 +284,7 @@ class Assessment:
             "tokens_evidence": self.tokens_evidence, "tokens_source": self.tokens_source, "platform": self.platform,
             "text_tokens": self.text_tokens, "text_tokens_exact": self.text_tokens_exact,
             "compression": round(self.compression, 3), "compression_full": round(self.compression_full, 3),
+            "fill": round(self.fill, 4), "reflow": self.geometry.reflow,
             "resized": self.resized,
             "seen_size": f"{self.seen_size[0]}x{self.seen_size[1]}", "seen_evidence": self.seen_evidence,
             "legibility": round(self.legibility.accuracy, 6), "lookalike_chars": self.legibility.lookalikes,
@@ -326,7 +329,7 @@ def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,
         tokens_per_page=cost.tokens, tokens_evidence=cost.evidence, tokens_source=str(cost.source), platform=cost.platform,
         text_tokens=words.tokens, text_tokens_exact=words.exact,
         resized=result.seen_size != geometry.size, seen_size=result.seen_size, seen_evidence=result.seen_evidence,
-        legibility=result, rows_used=filled_rows(pages),
+        legibility=result, rows_used=filled_rows(pages), fill=fill(pages),
     )
 
 

@@ -45,8 +45,8 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from toolkit.errors import InvalidInput
-from toolkit.snapshot.font import FONTS, MARKS, load
-from toolkit.snapshot.render import CONTINUATION, TEXT, Page
+from toolkit.snapshot.font import BREAK_SHAPE, FONTS, MARKS, Font, load
+from toolkit.snapshot.render import CONTINUATION, TEXT, Page, cell_text
 
 ROW_HEIGHT = 24
 """Pixels per text row handed to a reader (after the provider's resize, enlarged bicubically).
@@ -80,7 +80,7 @@ class Strip:
     def row(self, index: int) -> Image.Image:
         """One row, cut one cell past its text (an engine's time grows with the width it reads, and
         half of all transcript lines are short)."""
-        right = min(self.image.width, round((len(self.lines[index]) + 1) * self.advance))
+        right = min(self.image.width, round((span(self.lines[index]) + 1) * self.advance))
         bottom = min(self.image.height, round((index + 1) * self.pitch))
         return self.image.crop((0, min(bottom - 1, round(index * self.pitch)), right, bottom))
 
@@ -103,6 +103,12 @@ class Reading:
         return self.errors / self.chars if self.chars else math.nan
 
 
+def span(line: str) -> int:
+    """Cells a row of text takes: two for an East Asian Wide or Fullwidth character (at most one
+    more than drawn, for a wide character the cell cannot draw)."""
+    return len(line) + sum(1 for char in line if unicodedata.east_asian_width(char) in ("W", "F"))
+
+
 class Reader(Protocol):
     """An OCR engine: reads the rows of one strip and says how far its reading is from them."""
 
@@ -118,11 +124,26 @@ class Reader(Protocol):
         ...
 
 
+BREAK_SHOWN = BREAK_SHAPE
+"""What a reflowed row's line-break mark shows a reader (``page_lines``), and the one reading of an
+engine that restores a line break: its mark is a lowered ``¬``, so an engine that reads ``¬`` there
+has seen the break; anything else it reads in that place (``-``, ``_``, nothing) is an edit, so a
+lost break counts in the error. The control rows draw the same ``¬``. A ``¬`` of the text itself
+reads as a break too (the atlas decode tells the two apart; an engine cannot, as the mark is a
+``¬`` moved down two pixels)."""
+
+
 def normalise(text: str) -> str:
     """What a comparison sees: NFKC, no whitespace. Both engines drop and insert spaces in
     monospace text ("Dr David" read as "DrDavid"); counted, spaces alone put the control font's
     error at 3.4% (tesseract) where it is 1.4% without them."""
     return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def restored(reading: str) -> str:
+    """An engine's reading of reflowed rows with its line breaks restored (``BREAK_SHOWN`` back to a
+    newline): the text a reader recovers from them."""
+    return reading.replace(BREAK_SHOWN, "\n")
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -232,7 +253,7 @@ class Tesseract:
 
         if not normalise(" ".join(strip.lines)):
             return ""
-        widest = max(len(line) for line in strip.lines) + 1
+        widest = max(span(line) for line in strip.lines) + 1
         block = strip.image.crop((0, 0, min(strip.image.width, round(widest * strip.advance)), strip.image.height))
         return str(pytesseract.image_to_string(enlarge(block, strip.pitch, self.row_height, self.resample),
                                                config="--psm 6"))
@@ -268,15 +289,32 @@ def shown_chars(cell: str) -> npt.NDArray[np.object_]:
     chars = list(font.chars)
     for mark in MARKS:
         chars[getattr(font, mark)] = " "
+    chars[font.line_break] = BREAK_SHOWN
     return np.array(chars, dtype=object)
 
 
 def page_lines(page: Page) -> list[str]:
-    """Every row of a page in reading order, the snapshot's marks as spaces; header, end and unused
-    rows empty (``unread`` blanks them before a reader sees the page)."""
+    """Every row of a page in reading order, the snapshot's marks as spaces and a reflowed row's
+    line breaks as ``BREAK_SHOWN``; header, end and unused rows empty (``unread`` blanks them before
+    a reader sees the page)."""
     table = shown_chars(page.geometry.cell)
-    return ["".join(table[row]).rstrip() if kind in (TEXT, CONTINUATION) else ""
-            for row, kind in zip(page.grid, page.kinds, strict=True)]
+    font = load(page.geometry.cell)
+    text_rows = np.isin(page.kinds, (TEXT, CONTINUATION))
+    lines = [cell_text(row, table, font) if shown else [] for row, shown in zip(page.grid, text_rows, strict=True)]
+    if len(font.half):
+        for index in np.flatnonzero(text_rows[:-1] & text_rows[1:]):
+            _rejoin(lines, page.grid, int(index), font, page.kinds[index + 1] == CONTINUATION)
+    return ["".join(line).rstrip() for line in lines]
+
+
+def _rejoin(lines: list[list[str]], grid: npt.NDArray[np.int32], index: int, font: Font, marked: bool) -> None:
+    """A wide character cut by a row's end (its left cell last in row ``index``, its right cell
+    first in the next, after the continuation mark when there is one): shown in the row its left cell is in."""
+    start = 1 if marked else 0
+    pair = (int(grid[index, -1]), int(grid[index + 1, start]))
+    if font.half[pair[0]] and pair in font.pairs:
+        lines[index][-1] = font.pairs[pair]
+        lines[index + 1][start] = ""
 
 
 def unread(page: Page) -> npt.NDArray[np.bool_]:
@@ -409,7 +447,7 @@ def control(lines: Sequence[str], font_path: Path = CONTROL_FONT, size: int = CO
     ascent, descent = font.getmetrics()
     pitch = ascent + descent
     advance = font.getlength("M")
-    width = max(8, round(advance * max((len(line) for line in lines), default=1)))
+    width = max(8, round(advance * max((span(line) for line in lines), default=1)))
     image = Image.new("L", (width, pitch * max(1, len(lines))), 255)
     pen = ImageDraw.Draw(image)
     for i, line in enumerate(lines):

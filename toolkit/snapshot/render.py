@@ -13,6 +13,11 @@ the pixels alone, so a page can be decoded and compared with what was drawn:
   ``Geometry.header == "rule"``, plain text after the header mark with a solid rule under it;
 - with ``Geometry.row_rule``, a faint rule runs in the gap between two rows of text (not after the
   last, nor under a header, whose own style marks it);
+- with ``Geometry.reflow``, a message's lines run on across full rows instead: each line break is
+  the *line-break* mark (``Font.line_break``) in a cell of its own, no row starts with the
+  continuation mark, and decoding splits the message's cells at the marks;
+- a wide character (``Font.wide``) takes two cells, its left and right half, and may be cut by a
+  row's end like any other run of cells; decoding joins the halves (``cell_text``);
 - a character the font cannot draw is the *uncovered* mark (an inverted ``?``), and is counted;
 - the first unused row of the last page starts with the *end* mark.
 
@@ -45,7 +50,10 @@ TEXT, CONTINUATION, HEADER, END, UNUSED = 0, 1, 2, 3, 4
 
 _TAB = 0x110000
 _FILL = 0x110001
-"""Internal code values past U+10FFFF for a tab's mark and the blank cells after it."""
+_BREAK = 0x110002
+_RIGHT = 0x110003
+"""Internal code values past U+10FFFF for a tab's mark, the blank cells after it, a reflowed
+row's line-break mark and the right cell of a wide character."""
 
 
 
@@ -153,7 +161,7 @@ def _padded(cell: str, line_spacing: int) -> Glyphs:
 def _lookup(cell: str) -> Ids:
     """The font's lookup extended with the internal tab and fill codes."""
     font = load(cell)
-    return np.concatenate([font.lookup, np.array([font.tab, font.blank], dtype=np.int32)])
+    return np.concatenate([font.lookup, np.array([font.tab, font.blank, font.line_break, font.blank], dtype=np.int32)])
 
 
 @functools.cache
@@ -165,7 +173,9 @@ def lookalike(cell: str) -> Bitmaps:
     representative = np.array([ord(c) if len(c) == 1 else -1 for c in font.chars], dtype=np.int64)
     table = _lookup(cell)
     out: Bitmaps = shared[table] & (representative[table] != np.arange(len(table)))
-    out[[_TAB, _FILL]] = False  # the layout's own cells: a tab's mark and the blanks after it
+    out[[_TAB, _FILL, _BREAK, _RIGHT]] = False  # the layout's own cells and a wide character's right cell
+    if len(font.right):
+        out[np.flatnonzero(font.right >= 0)] = False  # its two cells tell it (a blank half is the space glyph)
     return out
 
 
@@ -274,8 +284,17 @@ class _Rows:
     uncovered_rows: npt.NDArray[np.int64]
 
 
-def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
-    """Code points of ``text``; each tab replaced by its mark and the fill up to the next stop."""
+def _codepoints(text: str, tab_size: int, right: Ids) -> npt.NDArray[np.uint32]:
+    """Code points of ``text``, one per cell: each tab replaced by its mark and the fill up to the
+    next stop, each wide character (``right``, ``Font.right``) followed by its right cell."""
+    codes = _tabbed(text, tab_size, right)
+    if not len(right) or not len(codes):
+        return codes
+    wide = np.flatnonzero(right[np.minimum(codes, len(right) - 1)] >= 0)
+    return np.insert(codes, wide + 1, _RIGHT) if len(wide) else codes
+
+
+def _tabbed(text: str, tab_size: int, right: Ids) -> npt.NDArray[np.uint32]:
     if "\t" not in text:
         return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     pieces: list[npt.NDArray[np.uint32]] = []
@@ -283,8 +302,9 @@ def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
         column = 0
         parts = line.split("\t")
         for part in parts[:-1]:
-            pieces.append(np.frombuffer(part.encode("utf-32-le", "surrogatepass"), dtype=np.uint32))
-            column += len(part)
+            codes = np.frombuffer(part.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            pieces.append(codes)
+            column += len(part) + (int((right[codes] >= 0).sum()) if len(right) else 0)
             width = tab_size - column % tab_size
             pieces.append(np.array([_TAB] + [_FILL] * (width - 1), dtype=np.uint32))
             column += width
@@ -293,24 +313,18 @@ def _codepoints(text: str, tab_size: int) -> npt.NDArray[np.uint32]:
     return np.concatenate(pieces)[:-1]
 
 
-def _layout(text: str, font: Font, cols: int, tab_size: int) -> _Rows:
+def _layout(text: str, font: Font, cols: int, tab_size: int, reflow: bool = False) -> _Rows:
     """Rows of one message body (vectorised over characters)."""
-    codes = _codepoints(text, tab_size)
-    ids = _lookup(font.cell)[codes]
+    ids, codes = _cells(text, font, tab_size)
     n = len(codes)
     newline = codes == 10
+    if reflow:
+        return _reflowed(codes, _trailing(codes, ids, newline, font), newline, font, cols)
+    ids = _trailing(codes, ids, newline, font)
     breaks = np.flatnonzero(newline)
     starts = np.concatenate([[0], breaks + 1])
-    ends = np.concatenate([breaks, [n]])
-    lengths = ends - starts
+    lengths = np.concatenate([breaks, [n]]) - starts
     line_of = np.cumsum(newline) - newline
-    position = np.arange(n)
-    inked = np.where((ids != font.blank) & ~newline, position, -1)
-    last_inked = np.maximum.accumulate(inked) if n else inked
-    last = np.where(lengths > 0, last_inked[np.maximum(ends - 1, 0)] if n else -1, -1)
-    last = np.maximum(last, starts - 1)
-    trailing = (position > last[line_of]) & ~newline & (codes != _FILL)
-    ids = np.where(trailing, font.trailing, ids)
     wraps = np.where(lengths > cols, (lengths - cols + cols - 2) // (cols - 1), 0)
     per_line = 1 + wraps
     first_row = np.concatenate([[0], np.cumsum(per_line)[:-1]])
@@ -332,18 +346,70 @@ def _layout(text: str, font: Font, cols: int, tab_size: int) -> _Rows:
     char_rows = np.empty(n, dtype=np.int64)
     char_rows[cells] = row
     char_rows[breaks] = first_row[:-1] + per_line[:-1] - 1
-    counted = codes != _FILL
+    counted = (codes != _FILL) & (codes != _RIGHT)
     uncovered = (ids == font.uncovered) & counted & ~newline
     return _Rows(grid, kinds, text_cells, lookalikes, char_rows[counted], char_rows[uncovered])
+
+
+def _trailing(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: Font) -> Ids:
+    """``ids`` with the blank characters at the end of each line as the trailing mark."""
+    n = len(codes)
+    breaks = np.flatnonzero(newline)
+    starts = np.concatenate([[0], breaks + 1])
+    ends = np.concatenate([breaks, [n]])
+    line_of: npt.NDArray[np.int64] = np.cumsum(newline) - newline
+    position = np.arange(n)
+    inked = np.where(((ids != font.blank) | (codes == _RIGHT)) & ~newline, position, -1)
+    last_inked = np.maximum.accumulate(inked) if n else inked
+    last = np.where(ends > starts, last_inked[np.maximum(ends - 1, 0)] if n else -1, -1)
+    last = np.maximum(last, starts - 1)
+    trailing = (position > last[line_of]) & ~newline & (codes != _FILL) & (codes != _RIGHT)
+    return np.where(trailing, font.trailing, ids).astype(np.int32)
+
+
+def _reflowed(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: Font, cols: int) -> _Rows:
+    """Rows of one message body run on: every cell in reading order, a line break its own cell."""
+    n = len(codes)
+    ids = np.where(newline, font.line_break, ids).astype(np.int32)
+    total = max(1, -(-n // cols))
+    position = np.arange(n)
+    grid = np.full(total * cols, font.blank, dtype=np.int32)
+    grid[:n] = ids
+    text_cells = np.zeros(total * cols, dtype=bool)
+    text_cells[:n] = True
+    lookalikes = np.zeros(total * cols, dtype=bool)
+    lookalikes[:n] = lookalike(font.cell)[np.where(newline, _BREAK, codes)]
+    row = position // cols
+    counted = (codes != _FILL) & (codes != _RIGHT)
+    uncovered = (ids == font.uncovered) & counted
+    return _Rows(grid.reshape(total, cols), np.full(total, TEXT, dtype=np.int8), text_cells.reshape(total, cols),
+                 lookalikes.reshape(total, cols), row[counted], row[uncovered])
 
 
 def _header(label: str, font: Font, cols: int) -> Ids:
     clean = " ".join(label.split())[: cols - 2]
     row = np.full(cols, font.blank, dtype=np.int32)
     row[0] = font.header
-    ids = font.ids(clean)
+    ids = _cells(clean, font, 1)[0][: cols - 2]
     row[2:2 + len(ids)] = ids
     return row
+
+
+def _cells(text: str, font: Font, tab_size: int) -> tuple[Ids, npt.NDArray[np.uint32]]:
+    """Glyph ids and code points of ``text``'s cells (a wide character's right cell its right half)."""
+    codes = _codepoints(text, tab_size, font.right)
+    ids = _lookup(font.cell)[codes]
+    halves = np.flatnonzero(codes == _RIGHT)
+    ids[halves] = font.right[codes[halves - 1]]
+    return ids, codes
+
+
+def fill(pages: Sequence[Page]) -> float:
+    """Source characters per cell of the rows the text fills (a newline counts: in reflowed rows it
+    is the line-break mark's cell, in rows per line the row's end): how much of what is paid for
+    carries text."""
+    rows = filled_rows(pages)
+    return sum(page.chars for page in pages) / (rows * pages[0].geometry.cols) if rows else 0.0
 
 
 def filled_rows(pages: Sequence[Page]) -> int:
@@ -385,7 +451,7 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
             alike.append(np.zeros((1, cols), dtype=bool))
             turn_rows.append(np.array([index], dtype=np.int64))
             row0 += 1
-        body = _layout(turn.text, font, cols, geometry.tab_size)
+        body = _layout(turn.text, font, cols, geometry.tab_size, geometry.reflow)
         grids.append(body.grid)
         kinds.append(body.kinds)
         masks.append(body.text_cells)
@@ -640,7 +706,9 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
         segments.clear()
         if not turns:
             turns.append((None, []))
-        turns[-1][1].append(_line_text(ids, chars, font, geometry.tab_size))
+        lines = np.split(ids, np.flatnonzero(ids == font.line_break)) if geometry.reflow else [ids]
+        for k, line in enumerate(lines):
+            turns[-1][1].append(_line_text(line[1:] if k else line, chars, font, geometry.tab_size))
 
     for image in images:
         pixels = (image.levels if font.grey else image.ink) if isinstance(image, Page) else image
@@ -650,10 +718,12 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
                 break
             if kind == HEADER:
                 finish_line()
-                label = "".join(chars[row[1:]]).strip()
+                label = "".join(cell_text(row[1:], chars, font)).strip()
                 turns.append((label, []))
             elif kind == CONTINUATION:
                 segments.append(row[1:])
+            elif geometry.reflow and segments:
+                segments.append(row)
             else:
                 finish_line()
                 segments.append(row)
@@ -661,9 +731,36 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
     return Decoded(tuple((label, "\n".join(lines)) for label, lines in turns))
 
 
+def cell_text(ids: Ids, table: npt.NDArray[np.object_], font: Font) -> list[str]:
+    """What each cell of a run of cells shows (``table``: glyph id → text): a wide character in its
+    left cell, ``""`` in its right one; half of a wide character whose other half is not beside it
+    (cut off by a misread) shows the uncovered mark's text."""
+    shown: list[str] = table[ids].tolist()
+    if not len(font.half) or not font.half[ids].any():
+        return shown
+    position = 0
+    while position < len(ids):
+        glyph = int(ids[position])
+        if font.half[glyph]:
+            after = int(ids[position + 1]) if position + 1 < len(ids) else font.blank  # a blank right half trimmed
+            if (char := font.pairs.get((glyph, after))) is not None:
+                shown[position] = char
+                if position + 1 < len(ids):
+                    shown[position + 1] = ""
+                position += 2
+                continue
+            if position and ids[position - 1] == font.blank and (char := font.pairs.get((font.blank, glyph))):
+                shown[position - 1], shown[position] = char, ""  # a wide character with a blank left half
+            else:
+                shown[position] = table[font.uncovered]
+        position += 1
+    return shown
+
+
 def _line_text(ids: Ids, chars: npt.NDArray[np.object_], font: Font, tab_size: int) -> str:
+    shown = cell_text(ids, chars, font)
     if font.tab not in ids:
-        return "".join(chars[ids])
+        return "".join(shown)
     out: list[str] = []
     skip = 0
     for position, glyph in enumerate(ids):
@@ -674,5 +771,5 @@ def _line_text(ids: Ids, chars: npt.NDArray[np.object_], font: Font, tab_size: i
             out.append("\t")
             skip = tab_size - position % tab_size - 1
         else:
-            out.append(chars[glyph])
+            out.append(shown[position])
     return "".join(out)

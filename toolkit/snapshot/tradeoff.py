@@ -171,7 +171,8 @@ def choose(model: str) -> str:
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
            names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True,
-           row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",)) -> pl.DataFrame:
+           row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",),
+           reflows: Sequence[bool] = (False,)) -> pl.DataFrame:
     """Every candidate page for ``model``, rendered with ``sample`` and read by the independent readers
     at the size the model's encoder sees it, against the control. Slow: each candidate is read anew.
 
@@ -193,12 +194,14 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
         progress: Show a progress bar.
         row_rules: Whether a rule is drawn between rows, each value tried.
         headers: The header row styles to try.
+        reflows: The layouts to try: with ``True``, rows reflowed on the page the search picks for
+            them (``Geometry.reflow``; the readers are charged for every line break they miss).
 
     Returns:
-        Columns: model, cell, face, line_spacing, row_rule, header, page, columns, seen_size,
-        seen_evidence, compression (the last page as it is), compression_full (pages filled),
-        reader, reader_cer, control_cer, excess, frontier (no other candidate compresses more at no
-        greater excess).
+        Columns: model, cell, face, line_spacing, row_rule, header, reflow, fill, page, columns,
+        seen_size, seen_evidence, compression (the last page as it is), compression_full (pages
+        filled), reader, reader_cer, control_cer, excess, frontier (no other candidate compresses
+        more at no greater excess).
 
     Raises:
         InvalidInput: A name in ``names`` is no reader."""
@@ -208,18 +211,19 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     from toolkit.snapshot.legibility import assess
 
     styles = [header_style(name) for name in headers]
-    grid = [(cell, spacing, rule, style) for cell in (cell_names or cells()) for spacing in line_spacings
-            for rule in row_rules for style in styles if spacing >= 1 or not (rule or style == "rule")]
+    grid = [(cell, spacing, rule, style, flow) for cell in (cell_names or cells()) for spacing in line_spacings
+            for rule in row_rules for style in styles for flow in reflows
+            if spacing >= 1 or not (rule or style == "rule")]
     text: str | list[Passage] = as_messages(sample) if any(style != "bar" for style in styles) else sample
     rows = []
-    for cell, spacing, rule, style in tqdm(grid, desc=f"pages for {model}", disable=not progress):
-        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample).geometry,
+    for cell, spacing, rule, style, flow in tqdm(grid, desc=f"pages for {model}", disable=not progress):
+        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample, reflow=flow).geometry,
                            row_rule=rule, header=style)
         found = assess(text, geometry, model, reader_names=names, reader_rows=reader_rows)
         read_ = found.legibility
         rows.append({
             "model": model, "cell": cell, "face": face(cell), "line_spacing": spacing,
-            "row_rule": rule, "header": style,
+            "row_rule": rule, "header": style, "reflow": flow, "fill": found.fill,
             "page": f"{geometry.width}x{geometry.height}", "columns": geometry.columns,
             "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
             "compression": found.compression, "compression_full": found.compression_full,
@@ -230,6 +234,36 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
                                                  "excess": pl.Float64})
     return frame.with_columns(frontier=pl.Series(frontier(frame["compression_full"].to_list(),
                                                           frame["excess"].to_list())))
+
+
+def layouts(sample: str, model: str, names: Sequence[str] = ("rapidocr", "tesseract"),
+            reader_rows: int | None = 120, cell: str | None = None) -> pl.DataFrame:
+    """Rows per line against reflowed rows on the same text: the model's preset page (in ``cell``, or
+    the chosen one) laid out for ``sample`` with one source line per row (``"lines"``), the same page
+    with the rows reflowed (``"reflow"``), and the page the search picks for reflowed rows
+    (``"reflow-page"``), each read by every named reader on ``reader_rows`` rows (a reflowed row's
+    breaks shown as ``readers.BREAK_SHOWN``, so a break a reader misses is an edit). One row per layout
+    and reader. Columns: model, layout, cell, page, columns, fill, compression_full, reader,
+    chars_read, reader_cer, control_cer, excess."""
+    import polars as pl
+
+    from toolkit.snapshot.legibility import assess
+
+    chosen = cell or choose(model)
+    lines = cell_preset(model, chosen, sample=sample).geometry
+    candidates_ = (("lines", lines), ("reflow", replace(lines, reflow=True)),
+                   ("reflow-page", cell_preset(model, chosen, sample=sample, reflow=True).geometry))
+    rows = []
+    for name, geometry in candidates_:
+        found = assess(sample, geometry, model, reader_names=names, reader_rows=reader_rows)
+        for reading_, floor in zip(found.legibility.readings, found.legibility.controls, strict=True):
+            rows.append({
+                "model": model, "layout": name, "cell": geometry.cell, "page": f"{geometry.width}x{geometry.height}",
+                "columns": geometry.columns, "fill": found.fill, "compression_full": found.compression_full,
+                "reader": reading_.reader, "chars_read": reading_.chars, "reader_cer": reading_.cer,
+                "control_cer": floor.cer, "excess": reading_.cer - floor.cer,
+            })
+    return pl.DataFrame(rows)
 
 
 MESSAGE_CHARS = 400

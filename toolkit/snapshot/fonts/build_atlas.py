@@ -12,7 +12,9 @@ Faces (PCF files under /usr/share/fonts/X11/misc/ unless ``--fonts`` says otherw
 - Terminus Font, normal and bold (``ter-u12n_unicode.pcf.gz`` ...), SIL OFL 1.1;
 - Spleen (``spleen-5x8.pcf.gz`` ...), BSD-2-Clause;
 - GNU Unifont (``unifont.pcf.gz``), SIL OFL 1.1 or GPL-2+ with the font embedding exception: its
-  single-width glyphs only (double-width CJK glyphs do not fit one cell and stay uncovered);
+  single-width glyphs as the ``unifont-8x16`` cell; and its double-width glyphs, area-averaged down
+  to two cells of each cell of ``WIDE_CELLS``, as that cell's wide sheet (``<cell>-wide.png``, the
+  ``"wide"`` entry of the cell): East Asian Wide and Fullwidth characters drawn two cells wide;
 - DejaVu Sans Mono (``DejaVuSansMono.ttf`` beside this script) rasterised by FreeType through
   Pillow, 1-bit and hinted, at the pixel sizes of ``DEJAVU_SIZES``; and anti-aliased (8-bit
   coverage, Pillow's ``"L"`` mode) at the sizes of ``GREY_SIZES``, hinted (``dejavu-aa-WxH``) and
@@ -150,8 +152,9 @@ class Face:
     grey: bool = False
 
 
-def _read_pcf(data: bytes, origin: str) -> Face:
-    """A PCF font's glyphs placed in character cells (format as in X.Org libXfont ``pcfread.c``)."""
+def _read_pcf(data: bytes, origin: str, span: int = 1) -> Face:
+    """A PCF font's glyphs placed in character cells (format as in X.Org libXfont ``pcfread.c``);
+    with ``span=2``, only its double-width glyphs, each in a cell two cells wide."""
     if data[:4] != b"\x01fcp":
         raise InvalidInput(f"{origin}: not a PCF file")
     (count,) = struct.unpack_from("<i", data, 4)
@@ -172,7 +175,7 @@ def _read_pcf(data: bytes, origin: str) -> Face:
     metrics = _metrics(data, *table(_METRICS))
     bitmaps = _bitmaps(data, metrics, *table(_BITMAPS))
     encoding = _encoding(data, *table(_ENCODINGS)[1:])
-    width = int(properties["AVERAGE_WIDTH"]) // 10
+    width = int(properties["AVERAGE_WIDTH"]) // 10 * span
     height = ascent + descent
     glyphs: dict[int, Glyph] = {}
     for codepoint, index in encoding.items():
@@ -385,6 +388,60 @@ def _cell(face: Face, out: Path) -> dict[str, object]:
         "font": face.font, "copyright": face.copyright,
     }
     return {**entry, "mode": "L"} if face.grey else entry
+
+
+WIDE_CELLS: tuple[str, ...] = ("dejavu-aa-fullhint-6x11",)
+"""Cells that draw East Asian Wide and Fullwidth characters (two cells each): the preset cell."""
+WIDE_SETS: tuple[tuple[str, Callable[[int], bool]], ...] = (
+    ("gb2312", lambda cp: True), ("iso2022_jp", lambda cp: True), ("euc_kr", lambda cp: 0xAC00 <= cp <= 0xD7A3),
+)
+"""Which wide characters a wide sheet holds: those of GB 2312 (simplified Chinese), JIS X 0208
+(Japanese kanji, kana and symbols) and the Hangul syllables of KS X 1001, the national standard sets
+that cover everyday text; Unifont's other wide glyphs (rare ideographs, emoji) stay uncovered and
+counted, which keeps the sheet to a few hundred kilobytes."""
+
+
+def _in_wide_sets(codepoint: int) -> bool:
+    char = chr(codepoint)
+    if unicodedata.east_asian_width(char) not in ("W", "F"):
+        return False
+    for codec, keep in WIDE_SETS:
+        try:
+            char.encode(codec)
+        except UnicodeEncodeError:
+            continue
+        if keep(codepoint):
+            return True
+    return False
+
+
+def wide_sheet(cell: dict[str, object], name: str, unifont: Path, out: Path) -> dict[str, object]:
+    """Write ``<name>-wide.png``: Unifont's double-width glyphs of the ``WIDE_SETS`` scaled by area
+    averaging to two cells of ``cell`` (8-bit coverage in a greyscale cell, else ink from half
+    coverage up); returns the cell's ``"wide"`` entry. Blank glyphs (the ideographic space) are left out."""
+    face = _read_pcf(gzip.decompress(unifont.read_bytes()), str(unifont), span=2)
+    width, height = 2 * int(str(cell["width"])), int(str(cell["height"]))
+    grey = cell.get("mode") == "L"
+    order: list[int] = []
+    stack: list[Coverage] = []
+    for codepoint in sorted(face.glyphs):
+        bits = face.glyphs[codepoint]
+        if not (_kept(codepoint) and _in_wide_sets(codepoint)) or not bits.any():
+            continue
+        scaled = Image.fromarray(bits.astype(np.uint8) * 255).resize((width, height), Image.Resampling.BOX)
+        coverage = np.asarray(scaled, dtype=np.uint8)
+        order.append(codepoint)
+        stack.append(coverage if grey else np.where(coverage >= 128, 255, 0).astype(np.uint8))
+    columns = ATLAS_COLUMNS // 2
+    rows = (len(stack) + columns - 1) // columns
+    sheet = np.zeros((rows * height, columns * width), dtype=np.uint8)
+    for i, glyph in enumerate(stack):
+        r, c = divmod(i, columns)
+        sheet[r * height:(r + 1) * height, c * width:(c + 1) * width] = glyph
+    image = Image.fromarray(255 - sheet) if grey else Image.fromarray(sheet < 128)
+    image.save(out / f"{name}-wide.png", optimize=True)
+    return {"file": f"{name}-wide.png", "columns": columns, "glyphs": len(order), "codepoints": _runs(order),
+            "font": f"{face.font}, double-width glyphs scaled to {width}x{height}", "copyright": face.copyright}
 
 
 def _pcf(path: Path, family: str) -> Face:
@@ -604,6 +661,10 @@ def build(fonts: Path, out: Path) -> dict[str, object]:
         cells[face.name] = {**_cell(face, out), "face": family}
     for family, face in grey:
         cells[face.name] = {**_cell(face, out), "face": family}
+    for name in WIDE_CELLS:
+        entry = cells[name]
+        assert isinstance(entry, dict)
+        entry["wide"] = wide_sheet(entry, name, fonts / "unifont.pcf.gz", out)
     faces = {name: {"package": family.package, "version": _version(family.package), "licence": family.licence,
                     "notice": family.notice} for name, family in FAMILIES.items()}
     atlas: dict[str, object] = {
@@ -635,10 +696,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE, help="where to write the atlas")
     parser.add_argument("--full-hinting", nargs=4, metavar=("TTF", "SIZE", "TOP", "BOTTOM"),
                         help=f"internal: write one fully hinted face as .npz (needs FREETYPE_PROPERTIES={FULL_HINTING})")
+    parser.add_argument("--wide-only", action="store_true",
+                        help="only (re)write the wide sheets of WIDE_CELLS into the existing atlas.json")
     args = parser.parse_args(argv)
     if args.full_hinting:
         ttf, size, top, bottom = args.full_hinting
         _write_full_hinted(Path(ttf), int(size), int(top), int(bottom))
+        return 0
+    if args.wide_only:
+        path = args.out / "atlas.json"
+        atlas = json.loads(path.read_text("utf-8"))
+        for name in WIDE_CELLS:
+            atlas["cells"][name]["wide"] = wide_sheet(atlas["cells"][name], name, args.fonts / "unifont.pcf.gz", args.out)
+            print(name, atlas["cells"][name]["wide"]["glyphs"], "wide glyphs")
+        path.write_text(json.dumps(atlas, separators=(",", ":")) + "\n", encoding="utf-8")
         return 0
     atlas = build(args.fonts, args.out)
     cells = atlas["cells"]

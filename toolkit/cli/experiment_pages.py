@@ -1,0 +1,86 @@
+"""``toolkit experiment-pages FILE... --wire W --model M [-n N] [--max-cost USD] [--dry-run]``: have a
+vision model transcribe the glyph pages of each text (``toolkit.experiment.pages``), its replies
+scored by character error rate against the source and appended to a results JSONL; ``--dry-run``
+prices the requests and sends nothing."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.cli.commands import help_for
+from toolkit.errors import InvalidInput, MissingPath
+
+if TYPE_CHECKING:
+    from toolkit.experiment.pages import Sample
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "experiment-pages", help=help_for("experiment-pages"),
+        description="Render each text on the model's preset glyph pages, ask the model through the wire's "
+        "official SDK to transcribe them N times, and append every reply with its character error rate to a "
+        "results JSONL; a rerun skips replies already there. Keys come from the environment only.",
+    )
+    parser.add_argument("texts", nargs="+", type=Path, help="UTF-8 text files, one sample each (named by file stem)")
+    parser.add_argument("--wire", required=True, help="openai-chat, openai-responses, anthropic or gemini")
+    parser.add_argument("--model", required=True, help="the model asked (its preset page is the one drawn)")
+    parser.add_argument("-n", type=int, default=1, help="transcriptions per text (default 1)")
+    parser.add_argument("--chars", type=int, default=4_000,
+                        help="characters of each text sent (default 4000: a page or two)")
+    parser.add_argument("--base-url", help="an OpenAI-compatible server or another endpoint for the wire's SDK")
+    parser.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the key "
+                        "(default: the SDK's own)")
+    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop asking once the reported spend reaches it")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and its cost estimate; send nothing")
+    parser.add_argument("-o", "--output", default="pages.jsonl", metavar="RESULTS",
+                        help="the results JSONL, appended to (default pages.jsonl)")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="K", help="requests in flight (default 4)")
+    parser.add_argument("--max-retries", type=int, default=2, help="the SDK's own retries (default 2)")
+    parser.set_defaults(func=run)
+
+
+def samples(paths: list[Path], chars: int) -> list[Sample]:
+    """One ``Sample`` per file: its first ``chars`` characters, named by its stem."""
+    from toolkit.experiment.pages import Sample
+
+    if chars < 1:
+        raise InvalidInput(f"--chars must be at least 1, got {chars}")
+    out: list[Sample] = []
+    for path in paths:
+        if not path.is_file():
+            raise MissingPath(f"{path}: no such file")
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")[:chars]
+        if not text.strip():
+            raise InvalidInput(f"{path}: no text to render")
+        out.append(Sample(path.stem, text))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.experiment.pages import plan_pages, run_pages
+    from toolkit.experiment.run import Endpoint
+
+    if args.n < 1:
+        raise InvalidInput(f"-n must be at least 1, got {args.n}")
+    chosen = samples(args.texts, args.chars)
+    if args.dry_run:
+        planned = plan_pages(chosen, wire=args.wire, model=args.model, n=args.n)
+        for row in planned.rows():
+            cost = "unpriced" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
+            print(f"{row['sample']}  {row['wire']} {row['model']} x{row['n']}  "
+                  f"~{row['input_tokens']} in + {row['output_tokens']} out  {cost}")
+        unpriced = f" ({planned.unpriced} replies of unpriced models not counted)" if planned.unpriced else ""
+        print(f"{planned.replies} replies, estimated ${planned.cost_usd:.4f} (output assumed at max_tokens)"
+              f"{unpriced}; nothing was sent")
+        return 0
+    endpoint = Endpoint(base_url=args.base_url, api_key_env=args.api_key_env, max_retries=args.max_retries)
+    outcome = run_pages(chosen, args.output, wire=args.wire, model=args.model, n=args.n, endpoint=endpoint,
+                        concurrency=args.concurrency, max_cost=args.max_cost)
+    print(f"{outcome.sent} sent, {outcome.skipped} already done, {outcome.failed} failed, "
+          f"${outcome.spent_usd:.4f} reported in {args.output}", file=sys.stderr)
+    if outcome.stopped:
+        print(f"stopped: {outcome.stopped} ({outcome.unsent} not sent)", file=sys.stderr)
+    return 1 if outcome.failed else 0
