@@ -70,6 +70,21 @@ def workers_option(parser: argparse.ArgumentParser) -> None:
                              "local instance (needs the ray extra: pip install -e '.[ray]')")
 
 
+def sending_options(parser: argparse.ArgumentParser, results: str) -> None:
+    """What every command that asks a model through the official SDKs takes: where to send, the key's
+    variable, the spend cap, the dry run, the results file (``results`` by default) and concurrency."""
+    parser.add_argument("--base-url", help="an OpenAI-compatible server (Ollama: http://localhost:11434/v1) "
+                        "or another endpoint for the wire's SDK")
+    parser.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the key "
+                        "(default: the SDK's own)")
+    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop asking once the reported spend reaches it")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and its cost estimate; send nothing")
+    parser.add_argument("-o", "--output", default=results, metavar="RESULTS",
+                        help=f"the results JSONL, appended to (default {results})")
+    parser.add_argument("--concurrency", type=int, default=4, metavar="K", help="requests in flight (default 4)")
+    parser.add_argument("--max-retries", type=int, default=2, help="the SDK's own retries (default 2)")
+
+
 def require_path(path: str) -> None:
     """Refuse a corpus path that does not exist, so the command exits 2 instead of reporting an
     empty corpus (``load`` collects a missing path as a problem and carries on)."""

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from toolkit.cli.commands import help_for, read_corpus, require_path
+from toolkit.cli.commands import help_for, read_corpus, require_path, sending_options
 from toolkit.errors import NotFound
 
 if TYPE_CHECKING:
@@ -55,16 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--model", required=True, help="the model asked (named in every body)")
     parser.add_argument("--modes", default="text,prose_head,native", help="replay modes, comma-separated")
     parser.add_argument("-n", type=int, default=10, help="replies per point and mode (default 10)")
-    parser.add_argument("--base-url", help="an OpenAI-compatible server (Ollama: http://localhost:11434/v1) "
-                        "or another endpoint for the wire's SDK")
-    parser.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the key "
-                        "(default: the SDK's own)")
-    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop asking once the reported spend reaches it")
-    parser.add_argument("--dry-run", action="store_true", help="print the plan and its cost estimate; send nothing")
-    parser.add_argument("-o", "--output", default="experiment.jsonl", metavar="RESULTS",
-                        help="the results JSONL, appended to (default experiment.jsonl)")
-    parser.add_argument("--concurrency", type=int, default=4, metavar="K", help="requests in flight (default 4)")
-    parser.add_argument("--max-retries", type=int, default=2, help="the SDK's own retries (default 2)")
+    sending_options(parser, "experiment.jsonl")
     parser.set_defaults(func=run)
 
     report = sub.add_parser("experiment-report", help=help_for("experiment-report"),

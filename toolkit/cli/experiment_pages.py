@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.cli.commands import help_for
+from toolkit.cli.commands import help_for, sending_options
 from toolkit.errors import InvalidInput, MissingPath
 
 if TYPE_CHECKING:
@@ -30,15 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("-n", type=int, default=1, help="transcriptions per text (default 1)")
     parser.add_argument("--chars", type=int, default=4_000,
                         help="characters of each text sent (default 4000: a page or two)")
-    parser.add_argument("--base-url", help="an OpenAI-compatible server or another endpoint for the wire's SDK")
-    parser.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the key "
-                        "(default: the SDK's own)")
-    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop asking once the reported spend reaches it")
-    parser.add_argument("--dry-run", action="store_true", help="print the plan and its cost estimate; send nothing")
-    parser.add_argument("-o", "--output", default="pages.jsonl", metavar="RESULTS",
-                        help="the results JSONL, appended to (default pages.jsonl)")
-    parser.add_argument("--concurrency", type=int, default=4, metavar="K", help="requests in flight (default 4)")
-    parser.add_argument("--max-retries", type=int, default=2, help="the SDK's own retries (default 2)")
+    sending_options(parser, "pages.jsonl")
     parser.set_defaults(func=run)
 
 
