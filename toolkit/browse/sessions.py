@@ -74,7 +74,14 @@ def session_row(session: Session) -> SessionRow:
 
 def session_table(corpus: Corpus) -> list[SessionRow]:
     """Every session of ``corpus``, in load order; a subagent whose own records name no version
-    runs in its parent's client, so it takes the parent's."""
+    runs in its parent's client, so it takes the parent's.
+
+    Args:
+        corpus: The loaded corpus.
+
+    Returns:
+        One row per session: id, format, client version (``None`` where the record shows none),
+        messages, model, recorded tokens and cost, parent and file."""
     rows = [session_row(session) for session in corpus.sessions]
     versions = {row.session_id: row.client_version for row in rows if row.parent_session_id is None}
     return [replace(row, client_version=versions.get(row.parent_session_id))

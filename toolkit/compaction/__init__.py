@@ -95,7 +95,18 @@ __all__ = [
 
 
 def load_policy(spec: str) -> Policy:
-    """A built-in policy by name or one read from a TOML file (``toolkit.compaction.policy.load``)."""
+    """A built-in policy by name or one read from a TOML file (``toolkit.compaction.policy.load``).
+
+    Args:
+        spec: A name of ``POLICIES`` (``claude-code-2.1``, ``codex``, ``ladder``...) or the path of a
+            TOML file with a ``[policy]`` table of ``Policy``'s fields.
+
+    Returns:
+        The policy.
+
+    Raises:
+        InvalidInput: ``spec`` names no policy and no file, or the file's fields are not a policy.
+        UnreadableInput: The file is not TOML."""
     from toolkit.compaction.policy import load
 
     return load(spec)

@@ -446,7 +446,14 @@ def summary(frame: pl.DataFrame) -> pl.DataFrame:
     requests cost, inside ``cost_usd``) and what they kept. ``retention`` weighs every
     session by its facts, at its last turn; ``kept_verbatim_chars`` sums each session's last turn;
     ``needed_retention`` is the strict test: of the facts later tool calls quoted, the share still
-    in the context when the call was made."""
+    in the context when the call was made.
+
+    Args:
+        frame: Rows of ``simulate`` or ``simulate_corpus``.
+
+    Returns:
+        One row per policy and model: sessions, turns, compactions, rejected requests, costs and
+        retention."""
     import polars as pl
 
     last = frame.sort("turn").group_by(["policy", "model", "file", "session"], maintain_order=True).last()

@@ -57,7 +57,22 @@ def load(
     Sending the sessions a worker read back to this process costs about as much as reading them, so
     on two cores it gains nothing and pays off only with more cores (``bench_parallel`` in
     ``benchmarks/RESULTS.md``); ``toolkit.ingest``
-    writes Parquet parts from the workers instead and does not pay it."""
+    writes Parquet parts from the workers instead and does not pay it.
+
+    Args:
+        path: A file, a directory (read recursively), a saved corpus directory, or several of them.
+        strict: Raise ``RecordError`` on the first problem instead of collecting it.
+        progress: Show a progress bar (``None``: for more than 20 files).
+        format: The importer every file is read with, instead of detecting each file's format.
+        workers: Processes to read chunks of files in (``None`` or 1: this one; 0: every core).
+        engine: ``"local"`` worker processes, or ``"ray"`` tasks.
+
+    Returns:
+        One corpus: its sessions in file order, the images they name, the problems met.
+
+    Raises:
+        RecordError: With ``strict``, at the first problem.
+        InvalidInput: ``format`` names no importer."""
     ctx = ImportContext(strict=strict)
     corpus = Corpus(sessions=[], images=ctx.images, problems=ctx.problems)
     found = start(path, ctx, corpus)

@@ -80,7 +80,22 @@ def ingest(path: str | Path | Iterable[str | Path], directory: str | Path, *, wo
     parts, one per chunk of files, each written by its worker. ``toolkit.load(directory)`` gives the
     corpus ``toolkit.load(path)`` gives, and ``toolkit.scan(directory)`` its frames lazily. A part
     holds at most ``part_bytes`` of source files (a larger file is a part of its own), which bounds
-    what any one process holds."""
+    what any one process holds. The saved corpus is written beside ``directory`` and swapped into
+    place when complete, so an interrupted ingest leaves the previous one whole.
+
+    Args:
+        path: What to read, as ``toolkit.load`` takes it.
+        directory: Where the saved corpus goes (an existing saved corpus there is replaced; any other
+            folder that is not empty is refused).
+        workers: Processes writing parts (``None`` or 1: this one; 0: every core).
+        engine: ``"local"`` worker processes, or ``"ray"`` tasks.
+        part_bytes: The most source bytes one part holds.
+        strict: Raise on the first problem, as ``toolkit.load`` does.
+        format: The importer every file is read with, instead of detecting each file's format.
+        progress: Show a progress bar (``None``: for more than 20 files).
+
+    Returns:
+        The directory written, with the files read and the sessions and problems counted."""
     target = Path(directory)
     with writing(target) as out:  # the saved corpus there stays whole until this one is
         done = _ingest(path, out, workers, engine, part_bytes, strict, format, progress)

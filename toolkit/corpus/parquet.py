@@ -234,7 +234,16 @@ def _parts(directory: Path, manifest: dict[str, Any], table: str) -> list[Path]:
 
 def scan(directory: str | Path) -> dict[str, pl.LazyFrame]:
     """The frames of a saved corpus as lazy polars frames over its parts: filters and selections
-    read only what they need, so a corpus larger than memory can be queried."""
+    read only what they need, so a corpus larger than memory can be queried.
+
+    Args:
+        directory: A saved corpus (``toolkit.ingest``, ``Corpus.save``).
+
+    Returns:
+        Each frame of ``Corpus.frames()`` by name, as a ``polars.LazyFrame``.
+
+    Raises:
+        InvalidInput: ``directory`` holds no finished saved corpus."""
     root = Path(directory)
     manifest = _manifest(root)
     return {name: pl.scan_parquet(_parts(root, manifest, name)) for name in FRAMES}

@@ -301,7 +301,21 @@ def redact(
 
     Two passes: the first finds secrets in every file, the second replaces them and every other
     verbatim appearance of a secret found anywhere (so a token labelled in one file is replaced
-    where it appears bare in another, a home folder's user name wherever it names the account)."""
+    where it appears bare in another, a home folder's user name wherever it names the account).
+
+    Args:
+        path: The corpus to copy: a file or a directory.
+        out: Where the copy goes; it must not be ``path`` or inside it.
+        homes: Home folders whose user names are redacted (default: this user's).
+        progress: Show a progress bar.
+
+    Returns:
+        Each file's status (redacted, clean, partial, refused, error) and findings, and the
+        replacements by kind.
+
+    Raises:
+        InvalidInput: ``out`` is ``path`` or would land inside it.
+        MissingPath: ``path`` does not exist."""
     return _redact(path, out, homes=homes, progress=progress)[0]
 
 

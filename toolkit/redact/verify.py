@@ -45,7 +45,19 @@ def verify(path: str | Path, *, homes: Sequence[str] | None = None, known: _Know
     """Everything recoverable in ``path`` (a redacted copy), in file order; empty when it is clean.
 
     ``known`` (from the run that wrote the copy) adds the secrets that run found in the original,
-    looked for wherever that run would have replaced them."""
+    looked for wherever that run would have replaced them.
+
+    Args:
+        path: The copy to check: a file or a directory.
+        homes: Home folders whose user names count as secrets (default: this user's).
+        known: The secrets the redacting run found (``redact_and_verify`` passes them).
+
+    Returns:
+        One ``Leak`` per secret found (its file, kind and the decoder that found it), never the
+        secret's text.
+
+    Raises:
+        MissingPath: ``path`` does not exist."""
     source = Path(path)
     if not source.exists():
         raise MissingPath(f"no such file or directory: {source}")
@@ -84,6 +96,15 @@ def _texts(source: Path, archive: bool) -> Iterator[tuple[str, str]]:
 def redact_and_verify(
     path: str | Path, out: str | Path, *, homes: Sequence[str] | None = None, progress: bool = False
 ) -> tuple[RedactionSummary, tuple[Leak, ...]]:
-    """``redact`` then ``verify`` of the copy, with the secrets this run found in the original."""
+    """``redact`` then ``verify`` of the copy, with the secrets this run found in the original.
+
+    Args:
+        path: The corpus to copy, as ``redact`` takes it.
+        out: Where the copy goes, as ``redact`` takes it.
+        homes: Home folders whose user names are redacted (default: this user's).
+        progress: Show a progress bar.
+
+    Returns:
+        What ``redact`` returns, and what ``verify`` still finds in the copy (empty: nothing left)."""
     summary, known = _redact(path, out, homes=homes, progress=progress)
     return summary, verify(summary.output, homes=homes, known=known)
