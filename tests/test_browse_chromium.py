@@ -63,6 +63,8 @@ def test_markup_in_a_transcript_renders_as_text_and_runs_nothing(browser: Any, t
     shown = tab.evaluate("() => document.body.innerText")
     assert shown.count("<script>window.__pwned = 1</script>") >= 3 and 'onerror="window.__pwned = 2"' in shown
     tab.click('article[id="m~hostile~2"] details.replay > summary')
+    # the page's script fills a panel when it opens: on a busy machine that is after the click returns
+    tab.wait_for_function("() => document.querySelector('article[id$=\"~2\"] details.replay pre').textContent")
     rebuilt = tab.evaluate("() => document.querySelector('article[id$=\"~2\"] details.replay pre').textContent")
     expected = request(corpus.sessions[0], wire="anthropic", mode="native", upto="t1", images=IMAGES)
     assert rebuilt == expected.bytes.decode("utf-8")
