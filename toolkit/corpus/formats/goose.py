@@ -727,8 +727,7 @@ def _legacy_beside(path: Path, known: set[str], ctx: ImportContext) -> list[Sess
         legacy = path.parent / entry
         if not legacy.is_file():
             continue
-        with legacy.open("rb") as handle:
-            detected = sniff(Head(legacy, handle.read(1 << 16)))
+        detected = sniff(Head.of_file(legacy))
         ctx.names.setdefault(str(legacy), str(Path(ctx.name(path)).parent / entry))
         if detected != "jsonl":
             ctx.problem(legacy, None, "a file beside sessions.db that is not a Goose session; not read")
@@ -742,8 +741,7 @@ def _legacy_beside(path: Path, known: set[str], ctx: ImportContext) -> list[Sess
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     if detection is None:
-        with path.open("rb") as handle:
-            detection = sniff(Head(path, handle.read(1 << 16)))
+        detection = sniff(Head.of_file(path))
     match detection:
         case "sqlite":
             return read_database(path, ctx)

@@ -400,6 +400,13 @@ class Head:
         self._keys: tuple[set[str] | None] | None = None
 
     @classmethod
+    def of_file(cls, path: Path) -> Head:
+        """The first ``SNIFF_BYTES`` of ``path`` as a head: what a read given no detection (its format
+        forced) sniffs again to learn which of its kinds of file it holds."""
+        with path.open("rb") as handle:
+            return cls(path, handle.read(SNIFF_BYTES))
+
+    @classmethod
     def of_text(cls, path: Path, text: str, whole: bool = False) -> Head:
         """The head of a file that starts with ``text`` (tests and callers holding text)."""
         head = cls(path, text.encode("utf-8", errors="surrogatepass"), whole)

@@ -849,8 +849,7 @@ def link_facts(session: Session) -> Spawns | None:
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     if detection is None:
-        with path.open("rb") as handle:
-            detection = sniff(Head(path, handle.read(1 << 16)))
+        detection = sniff(Head.of_file(path))
     if detection == "wire":
         return read_wire_session(path, ctx)
     return read_context(path, ctx)

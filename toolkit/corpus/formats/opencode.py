@@ -1246,8 +1246,7 @@ def _spawned(session: Session, spawned: dict[str, str]) -> Session:
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     if detection is None:
-        with path.open("rb") as handle:
-            detection = sniff(Head(path, handle.read(1 << 16)))
+        detection = sniff(Head.of_file(path))
     match detection:
         case "sqlite":
             return read_database(path, ctx)
