@@ -138,4 +138,4 @@ def require_empty_folder_refused(path: str) -> None:
     require_path(path)
     folder = Path(path)
     if folder.is_dir() and not any(found.is_file() for found in folder.rglob("*")):
-        raise NoSession(f"{path}: no file to read")
+        raise NoSession(nothing_to_read(path))
