@@ -371,3 +371,21 @@ def test_ctrl_c_stops_an_import_and_its_worker_in_one_line(tmp_path: Path) -> No
     while time.monotonic() < deadline and any(map(_alive, spawned)):
         time.sleep(0.1)
     assert not [p for p in spawned if _alive(p)]
+
+
+def test_a_ctrl_c_while_finished_workers_exit_is_one_line_too(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A pool whose work is done is left to exit on its own; the command joins it before returning,
+    so a Ctrl-C that lands then (as the interpreter's own join at exit would meet it) is exit 130 and
+    one line, not a traceback after a success."""
+    import toolkit.workers as workers
+    from toolkit.cli import INTERRUPTED, main
+
+    class Exiting:
+        def shutdown(self, wait: bool = True) -> None:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(workers, "UNJOINED", [Exiting()])
+    assert main(["info", str(DATA)]) == INTERRUPTED
+    assert capsys.readouterr().err.strip() == "toolkit info: interrupted"
+    assert workers.UNJOINED == []

@@ -224,6 +224,20 @@ def _local_map(fn: Callable[[T], R], items: Sequence[T], count: int) -> Iterator
         # thread joins them, at the latest when the interpreter exits. Otherwise (an error, the
         # caller stopped early) the work handed out is waited for, as it was never cancelled.
         pool.shutdown(wait=not finished)
+        if finished:
+            UNJOINED.append(pool)
+
+
+UNJOINED: list[Any] = []
+"""Pools told to stop and not waited for (``_local_map``): the interpreter joins them as it exits,
+where a Ctrl-C would print a traceback, so a command joins them itself (``join_workers``)."""
+
+
+def join_workers() -> None:
+    """Wait for the workers of finished pools to exit. The command line calls it before it returns,
+    so a Ctrl-C in that moment is the one-line interruption of any other, not a traceback at exit."""
+    while UNJOINED:
+        UNJOINED.pop().shutdown(wait=True)
 
 
 def hold_sigint() -> None:

@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     try:
         code: int = args.func(args)
+        workers = sys.modules.get("toolkit.workers")  # imported only by commands that start workers
+        if workers is not None:
+            workers.join_workers()
     except ToolkitError as exc:
         print(f"toolkit {args.command}: {exc}", file=sys.stderr)
         return 2
