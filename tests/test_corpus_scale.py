@@ -197,11 +197,16 @@ def _sweep(corpus: Corpus, **engine: object) -> pl.DataFrame:
                            progress=False, **engine)  # type: ignore[arg-type]
 
 
-def test_a_sweep_in_two_processes_is_the_sweep_in_one() -> None:
-    corpus = load(DATA)
-    single = _sweep(corpus)
+@pytest.fixture(scope="module")
+def single_sweep() -> pl.DataFrame:
+    """The demo corpus's sweep in this process: what the engines must give again."""
+    single = _sweep(load(DATA))
     assert single["compactions"].sum() > 0, "the window is small enough that policies act"
-    assert _sweep(corpus, workers=2).equals(single)
+    return single
+
+
+def test_a_sweep_in_two_processes_is_the_sweep_in_one(single_sweep: pl.DataFrame) -> None:
+    assert _sweep(load(DATA), workers=2).equals(single_sweep)
 
 
 @pytest.fixture(scope="module")
@@ -229,9 +234,8 @@ def test_ray_tasks_load_and_ingest_as_one_process(local_ray: None, path: Path, t
 
 
 @pytest.mark.slow
-def test_a_sweep_as_ray_tasks_is_the_sweep_in_one(local_ray: None) -> None:
-    corpus = load(DATA)
-    assert _sweep(corpus, engine="ray").equals(_sweep(corpus))
+def test_a_sweep_as_ray_tasks_is_the_sweep_in_one(local_ray: None, single_sweep: pl.DataFrame) -> None:
+    assert _sweep(load(DATA), engine="ray").equals(single_sweep)
 
 
 def test_simulate_command_with_workers() -> None:

@@ -26,8 +26,9 @@ from tests.conftest import CORPORA
 from tests.mutation import BASES, Base, Document, copy_value, deep_recursion, other_type, positions_in
 from toolkit.corpus import Corpus, load
 
-CASES = int(os.environ.get("TOOLKIT_MUTATION_CASES", "3000"))
-"""Cases in one run: 3,000 take about 25 s of CPU (one core), measured 2026-12-04."""
+CASES = int(os.environ.get("TOOLKIT_MUTATION_CASES", "900"))
+"""Cases in one run: 900 give each of the 29 bases about 30 cases and each mutation kind about 110;
+``TOOLKIT_MUTATION_CASES=3000`` is the run the findings report."""
 
 DAMAGE = ("flip", "utf8", "cut", "retype", "rename")
 """Mutations that damage a record: what they cost must be reported."""
@@ -238,7 +239,7 @@ def test_every_record_is_accounted_for_under_mutation(corpora: Path, tmp_path: P
     moved = [f"{o.base} {o.what}" for o in outcomes
              if o.kind in ("duplicate_line", "move_line") and o.whole and o.layout == "jsonl"]
     assert not moved, "\n".join(moved)
-    assert CASES > 3000 or spent < 60, f"{spent:.0f} s of CPU for {len(outcomes)} cases"
+    assert CASES > 900 or spent < 30, f"{spent:.0f} s of CPU for {len(outcomes)} cases"
 
 
 def test_the_harness_sees_a_silent_loss(tmp_path: Path) -> None:
