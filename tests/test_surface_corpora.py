@@ -28,6 +28,9 @@ def exact_hash(tools: Any) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser where PyYAML has it: the pure-Python one takes seconds over the cassettes."""
+
 REQUEST_KEYS = ("messages", "contents", "input")
 """A body holding one of these is a model request (anything else in a cassette is a download)."""
 
@@ -36,7 +39,7 @@ def cassette_surfaces(path: Path) -> dict[str, Any]:
     """Hash → tools of every model request a VCR cassette recorded (a request without ``tools``
     was sent an empty surface)."""
     found: dict[str, Any] = {}
-    for interaction in yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"]:
+    for interaction in yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)["interactions"]:
         request = interaction["request"]
         body = request.get("parsed_body")
         if body is None and isinstance(request.get("body"), str):
