@@ -164,7 +164,11 @@ def test_session_folder_with_rotations_subagent_file_and_headerless_wire(tmp_pat
     (folder / "metadata.json").write_text(json.dumps({"title": "Old title"}), encoding="utf-8")
     assert kimi_cli.owns(str(folder / "wire.jsonl")) and kimi_cli.owns(str(folder / "metadata.json"))
     corpus = load(tmp_path)
-    assert corpus.problems == []
+    # the subagent file's parent is loaded and holds no Task call: a problem of the subagent's file
+    assert [(p.file, p.reason) for p in corpus.problems] == [(
+        "sessions/0123abcd/s2/context_sub_1.jsonl",
+        "subagent s2/context_sub_1 not linked to its spawning call: its parent session s2 is loaded but holds "
+        "no spawning call")]
     assert set(corpus.formats) == {f"sessions/0123abcd/s2/{n}" for n in (
         "context.jsonl", "context_1.jsonl", "context_sub_1.jsonl")}
     sessions = {s.id: s for s in corpus.sessions}
@@ -390,7 +394,10 @@ def test_subagents_link_to_the_agent_call_that_started_them(tmp_path: Path) -> N
             {"role": "_system_prompt", "content": "You are a subagent."},
             {"role": "user", "content": prompt}, {"role": "assistant", "content": "done"}])
     corpus = load(tmp_path)
-    assert corpus.problems == []
+    assert [(p.file, p.reason) for p in corpus.problems] == [(  # the agent no call names
+        "sessions/0123abcd/s5/subagents/cccc3333/context.jsonl",
+        "subagent s5/cccc3333 not linked to its spawning call: none of the 3 spawning calls of its parent "
+        "session s5 names its agent or opened it with its prompt")]
     sessions = {s.id: s for s in corpus.sessions}
     assert len(sessions) == 5  # two histories of s5 and three subagent folders
     links = {sid: (s.parent_session_id, s.spawn_call_id) for sid, s in sessions.items()}

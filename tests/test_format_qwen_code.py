@@ -492,7 +492,10 @@ def test_subagents_link_to_the_agent_call_that_spawned_them(tmp_path: Path) -> N
         sub.reply([{"text": "done"}], agentId=agent, isSidechain=True)
         sub.write(project / "subagents" / SID / f"agent-{agent}.jsonl")
     corpus = load(tmp_path)
-    assert corpus.problems == []
+    assert [(p.file, p.reason) for p in corpus.problems] == [(  # the file no call names
+        f"projects/-work-p/subagents/{SID}/agent-explore-1712000000009.jsonl",
+        f"subagent {SID}:agent-explore-1712000000009 not linked to its spawning call: none of the 3 spawning "
+        f"calls of its parent session {SID} names its agent or opened it with its prompt")]
     links = {s.id: (s.parent_session_id, s.spawn_call_id) for s in corpus.sessions}
     # one main session and four agents (three files, one inline): counted from what was written above
     assert links == {SID: (None, None),

@@ -94,5 +94,6 @@ def load(
             formats.update(result.formats)
             bar.chunk(len(result.files), len(result.problems))
     corpus.formats.update(formats)
-    corpus.sessions[:] = link(corpus.sessions, linkers(formats.values()))
+    corpus.sessions[:], unlinked = link(corpus.sessions, linkers(formats.values()))
+    ctx.extend(unlinked)
     return corpus

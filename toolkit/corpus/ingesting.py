@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.corpus.corpus import Corpus, anything_read
 from toolkit.corpus.formats.importer import ImportContext
-from toolkit.corpus.linking import Facts, Link, decide, facts_of
+from toolkit.corpus.linking import Facts, Link, decide, facts_of, problems
 from toolkit.corpus.parquet import write_manifest, write_part, write_sessions, writing
 from toolkit.corpus.progress import Progress
 from toolkit.corpus.reading import CHUNK_BYTES, Chunk, ChunkResult, chunks, linkers, read_chunk, start
@@ -115,13 +115,15 @@ def _ingest(path: str | Path | Iterable[str | Path], out: Path, workers: int | N
         for done in ordered_map(write_chunk, tasks, workers=count, engine=engine):
             written.append(done)
             bar.chunk(len(done.files), done.problems)
+    read = {name: form for w in written for name, form in w.formats.items()}
+    opened = facts_of(opening.sessions, linkers())
+    links = _links([(len(opening.sessions), opened), *((len(w.headers), w.facts) for w in written)], read.values())
+    ctx.extend(problems(links))  # linking's problems go with part 0's
     # part 0: what the paths held before any file was read (missing paths, saved corpora), written
     # once the workers are done, so that they start without waiting for it (0.1 s)
     written.insert(0, _written(out, 0, ChunkResult(opening.sessions, opening.images, opening.problems)))
     files = [*opening.files, *(name for w in written[1:] for name in w.files)]
-    read = {name: form for w in written[1:] for name, form in w.formats.items()}
     formats = {**opening.formats, **read}
-    links = _links(written, read.values())
     offset = 0
     for part in written:
         frame, headers = part.sessions, part.headers
@@ -134,14 +136,15 @@ def _ingest(path: str | Path | Iterable[str | Path], out: Path, workers: int | N
     return Ingested(out, len(files), offset, sum(w.problems for w in written))
 
 
-def _links(written: list[Written], formats: Iterable[str]) -> dict[int, Link]:
-    """Links over the whole corpus by position in it (parts in order), for the formats read."""
+def _links(parts: list[tuple[int, Facts]], formats: Iterable[str]) -> dict[int, Link]:
+    """Links over the whole corpus by position in it, from each part's session count and facts (parts
+    in order), for the formats read."""
     chosen = linkers(formats)
     facts: Facts = []
     offset = 0
-    for part in written:
-        facts.extend((offset + i, form, found) for i, form, found in part.facts)
-        offset += len(part.headers)
+    for count, found in parts:
+        facts.extend((offset + i, form, one) for i, form, one in found)
+        offset += count
     return decide(facts, chosen)
 
 

@@ -11,16 +11,27 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from toolkit.record import Session, ToolResult, ToolUse
+from toolkit.record import Problem, Session, ToolResult, ToolUse
 
 
 @dataclass(frozen=True)
 class Link:
-    """What a link sets on a session (the fields of the same names, in the record and the frames)."""
+    """What a link sets on a session (the fields of the same names, in the record and the frames),
+    and why it could not be tied to the call that spawned it when that is a fault of the corpus."""
 
     parent_session_id: str | None
     spawn_call_id: str | None
     title: str | None
+    unlinked: Problem | None = None
+    """A subagent whose parent session is loaded but no call of it matches: a problem of the subagent's
+    file, which the corpus counts with those of reading (``problems``). A parent that was not loaded is
+    no fault (its calls were never seen), nor are two calls that match (the link is left unknown
+    rather than guessed, as the linker says)."""
+
+
+def problems(links: dict[int, Link]) -> list[Problem]:
+    """The problems of linking, in corpus order."""
+    return [link.unlinked for _, link in sorted(links.items()) if link.unlinked is not None]
 
 
 @dataclass(frozen=True)
@@ -62,12 +73,14 @@ def apply(session: Session, link: Link) -> Session:
                    title=link.title)
 
 
-def link(sessions: list[Session], chosen: dict[str, Linker]) -> list[Session]:
-    """``sessions`` with the links of ``chosen`` (the linkers of the formats read) applied."""
+def link(sessions: list[Session], chosen: dict[str, Linker]) -> tuple[list[Session], list[Problem]]:
+    """``sessions`` with the links of ``chosen`` (the linkers of the formats read) applied, and the
+    problems of linking (``Link.unlinked``)."""
     if not chosen:
-        return sessions
+        return sessions, []
     decided = decide(facts_of(sessions, chosen), chosen)
-    return [apply(session, decided[i]) if i in decided else session for i, session in enumerate(sessions)]
+    linked = [apply(session, decided[i]) if i in decided else session for i, session in enumerate(sessions)]
+    return linked, problems(decided)
 
 
 # ---- subagents that name their agent ---------------------------------------------------------------
@@ -89,6 +102,8 @@ class Spawns:
     for a subagent, who it is."""
 
     id: str
+    file: str
+    """The session's file, as the corpus names it (for the problem when a subagent cannot be linked)."""
     family: str
     """The session these calls belong to: its own id, or for an earlier history of a session (a
     context file the client moved aside) that session's id."""
@@ -109,23 +124,23 @@ def spawning_calls(session: Session, names: frozenset[str]) -> list[ToolUse]:
 
 def spawns_of(session: Session, calls: list[ToolUse], named: Callable[[ToolResult], str | None],
               family: str, child: Spawned | None, resumes: str | None = None,
-              more: Sequence[tuple[str, str]] = ()) -> Spawns | None:
+              more: Sequence[tuple[str, str]] = (), prompt_key: str = "prompt") -> Spawns:
     """A session's ``Spawns`` from its spawning ``calls``: ``named`` reads the agent a call's result
     names, ``resumes`` is the input key of a call that resumes an agent, ``more`` are agents named
-    elsewhere (agent id, call id). ``None`` when the session neither spawned nor waits for a link."""
-    if not calls and child is None and not more:
-        return None
+    elsewhere (agent id, call id), ``prompt_key`` the input key of the prompt a subagent opens with.
+    A session that spawned nothing still gives its facts: a subagent of it is then known to have a
+    parent loaded that holds no call for it."""
     ids = {call.id for call in calls}
     described: list[tuple[str, str | None, str | None, bool]] = []
     for call in calls:
         inputs = call.input if isinstance(call.input, dict) else {}
-        prompt, description = inputs.get("prompt"), inputs.get("description")
+        prompt, description = inputs.get(prompt_key), inputs.get("description")
         described.append((call.id, prompt.strip() if isinstance(prompt, str) else None,
                           description if isinstance(description, str) else None,
                           resumes is not None and bool(inputs.get(resumes))))
     agents = [(agent, block.tool_use_id) for message in session.messages for block in message.blocks
               if isinstance(block, ToolResult) and block.tool_use_id in ids and (agent := named(block)) is not None]
-    return Spawns(session.id, family, session.title, child, tuple(described), (*agents, *more))
+    return Spawns(session.id, session.file, family, session.title, child, tuple(described), (*agents, *more))
 
 
 def opening(session: Session) -> str | None:
@@ -139,8 +154,13 @@ def spawn_links(facts: Sequence[tuple[int, object]]) -> dict[int, Link]:
     resume) whose result or record names its agent, else the one call whose prompt opened it. No call,
     or more than one, leaves the spawning call unknown rather than guessed; the parent stays the
     session the subagent's files belong to. Of two histories holding the call, the session itself wins
-    over an earlier history of it."""
+    over an earlier history of it. A subagent left without its call while its parent is loaded carries
+    the problem saying why (``Link.unlinked``)."""
     known = [(index, found) for index, found in facts if isinstance(found, Spawns)]
+    loaded = {spawns.family for _, spawns in known} | {spawns.id for _, spawns in known}
+    spawning: dict[str, int] = {}
+    for _, spawns in known:
+        spawning[spawns.family] = spawning.get(spawns.family, 0) + len(spawns.calls)
     named: dict[tuple[str, str], list[tuple[str, str]]] = {}
     prompted: dict[tuple[str, str], list[tuple[str, str]]] = {}
     resumed: set[tuple[str, str]] = set()
@@ -167,10 +187,23 @@ def spawn_links(facts: Sequence[tuple[int, object]]) -> dict[int, Link]:
             found = prompted.get((child.parent, child.opening), [])
         calls = {call_id for _, call_id in found}
         if len(calls) != 1:
-            out[index] = Link(child.parent, None, session.title)
+            why = None
+            if not calls and child.parent in loaded:
+                why = Problem(session.file, None, _unlinked(session.id, child, spawning.get(child.parent, 0)))
+            out[index] = Link(child.parent, None, session.title, why)
             continue
         (call,) = calls
         holders = [holder for holder, _ in found]
         parent = child.parent if child.parent in holders else holders[0]
         out[index] = Link(parent, call, session.title or described.get((child.parent, call)))
     return out
+
+
+def _unlinked(sid: str, child: Spawned, calls: int) -> str:
+    """Why a subagent whose parent is loaded is tied to no call of it."""
+    if calls == 0:
+        return (f"subagent {sid} not linked to its spawning call: its parent session {child.parent} is loaded "
+                "but holds no spawning call")
+    by = "names its agent or opened it with its prompt" if child.agent is not None else "opened it with its prompt"
+    return (f"subagent {sid} not linked to its spawning call: none of the {calls} spawning calls of its parent "
+            f"session {child.parent} {by}")

@@ -45,6 +45,7 @@ REGISTRY: tuple[str, ...] = (
     "toolkit.corpus.formats.openhands",
     "toolkit.corpus.formats.sweagent",
     "toolkit.corpus.formats.cline",
+    "toolkit.corpus.formats.cline_sdk",
     "toolkit.corpus.formats.continue_dev",
     "toolkit.corpus.formats.kimi_cli",
     "toolkit.corpus.formats.aider",

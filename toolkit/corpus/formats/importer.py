@@ -71,6 +71,13 @@ class ImportContext:
             raise RecordError(found)
         self.problems.append(found)
 
+    def extend(self, found: Iterable[Problem]) -> None:
+        """Problems found once the files were read (linking's), collected or raised as ``problem``'s."""
+        for one in found:
+            if self.strict:
+                raise RecordError(one)
+            self.problems.append(one)
+
     def image(self, data: bytes, media_type: str | None = None, url: str | None = None) -> Image:
         """Store ``data`` once by its sha256 and return the block that names it. The media type
         and size are read from the bytes themselves when Pillow recognises them (``image_header``)."""
