@@ -51,8 +51,8 @@
 ``tool_calls``
     session_id, message_id, call_id, name, bare_name, input_bytes, input_valid, freeform,
     has_result, result_bytes, is_error, result_message_id. A result answers the most recent
-    still-unanswered earlier call with its id (in source order), so a reused id pairs each result
-    with its own call. Anthropic's server tools (web search, code execution, MCP connector...) are
+    still-unanswered earlier call with its id (in source order, ``toolkit.pairing``), so a reused id
+    pairs each result with its own call. Anthropic's server tools (web search, code execution, MCP connector...) are
     calls too: the provider ran them, and the result sits in the message that made the call
 ``events``
     session_id, kind, type, time, message_id, text, file, line
@@ -69,6 +69,7 @@ import polars as pl
 
 from toolkit.content import block_images
 from toolkit.jsontext import json_text
+from toolkit.pairing import OpenCalls
 from toolkit.record import (
     Block,
     Image,
@@ -197,9 +198,7 @@ def session_rows(
     messages: list[dict[str, Any]] = []
     blocks: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
-    # call id → its unanswered calls in source order: trajectories reuse ids (SWE-agent demos), so a
-    # result answers the nearest open call with its id, not the first call ever given it
-    open_calls: dict[str, list[dict[str, Any]]] = {}
+    open_calls: OpenCalls[dict[str, Any]] = OpenCalls()
     call_rows: list[dict[str, Any]] = []
     for index, message in enumerate(session.messages):
         usage = message.usage
@@ -219,12 +218,11 @@ def session_rows(
                             "input_bytes": row["chars"], "input_valid": block.input_valid,
                             "freeform": block.freeform, "has_result": False, "result_bytes": None,
                             "is_error": None, "result_message_id": None}
-                    open_calls.setdefault(block.id, []).append(call)
+                    open_calls.call(block.id, call)
                     call_rows.append(call)
                 case ToolResult():
-                    waiting = open_calls.get(block.tool_use_id)
-                    if waiting:
-                        answered = waiting.pop()
+                    answered = open_calls.answer(block.tool_use_id)
+                    if answered is not None:
                         answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
                                         is_error=block.is_error, result_message_id=message.id)
                 case Reasoning() | Image() | Opaque():
