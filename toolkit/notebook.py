@@ -64,6 +64,23 @@ def tables() -> None:
     pl.Config.set_fmt_str_lengths(TABLE_TEXT)
 
 
+class Share(float):
+    """A share that shows as a percentage (``12.3%``) and is still the number it is: polars draws a
+    text column's values in quotes, an object column's as they print."""
+
+    digits: int
+
+    def __new__(cls, value: float, digits: int = 1) -> Share:
+        share = super().__new__(cls, value)
+        share.digits = digits
+        return share
+
+    def __repr__(self) -> str:
+        return f"{float(self):.{self.digits}%}"
+
+    __str__ = __repr__
+
+
 @dataclass(frozen=True)
 class NoRows:
     """What a notebook shows instead of a table with no rows: one line saying what is not there,
@@ -81,9 +98,9 @@ class NoRows:
 def readable(frame: pl.DataFrame, *, percent: Iterable[str] = (), none: str = "none",
           digits: int = 1) -> pl.DataFrame | NoRows:
     """``frame`` as a notebook or the report shows it: each column named in ``percent`` (a share, 0
-    to 1) as text such as ``12.3%`` (``digits`` decimals; null and NaN stay null), and a frame with no
-    rows as the line ``none`` (say what is absent: "no error results"). The frame a library function
-    returns keeps its numbers for computing; this is only what is shown."""
+    to 1) shown as ``12.3%`` (``digits`` decimals; its values ``Share`` objects, still numbers; null
+    and NaN null), and a frame with no rows as the line ``none`` (say what is absent: "no error
+    results"). The frame a library function returns keeps its own columns; this is what is shown."""
     import polars as pl
 
     if frame.height == 0:
@@ -97,8 +114,8 @@ def readable(frame: pl.DataFrame, *, percent: Iterable[str] = (), none: str = "n
     if wrong:
         raise InvalidInput(f"column {', '.join(map(repr, wrong))} is not a number, so not a share")
     return frame.with_columns(
-        pl.Series(name, [None if value is None or value != value else f"{value:.{digits}%}"
-                         for value in frame[name].to_list()], dtype=pl.String)
+        pl.Series(name, [None if value is None or value != value else Share(value, digits)
+                         for value in frame[name].to_list()], dtype=pl.Object)
         for name in shares)
 
 
