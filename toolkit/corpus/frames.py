@@ -9,7 +9,9 @@
     provider, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, blocks, text_chars,
     sidechain, tags, file, line, images (every image the message carries, inside tool results too).
     Token columns are the usage of the request that produced the message, as the source reported
-    it (null where it reported none). A Codex compaction's summary (a ``user`` message tagged
+    it (null where it reported none), except that ``output_tokens`` is null where the count is
+    below what the reply wrote (``toolkit.measured``: a streaming client's first-chunk count, not
+    the reply's). A Codex compaction's summary (a ``user`` message tagged
     ``compact_summary``) carries the usage of the request that wrote it, so summed over messages a
     rollout's usage equals its own final cumulative ``total_token_usage``
 ``blocks``
@@ -67,8 +69,9 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
 
-from toolkit.content import block_images
+from toolkit.content import block_images, input_size
 from toolkit.jsontext import json_text
+from toolkit.measured import output_count
 from toolkit.pairing import OpenCalls
 from toolkit.record import (
     Block,
@@ -129,15 +132,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     },
     "problems": {"file": pl.String, "line": pl.Int64, "reason": pl.String},
 }
-
-
-def input_size(block: ToolUse) -> int:
-    """Bytes of a call's input as the model wrote it."""
-    if block.raw_input is not None:
-        return len(block.raw_input.encode("utf-8"))
-    if block.freeform and isinstance(block.input, str):
-        return len(block.input.encode("utf-8"))
-    return len(json_text(block.input).encode("utf-8"))
 
 
 def image_size(image: Image) -> int | None:
@@ -203,6 +197,7 @@ def session_rows(
     for index, message in enumerate(session.messages):
         usage = message.usage
         text_chars = 0
+        written = 0  # what the reply wrote, as toolkit.measured.written_size counts it
         message_images = 0
         for b_index, block in enumerate(message.blocks):
             row = block_row(sid, message.id, b_index, block)
@@ -212,7 +207,9 @@ def session_rows(
             match block:
                 case Text():
                     text_chars += row["chars"]
+                    written += row["chars"]
                 case ToolUse():
+                    written += row["chars"]
                     call = {"session_id": sid, "message_id": message.id, "call_id": block.id,
                             "name": block.name, "bare_name": bare_tool_name(block.name),
                             "input_bytes": row["chars"], "input_valid": block.input_valid,
@@ -225,7 +222,9 @@ def session_rows(
                     if answered is not None:
                         answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
                                         is_error=block.is_error, result_message_id=message.id)
-                case Reasoning() | Image() | Opaque():
+                case Reasoning():
+                    written += row["chars"]
+                case Image() | Opaque():
                     pass
                 case _:
                     assert_never(block)
@@ -235,7 +234,7 @@ def session_rows(
             "path_index": path_index.get(message.id), "time": utc(message.time),
             "model": message.model, "provider": message.provider,
             "input_tokens": usage.input if usage else None,
-            "output_tokens": usage.output if usage else None,
+            "output_tokens": output_count(usage.output, written) if usage else None,
             "cache_read_tokens": usage.cache_read if usage else None,
             "cache_write_tokens": usage.cache_write if usage else None,
             "blocks": len(message.blocks), "text_chars": text_chars, "sidechain": message.sidechain,
