@@ -257,6 +257,54 @@ def test_published_labels_do_not_overlap_each_other_or_the_diamonds() -> None:
     assert all(box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height for box in boxes)
 
 
+FRONTIER = pl.DataFrame({
+    "model": ["claude-sonnet-4.5"] * 4 + ["gpt-4o"] * 2,
+    "cell": ["4x6", "5x8", "dejavu-aa-fullhint-6x11", "terminus-8x14", "4x6", "dejavu-aa-fullhint-6x11"],
+    "compression": [5.0, 3.1, 1.9, 1.1, 7.2, 2.6],
+    "reader": ["rapidocr-onnxruntime 1.4.4", "rapidocr-onnxruntime 1.4.4", "tesseract 5.3.0",
+               "rapidocr-onnxruntime 1.4.4", "rapidocr-onnxruntime 1.4.4", "tesseract 5.3.0"],
+    "reader_cer": [0.1519, 0.0853, 0.0208, 0.0215, 0.1519, 0.0208],
+    "control_cer": [0.0267, 0.0267, 0.017, 0.0267, 0.0267, 0.017],
+    "legible": [False] * 6,
+}).with_columns(reader_accuracy=1 - pl.col("reader_cer"))
+"""A frontier as ``toolkit.snapshot.tradeoff`` gives it: every point between 0.84 and 0.98, two
+readers' controls."""
+
+
+def test_the_frontier_fits_its_accuracy_axis_and_draws_each_control_and_its_bar() -> None:
+    graph = scenegraph(snapshot_charts.tradeoff(FRONTIER, snapshot_charts.READERS))
+    (y_axis,) = [a for a in axes(graph) if a.title.startswith("accuracy")]
+    assert y_axis.labels[0] == "80%" and y_axis.labels[-1] == "100%", y_axis.labels  # not 0 to 1
+    height = snapshot_charts.TRADEOFF_HEIGHT
+    low, top = snapshot_charts.accuracy_domain(FRONTIER, "reader_accuracy", fit=True)
+    assert (low, top) == (0.8, 1.02)
+
+    def px(accuracy: float) -> float:
+        return height * (top - accuracy) / (top - low)
+
+    rules = [r for r in marks(graph, "rule") if r.get("x2") == 0]  # the ones across the whole plot
+    solid = sorted(r["y"] for r in rules if not r.get("strokeDash"))
+    dashed = sorted(r["y"] for r in rules if r.get("strokeDash"))
+    assert solid == pytest.approx(sorted(px(1 - c) for c in (0.0267, 0.017)))
+    assert dashed == pytest.approx(sorted(px(1 - c - 0.01) for c in (0.0267, 0.017)))  # a point under each
+    labels = [t for t in marks(graph, "text") if "control" in t["text"]]
+    assert sorted(t["text"] for t in labels) == ["rapidocr control 97.3%", "tesseract control 98.3%"]
+    boxes = [label_box(t) for t in labels]
+    assert not overlap(boxes[0], boxes[1])
+    assert all(box[0] >= 0 and box[2] <= snapshot_charts.TRADEOFF_WIDTH for box in boxes)
+    off = [p for p in snapshot_charts.PUBLISHED if p.accuracy < low]
+    diamonds = [i for i in marks(graph, "symbol") if i.get("shape") == "diamond"]
+    assert len(diamonds) == len(snapshot_charts.PUBLISHED) - len(off) and off, "a result below the axis is left off"
+    assert all(0 <= d["y"] <= height for d in diamonds)
+
+
+def test_the_fitted_axis_keeps_room_for_a_low_point() -> None:
+    low = FRONTIER.with_columns(reader_accuracy=pl.Series([0.42, 0.9, 0.95, 0.97, 0.6, 0.98]))
+    assert snapshot_charts.accuracy_domain(low, "reader_accuracy", fit=True)[0] == 0.4
+    assert snapshot_charts.accuracy_ticks((0.4, 1.06)) == [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    assert snapshot_charts.accuracy_domain(low, "reader_accuracy", fit=False) == (0.0, snapshot_charts.ACCURACY_TOP)
+
+
 def test_place_labels_separates_labels_of_points_at_the_same_place() -> None:
     points = [(2.0, 1.0, "first label"), (2.0, 1.0, "second label"), (2.0, 1.0, "third"), (2.05, 0.99, "fourth")]
     spots = snapshot_charts.place_labels(points, x_domain=(1.0, 100.0), y_domain=(0.0, 1.1), width=620, height=380)

@@ -1,6 +1,7 @@
 """The command line's contract on input that holds nothing to read: a missing path, an empty folder
 and a folder of files no format reads are each one line on standard error, naming the path, and exit
-code 2, the same in every command that reads a corpus."""
+code 2, the same in every command that reads a corpus; so is a text file that is not UTF-8, in every
+command that reads one."""
 
 from __future__ import annotations
 
@@ -49,6 +50,15 @@ CASES = [(command, what) for command in COMMANDS for what in ("missing", "empty"
          if not (command in COPIES and what == "junk")]
 
 
+def the_one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line a refused command printed on standard error (and nothing on standard output)."""
+    shown = capsys.readouterr()
+    lines = [line for line in shown.err.splitlines() if line.strip()]
+    assert len(lines) == 1, shown.err
+    assert "Traceback" not in shown.err and not shown.out.strip()
+    return lines[0]
+
+
 @pytest.mark.parametrize(("command", "what"), CASES)
 def test_nothing_to_read_is_one_line_and_exit_2(command: str, what: str, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,11 +67,8 @@ def test_nothing_to_read_is_one_line_and_exit_2(command: str, what: str, tmp_pat
     out.mkdir()
     argv = [word.format(path=path, out=out) for word in COMMANDS[command]]
     assert main(argv) == 2
-    shown = capsys.readouterr()
-    lines = [line for line in shown.err.splitlines() if line.strip()]
-    assert len(lines) == 1, shown.err
-    assert lines[0].startswith(f"toolkit {argv[0]}: {path}"), lines[0]
-    assert "Traceback" not in shown.err and not shown.out.strip()
+    line = the_one_line(capsys)
+    assert line.startswith(f"toolkit {argv[0]}: {path}"), line
 
 
 def test_a_file_of_no_known_format_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,3 +85,24 @@ def test_info_still_summarises_a_folder_whose_files_are_not_transcripts(tmp_path
     (tmp_path / "odd.jsonl").write_text('{"neither": "format"}\n', encoding="utf-8")
     assert main(["info", str(tmp_path)]) == 1
     assert "problems  1" in capsys.readouterr().out
+
+
+TEXT_COMMANDS: dict[str, list[str]] = {
+    "snapshot": ["snapshot", "{path}", "--model", "gpt-4o", "--readers", "none"],
+    "costs-text": ["costs", "text", "{path}", "--model", "gpt-4o"],
+    "experiment-pages": ["experiment-pages", "{path}", "--wire", "openai-chat", "--model", "gpt-4o", "--dry-run",
+                         "-o", "{out}/pages.jsonl"],
+}
+"""Commands that read a file as text: bytes that are not UTF-8 are refused, never rendered, counted or
+sent as replacement characters."""
+
+
+@pytest.mark.parametrize("command", TEXT_COMMANDS)
+def test_text_that_is_not_utf8_is_one_line_and_exit_2(command: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"first line is fine\n" + "caf\N{LATIN SMALL LETTER E WITH ACUTE}\n".encode("latin-1"))
+    argv = [word.format(path=path, out=tmp_path) for word in TEXT_COMMANDS[command]]
+    assert main(argv) == 2
+    line = the_one_line(capsys)
+    assert line.startswith(f"toolkit {argv[0]}: {path}:2: not UTF-8 text (byte 22: "), line

@@ -286,7 +286,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "surfaces, tools that are not JSON": (["surfaces", str(DATA), "--tools", str(not_json)],
                                               f"{not_json}:3: not valid JSON"),
         "costs text, a file that is not UTF-8": (["costs", "text", str(not_utf8), "--model", "gpt-4o"],
-                                                 f"{not_utf8}: not UTF-8 text"),
+                                                 f"{not_utf8}:1: not UTF-8 text"),
         "simulate, a policy that is not TOML": (["simulate", str(DATA), "--model", "gpt-5", "--policy", str(not_toml)],
                                                 f"{not_toml}: not a TOML file"),
         "simulate, an unknown policy": (["simulate", str(DATA), "--model", "gpt-5", "--policy", "shred"],

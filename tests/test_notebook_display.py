@@ -1,5 +1,6 @@
-"""How notebooks and the report show frames: enough rows and characters to read ids and paths, and a
-wide table scrolling in its own box instead of running off the page."""
+"""How notebooks and the report show frames: enough rows and characters to read ids and paths, a
+wide table scrolling in its own box instead of running off the page, shares as percentages and an
+empty table as a line saying what is absent."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import polars as pl
 import pytest
 
 from tests.conftest import REPO
-from toolkit.notebook import TABLE_ROWS, setup
+from toolkit.errors import InvalidInput
+from toolkit.notebook import TABLE_ROWS, NoRows, readable, setup
 
 
 @pytest.fixture
@@ -40,3 +42,36 @@ def test_every_column_of_a_wide_frame_is_shown() -> None:
 def test_the_report_scrolls_a_wide_table_in_its_own_box() -> None:
     template = (REPO / "toolkit" / "report" / "templates" / "offline.html.j2").read_text(encoding="utf-8")
     assert "table.dataframe { display: block; max-width: 100%; overflow-x: auto; }" in template
+
+
+@pytest.mark.usefixtures("configured")
+def test_a_share_shows_as_a_percentage_and_the_frame_keeps_its_numbers() -> None:
+    frame = pl.DataFrame({"tool": ["Bash", "Read", "Edit"], "error_rate": [0.1234, None, float("nan")],
+                          "calls": [81, 3, 0]})
+    shown = readable(frame, percent=["error_rate"])
+    assert isinstance(shown, pl.DataFrame)
+    assert [None if v is None else repr(v) for v in shown["error_rate"].to_list()] == ["12.3%", None, None]
+    assert shown["error_rate"][0] == 0.1234 and isinstance(shown["error_rate"][0], float), "still the number"
+    assert "<td>12.3%</td>" in shown._repr_html_() and "0.1234" not in shown._repr_html_()
+    assert shown["calls"].to_list() == [81, 3, 0], "other columns are untouched"
+    assert frame["error_rate"][0] == 0.1234, "the frame itself keeps the number"
+    finer = readable(frame, percent=["error_rate"], digits=2)
+    assert isinstance(finer, pl.DataFrame) and str(finer["error_rate"][0]) == "12.34%"
+
+
+def test_an_empty_table_is_a_line_saying_so() -> None:
+    empty = pl.DataFrame(schema={"session_id": pl.String, "share": pl.Float64})
+    shown = readable(empty, percent=["share"], none="no error results in this corpus")
+    assert isinstance(shown, NoRows)
+    assert repr(shown) == "no error results in this corpus"
+    assert shown._repr_html_() == "<p>no error results in this corpus</p>" and "<table" not in shown._repr_html_()
+    assert repr(readable(empty)) == "none"
+    assert readable(empty, none="<b>none</b>")._repr_html_() == "<p>&lt;b&gt;none&lt;/b&gt;</p>"
+
+
+def test_a_percentage_of_a_column_that_is_not_a_share_is_refused() -> None:
+    frame = pl.DataFrame({"tool": ["Bash"], "rate": [0.5]})
+    with pytest.raises(InvalidInput, match="no column 'share'"):
+        readable(frame, percent=["share"])
+    with pytest.raises(InvalidInput, match="'tool' is not a number"):
+        readable(frame, percent=["tool"])

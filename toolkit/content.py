@@ -58,6 +58,15 @@ def block_text(block: Block) -> str:
             assert_never(block)
 
 
+def input_size(block: ToolUse) -> int:
+    """Bytes of a call's input as the model wrote it."""
+    if block.raw_input is not None:
+        return len(block.raw_input.encode("utf-8"))
+    if block.freeform and isinstance(block.input, str):
+        return len(block.input.encode("utf-8"))
+    return len(_json(block.input).encode("utf-8"))
+
+
 def block_images(block: Block) -> tuple[Image, ...]:
     """The images a block carries: itself, or those attached to a tool result."""
     match block:

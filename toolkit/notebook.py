@@ -1,20 +1,25 @@
 """What every notebook needs before its first cell of analysis: a corpus path that resolves
 whether the notebook runs from ``notebooks/`` (JupyterLab) or the repository root (the report),
-and charts that render without network (the report is opened offline)."""
+charts that render without network (the report is opened offline), and tables a reader can read
+(``readable``: shares as percentages, an empty table as a line saying so)."""
 
 from __future__ import annotations
 
+import html
 import importlib.machinery
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.errors import MissingPath
+from toolkit.errors import InvalidInput, MissingPath
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from importlib.abc import Loader
     from types import ModuleType
+
+    import polars as pl
 
 
 def resolve(path: str | Path) -> Path:
@@ -57,6 +62,61 @@ def tables() -> None:
     pl.Config.set_tbl_rows(TABLE_ROWS)
     pl.Config.set_tbl_cols(-1)
     pl.Config.set_fmt_str_lengths(TABLE_TEXT)
+
+
+class Share(float):
+    """A share that shows as a percentage (``12.3%``) and is still the number it is: polars draws a
+    text column's values in quotes, an object column's as they print."""
+
+    digits: int
+
+    def __new__(cls, value: float, digits: int = 1) -> Share:
+        share = super().__new__(cls, value)
+        share.digits = digits
+        return share
+
+    def __repr__(self) -> str:
+        return f"{float(self):.{self.digits}%}"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class NoRows:
+    """What a notebook shows instead of a table with no rows: one line saying what is not there,
+    where polars would draw an empty grid of headers that reads like a table whose rows failed."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return f"<p>{html.escape(self.text)}</p>"
+
+
+def readable(frame: pl.DataFrame, *, percent: Iterable[str] = (), none: str = "none",
+          digits: int = 1) -> pl.DataFrame | NoRows:
+    """``frame`` as a notebook or the report shows it: each column named in ``percent`` (a share, 0
+    to 1) shown as ``12.3%`` (``digits`` decimals; its values ``Share`` objects, still numbers; null
+    and NaN null), and a frame with no rows as the line ``none`` (say what is absent: "no error
+    results"). The frame a library function returns keeps its own columns; this is what is shown."""
+    import polars as pl
+
+    if frame.height == 0:
+        return NoRows(none)
+    shares = list(percent)
+    missing = [name for name in shares if name not in frame.columns]
+    if missing:
+        raise InvalidInput(f"no column {', '.join(map(repr, missing))} to show as a percentage "
+                           f"(columns: {', '.join(frame.columns)})")
+    wrong = [name for name in shares if not frame.schema[name].is_numeric()]
+    if wrong:
+        raise InvalidInput(f"column {', '.join(map(repr, wrong))} is not a number, so not a share")
+    return frame.with_columns(
+        pl.Series(name, [None if value is None or value != value else Share(value, digits)
+                         for value in frame[name].to_list()], dtype=pl.Object)
+        for name in shares)
 
 
 def _configure(module: ModuleType) -> None:

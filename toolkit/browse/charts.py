@@ -8,20 +8,22 @@ import altair as alt
 import polars as pl
 
 from toolkit.axes import count_axis
-from toolkit.browse.usage import measured, message_usage
+from toolkit.browse.usage import message_usage
+from toolkit.measured import measured
 from toolkit.record import Session
 
 
 def usage_frame(session: Session) -> pl.DataFrame:
     """One row per reply with usage or a model: index (position in the session), message_id, model,
     recorded (input tokens of the request as recorded: fresh, cache read and written), estimate
-    (``toolkit.browse.usage``), method, output (recorded), cost_usd."""
+    (``toolkit.browse.usage``), method, output (recorded, null where unknown: ``toolkit.measured``),
+    cost_usd."""
     rows = []
     for m, found in message_usage(session).items():
         used = found.recorded
         rows.append({"index": m, "message_id": session.messages[m].id, "model": session.messages[m].model,
                      "recorded": used.context if used and measured(used) else None, "estimate": found.estimate,
-                     "method": found.method, "output": used.output if used else None, "cost_usd": found.cost})
+                     "method": found.method, "output": found.output, "cost_usd": found.cost})
     schema = {"index": pl.Int64, "message_id": pl.String, "model": pl.String, "recorded": pl.Int64,
               "estimate": pl.Int64, "method": pl.String, "output": pl.Int64, "cost_usd": pl.Float64}
     return pl.DataFrame(rows, schema=schema)

@@ -22,9 +22,10 @@ from toolkit.browse.anchors import block_anchor, message_anchor, session_anchor
 from toolkit.browse.assets import SCRIPT, STYLE, script_hash, style_hash
 from toolkit.browse.replaying import Bodies, bodies, default_wire
 from toolkit.browse.turns import KEY_EVENTS, Layout, Place, descendants, layout
-from toolkit.browse.usage import MessageUsage, measured, message_usage
+from toolkit.browse.usage import MessageUsage, message_usage
 from toolkit.corpus.corpus import Corpus
 from toolkit.errors import InvalidInput
+from toolkit.measured import measured
 from toolkit.record import (
     ROLES,
     Block,
@@ -194,8 +195,11 @@ class _Drawer:
         if used is not None and not measured(used):
             parts.append("recorded: every count 0 (the source wrote zeros: unknown, not measured)")
         elif used is not None:
+            output = _count(used.output) if found.output is not None or used.output is None else (
+                f"unknown (the source wrote {used.output:,}, fewer than the reply's own text needs: "
+                "a count taken as its stream began)")
             parts.append(f"recorded: input {_count(used.input)} · cache read {_count(used.cache_read)} · "
-                         f"cache write {_count(used.cache_write)} · output {_count(used.output)} → context "
+                         f"cache write {_count(used.cache_write)} · output {output} → context "
                          f"{_count(used.context)}")
         else:
             parts.append("no usage recorded")
@@ -297,10 +301,13 @@ class _Drawer:
         if models:
             facts.append("models " + esc(", ".join(models)))
         totals = list(self.usage.values())
-        recorded = [u.recorded for u in totals if u.recorded is not None and measured(u.recorded)]
+        recorded = [u for u in totals if u.recorded is not None and measured(u.recorded)]
         if recorded:
-            facts.append(f"recorded input {sum(u.context or 0 for u in recorded):,} · output "
-                         f"{sum(u.output or 0 for u in recorded):,} tokens")
+            outputs = [u.output for u in recorded if u.output is not None]
+            unknown = (f" (unknown for {len(recorded) - len(outputs)} of {len(recorded)} replies)"
+                       if len(outputs) < len(recorded) else "")
+            facts.append(f"recorded input {sum(u.recorded.context or 0 for u in recorded if u.recorded):,} · output "
+                         f"{sum(outputs):,} tokens{unknown}")
         costs = [u.cost for u in totals if u.cost is not None]
         if costs:
             facts.append(f"${sum(costs):.4f} at list price ({len(costs)} of {len(totals)} replies priced)")

@@ -9,7 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from toolkit.browse.usage import measured, recorded_cost
+from toolkit.browse.usage import recorded_cost
+from toolkit.measured import measured_usage
 from toolkit.record import JsonValue, Session
 
 if TYPE_CHECKING:
@@ -50,26 +51,32 @@ class SessionRow:
     """Recorded input of every reply summed (fresh, cache read and cache written); ``None`` when no
     reply recorded usage (unknown, not 0)."""
     output_tokens: int | None
+    """Recorded output of the replies whose output count measures them (``output_measured``);
+    ``None`` when none does."""
     cost_usd: float | None
     """Recorded usage at list price; ``None`` when no reply could be priced."""
     priced: int
     """Replies whose usage was priced, of ``replies`` with usage (a usage of zeros only is unknown
-    and counts in neither)."""
+    and counts in neither; a reply whose output count is unknown is not priced)."""
     replies: int
+    output_measured: int
+    """Replies whose output count is measured, of ``replies``: a streaming client's first-chunk
+    count is not (``toolkit.measured``)."""
     parent_session_id: str | None
     file: str
 
 
 def session_row(session: Session) -> SessionRow:
     models = Counter(m.model for m in session.messages if m.model)
-    used = [m for m in session.messages if measured(m.usage)]
-    costs = [c for c in (recorded_cost(m.model, m.usage) for m in used) if c is not None]
+    used = [(m, u) for m in session.messages if (u := measured_usage(m)) is not None]
+    outputs = [u.output for _, u in used if u.output is not None]
+    costs = [c for c in (recorded_cost(m) for m, _ in used) if c is not None]
     return SessionRow(
         session.id, session.format, client_version(session), len(session.messages),
         models.most_common(1)[0][0] if models else None,
-        sum((m.usage.context or 0) for m in used if m.usage is not None) if used else None,
-        sum((m.usage.output or 0) for m in used if m.usage is not None) if used else None,
-        sum(costs) if costs else None, len(costs), len(used), session.parent_session_id, session.file)
+        sum(u.context or 0 for _, u in used) if used else None, sum(outputs) if outputs else None,
+        sum(costs) if costs else None, len(costs), len(used), len(outputs), session.parent_session_id,
+        session.file)
 
 
 def session_table(corpus: Corpus) -> list[SessionRow]:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from toolkit.pairing import OpenCalls
 from toolkit.record import Event, Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
 KEY_EVENTS = frozenset({"compaction", "summary", "error"})
@@ -51,20 +52,18 @@ class Layout:
 
 
 def pair_calls(session: Session) -> tuple[dict[Place, Place], dict[Place, Place]]:
-    """Calls and results paired as the frames pair them: a result answers the most recent still
-    unanswered earlier call with its id, so a reused id pairs each result with its own call."""
-    waiting: dict[str, list[Place]] = {}
+    """Calls and results paired by the one rule the frames pair them by (``toolkit.pairing``)."""
+    waiting: OpenCalls[Place] = OpenCalls()
     result_of: dict[Place, Place] = {}
     call_of: dict[Place, Place] = {}
     for m, message in enumerate(session.messages):
         for b, block in enumerate(message.blocks):
             match block:
                 case ToolUse():
-                    waiting.setdefault(block.id, []).append(Place(m, b))
+                    waiting.call(block.id, Place(m, b))
                 case ToolResult():
-                    open_calls = waiting.get(block.tool_use_id)
-                    if open_calls:
-                        call = open_calls.pop()
+                    call = waiting.answer(block.tool_use_id)
+                    if call is not None:
                         result_of[call] = Place(m, b)
                         call_of[Place(m, b)] = call
                 case Text() | Reasoning() | Image() | Opaque():

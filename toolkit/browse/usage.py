@@ -10,7 +10,8 @@ from toolkit.costs.models import UnknownModelError
 from toolkit.costs.prices import request_cost
 from toolkit.costs.text import text_tokens
 from toolkit.errors import InvalidInput
-from toolkit.record import Session, Usage
+from toolkit.measured import measured_usage
+from toolkit.record import Message, Session, Usage
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,10 @@ class MessageUsage:
     """One reply's recorded usage and the estimate of the request that produced it."""
 
     recorded: Usage | None
+    """The usage as the source wrote it."""
+    output: int | None
+    """Its output count where it measures the reply (``toolkit.measured``): ``None`` for zeros
+    only, or a count below what the reply wrote (a streaming client's first-chunk count)."""
     estimate: int | None
     """Estimated input tokens of the request (everything before the reply on its path, with the
     recorded system prompt and tools): ``toolkit.costs.calibration.context_tokens``. A client's
@@ -29,22 +34,16 @@ class MessageUsage:
     error_median: float | None
     """The estimator's stated median error on the calibration corpora (``None`` when exact)."""
     cost: float | None
-    """USD of the recorded usage at the model's price (``toolkit.costs.request_cost``)."""
+    """USD of the recorded usage at the model's price (``toolkit.costs.request_cost``); ``None`` when a
+    count it needs is unknown."""
 
 
-def measured(usage: Usage | None) -> bool:
-    """Whether a recorded usage measures anything. A record whose every count is 0 is unknown, not a
-    request of 0 tokens: Claude Code writes zeros for its client-side ``<synthetic>`` replies and for
-    replies of a backend that reported no usage (``mimo-v2.5-pro`` replies in the shared corpora's
-    ``claude_code/mimo_v2.1.145_session_with_subagents``)."""
-    if usage is None:
-        return False
-    return any(value for value in (usage.input, usage.output, usage.cache_read, usage.cache_write))
-
-
-def recorded_cost(model: str | None, usage: Usage | None) -> float | None:
-    """USD of one recorded usage, ``None`` when a count or the model's price is unknown."""
-    if model is None or usage is None or usage.input is None or usage.output is None or not measured(usage):
+def recorded_cost(message: Message) -> float | None:
+    """USD of a reply's recorded usage at its model's price, ``None`` when a count it needs is
+    unknown (``toolkit.measured.measured_usage``) or the model has no price."""
+    usage = measured_usage(message)
+    model = message.model
+    if model is None or usage is None or usage.input is None or usage.output is None:
         return None
     try:
         return request_cost(model, usage.input, usage.output, usage.cache_read or 0, usage.cache_write or 0).total
@@ -60,15 +59,18 @@ def message_usage(session: Session) -> dict[int, MessageUsage]:
         if message.role != "assistant" or (message.usage is None and message.model is None):
             continue
         model = message.model
-        cost = recorded_cost(model, message.usage)
+        used = measured_usage(message)
+        output = used.output if used is not None else None
+        cost = recorded_cost(message)
         if model is None or NOT_SENT & set(message.tags):
             why = "no model recorded" if model is None else "a client-side record, not a request"
-            out[m] = MessageUsage(message.usage, None, why, False, None, cost)
+            out[m] = MessageUsage(message.usage, output, None, why, False, None, cost)
             continue
         try:
             counted = text_tokens("x", model)
         except UnknownModelError:
-            out[m] = MessageUsage(message.usage, None, f"model {model!r} is not in the registry", False, None, cost)
+            out[m] = MessageUsage(message.usage, output, None, f"model {model!r} is not in the registry", False,
+                                  None, cost)
             continue
         config = session.run_config(message.id)
         key = (model, id(config))
@@ -77,5 +79,6 @@ def message_usage(session: Session) -> dict[int, MessageUsage]:
             counter = counters[key] = ContextCounter(model, config.system if config else None,
                                                      config.tools if config else None)
         estimate = counter.request(session.path(message.id)[:-1])
-        out[m] = MessageUsage(message.usage, estimate, counted.method, counted.exact, counted.error_median, cost)
+        out[m] = MessageUsage(message.usage, output, estimate, counted.method, counted.exact, counted.error_median,
+                              cost)
     return out

@@ -12,7 +12,6 @@ from typing import Any
 
 from toolkit.cli.commands import help_for
 from toolkit.costs.images import PLATFORMS, ImageCost, image_tokens
-from toolkit.errors import MissingPath, UnreadableInput
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,23 +83,9 @@ def run_image(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_text(file: Path) -> tuple[str, str]:
-    """The text of ``file`` (``-``: standard input) and the name to report it by; a file that is
-    missing, unreadable or not UTF-8 is a ``ToolkitError`` naming it, so ``main`` says it in one line."""
-    where = "standard input" if str(file) == "-" else str(file)
-    try:
-        data = sys.stdin.buffer.read() if where == "standard input" else file.read_bytes()
-    except FileNotFoundError as exc:
-        raise MissingPath(f"{where}: cannot read: {exc.strerror or exc}") from None
-    except OSError as exc:
-        raise UnreadableInput(f"{where}: cannot read: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8"), where
-    except UnicodeDecodeError as exc:
-        raise UnreadableInput(f"{where}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-
-
 def run_text(args: argparse.Namespace) -> int:
+    from toolkit.cli.textfile import read_text
+
     text, where = read_text(args.file)
     from toolkit.costs.text import text_tokens
 

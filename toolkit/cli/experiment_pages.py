@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.cli.commands import help_for, sending_options
+from toolkit.cli.textfile import read_text
 from toolkit.errors import InvalidInput, MissingPath
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def samples(paths: list[Path], chars: int) -> list[Sample]:
     for path in paths:
         if not path.is_file():
             raise MissingPath(f"{path}: no such file")
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")[:chars]
+        text = read_text(path)[0][:chars]
         if not text.strip():
             raise InvalidInput(f"{path}: no text to render")
         out.append(Sample(path.stem, text))

@@ -63,7 +63,8 @@ def print_sessions(rows: list[dict[str, Any]], others: dict[str, list[str]]) -> 
     lines = [head] + [(
         r["session_id"], r["format"], r["client_version"] or "?", f"{r['messages']:,}", r["model"] or "?",
         "?" if r["input_tokens"] is None else f"{r['input_tokens']:,}",
-        "?" if r["output_tokens"] is None else f"{r['output_tokens']:,}",
+        "?" if r["output_tokens"] is None else f"{r['output_tokens']:,}" + (
+            "" if r["output_measured"] == r["replies"] else f" ({r['output_measured']}/{r['replies']} known)"),
         "?" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}" + ("" if r["priced"] == r["replies"] else
                                                                    f" ({r['priced']}/{r['replies']} priced)"),
     ) for r in rows]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolkit.cli.commands import help_for
+from toolkit.cli.textfile import read_text
 from toolkit.corpus import detect, load
 from toolkit.errors import InvalidInput, MissingPath
 from toolkit.snapshot.compact import compact, turns
@@ -59,7 +60,7 @@ def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str |
             done = compact(session.path(), head=head, tail=tail, geometry=geometry)
             middle = [m for snap in done.snapshots.values() for m in snap.sources]
             return turns(middle), f"session {session.id}: {len(middle)} middle messages"
-    return path.read_text(encoding="utf-8", errors="surrogateescape"), "text file"
+    return read_text(path)[0], "text file"
 
 
 def run(args: argparse.Namespace) -> int:

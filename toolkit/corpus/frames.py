@@ -9,7 +9,9 @@
     provider, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, blocks, text_chars,
     sidechain, tags, file, line, images (every image the message carries, inside tool results too).
     Token columns are the usage of the request that produced the message, as the source reported
-    it (null where it reported none). A Codex compaction's summary (a ``user`` message tagged
+    it (null where it reported none), except that ``output_tokens`` is null where the count is
+    below what the reply wrote (``toolkit.measured``: a streaming client's first-chunk count, not
+    the reply's). A Codex compaction's summary (a ``user`` message tagged
     ``compact_summary``) carries the usage of the request that wrote it, so summed over messages a
     rollout's usage equals its own final cumulative ``total_token_usage``
 ``blocks``
@@ -51,8 +53,8 @@
 ``tool_calls``
     session_id, message_id, call_id, name, bare_name, input_bytes, input_valid, freeform,
     has_result, result_bytes, is_error, result_message_id. A result answers the most recent
-    still-unanswered earlier call with its id (in source order), so a reused id pairs each result
-    with its own call. Anthropic's server tools (web search, code execution, MCP connector...) are
+    still-unanswered earlier call with its id (in source order, ``toolkit.pairing``), so a reused id
+    pairs each result with its own call. Anthropic's server tools (web search, code execution, MCP connector...) are
     calls too: the provider ran them, and the result sits in the message that made the call
 ``events``
     session_id, kind, type, time, message_id, text, file, line
@@ -67,8 +69,10 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
 
-from toolkit.content import block_images
+from toolkit.content import block_images, input_size
 from toolkit.jsontext import json_text
+from toolkit.measured import output_count
+from toolkit.pairing import OpenCalls
 from toolkit.record import (
     Block,
     Image,
@@ -130,15 +134,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def input_size(block: ToolUse) -> int:
-    """Bytes of a call's input as the model wrote it."""
-    if block.raw_input is not None:
-        return len(block.raw_input.encode("utf-8"))
-    if block.freeform and isinstance(block.input, str):
-        return len(block.input.encode("utf-8"))
-    return len(json_text(block.input).encode("utf-8"))
-
-
 def image_size(image: Image) -> int | None:
     """Bytes of a stored image; ``None`` when no bytes were recorded (``Image.size`` is 0 then)."""
     return image.size if image.sha256 is not None else None
@@ -197,13 +192,12 @@ def session_rows(
     messages: list[dict[str, Any]] = []
     blocks: list[dict[str, Any]] = []
     images: list[dict[str, Any]] = []
-    # call id → its unanswered calls in source order: trajectories reuse ids (SWE-agent demos), so a
-    # result answers the nearest open call with its id, not the first call ever given it
-    open_calls: dict[str, list[dict[str, Any]]] = {}
+    open_calls: OpenCalls[dict[str, Any]] = OpenCalls()
     call_rows: list[dict[str, Any]] = []
     for index, message in enumerate(session.messages):
         usage = message.usage
         text_chars = 0
+        written = 0  # what the reply wrote, as toolkit.measured.written_size counts it
         message_images = 0
         for b_index, block in enumerate(message.blocks):
             row = block_row(sid, message.id, b_index, block)
@@ -213,21 +207,24 @@ def session_rows(
             match block:
                 case Text():
                     text_chars += row["chars"]
+                    written += row["chars"]
                 case ToolUse():
+                    written += row["chars"]
                     call = {"session_id": sid, "message_id": message.id, "call_id": block.id,
                             "name": block.name, "bare_name": bare_tool_name(block.name),
                             "input_bytes": row["chars"], "input_valid": block.input_valid,
                             "freeform": block.freeform, "has_result": False, "result_bytes": None,
                             "is_error": None, "result_message_id": None}
-                    open_calls.setdefault(block.id, []).append(call)
+                    open_calls.call(block.id, call)
                     call_rows.append(call)
                 case ToolResult():
-                    waiting = open_calls.get(block.tool_use_id)
-                    if waiting:
-                        answered = waiting.pop()
+                    answered = open_calls.answer(block.tool_use_id)
+                    if answered is not None:
                         answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
                                         is_error=block.is_error, result_message_id=message.id)
-                case Reasoning() | Image() | Opaque():
+                case Reasoning():
+                    written += row["chars"]
+                case Image() | Opaque():
                     pass
                 case _:
                     assert_never(block)
@@ -237,7 +234,7 @@ def session_rows(
             "path_index": path_index.get(message.id), "time": utc(message.time),
             "model": message.model, "provider": message.provider,
             "input_tokens": usage.input if usage else None,
-            "output_tokens": usage.output if usage else None,
+            "output_tokens": output_count(usage.output, written) if usage else None,
             "cache_read_tokens": usage.cache_read if usage else None,
             "cache_write_tokens": usage.cache_write if usage else None,
             "blocks": len(message.blocks), "text_chars": text_chars, "sidechain": message.sidechain,

@@ -445,29 +445,23 @@ def _reply_words(reply: Sequence[Message]) -> str:
 
 def recorded_output(trial: Trial, corpus: Corpus) -> tuple[int, OutputSource] | None:
     """What the recorded reply at the trial's point cost in output: the output tokens its usage
-    reports where every message of it has a measured usage (``toolkit.browse.usage.measured``: all
-    zeros is unknown) and the count is at least half its own text's, else its text counted for the
-    trial's model by ``toolkit.costs.text_tokens`` (an estimate). The floor is there because a reply
-    cannot cost fewer tokens than its words: Claude Code 2.0 and 2.1 write the output count of a
-    reply's first streamed chunk (1 to 6 tokens beside replies of hundreds in the shared corpora's
-    ``claude_code/golfgod_v2.0.22_compaction_forks_image`` and ``teamwork_v2.1.15_progress_queue``),
-    and half allows for tokenizers of other families. ``None``: no recorded reply, or neither a
-    usage nor a model ``toolkit.costs`` knows."""
-    from toolkit.browse.usage import measured
+    reports where every message of it has a measured output count (``toolkit.measured``: not all
+    zeros, and not below what the reply wrote, as a streaming client's first-chunk count is), else
+    its text counted for the trial's model by ``toolkit.costs.text_tokens`` (an estimate). ``None``:
+    no recorded reply, or neither a usage nor a model ``toolkit.costs`` knows."""
     from toolkit.costs import text_tokens
+    from toolkit.measured import measured_usage
 
     reply = recorded_reply(corpus.session(trial.point.session), trial.point.at)
     if not reply:
         return None
-    outputs = [m.usage.output for m in reply if m.usage is not None and measured(m.usage)]
-    reported = sum(o or 0 for o in outputs) if len(outputs) == len(reply) and None not in outputs else None
+    outputs = [used.output for m in reply if (used := measured_usage(m)) is not None]
+    if len(outputs) == len(reply) and None not in outputs:
+        return sum(o or 0 for o in outputs), "recorded usage"
     try:
-        counted = text_tokens(_reply_words(reply), trial.model).tokens
+        return text_tokens(_reply_words(reply), trial.model).tokens, "recorded text"
     except ValueError:
-        return None if reported is None else (reported, "recorded usage")
-    if reported is not None and 2 * reported >= counted:
-        return reported, "recorded usage"
-    return counted, "recorded text"
+        return None
 
 
 def trial_input_tokens(trial: Trial, corpus: Corpus) -> int | None:

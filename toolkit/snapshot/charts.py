@@ -18,7 +18,7 @@ from toolkit.snapshot.compact import resnap, turns
 from toolkit.snapshot.geometry import Geometry, geometry_for, seen
 from toolkit.snapshot.legibility import Assessment, assess, legibility
 from toolkit.snapshot.render import Page, filled_rows, render
-from toolkit.snapshot.tradeoff import choose, reading
+from toolkit.snapshot.tradeoff import MAX_EXCESS, choose, reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,15 +196,36 @@ def compression_domain(frame: pl.DataFrame, x: str = "compression_full") -> tupl
     return log_domain([*ours, *(p.compression for p in PUBLISHED)])
 
 
-def published_labels(frame: pl.DataFrame, x: str = "compression_full", y: str = "legibility") -> pl.DataFrame:
-    """The published points with where their labels go on ``tradeoff``'s plot of ``frame``
-    (``label_x``, ``label_y``: the label's left end, middle; ``leader_x``, ``leader_y``: where the
-    line from the diamond meets a label that had to leave its row, the diamond itself otherwise)."""
-    peers = published_frame()
+def accuracy_domain(frame: pl.DataFrame, y: str, fit: bool) -> tuple[float, float]:
+    """The accuracy axis of ``tradeoff``: 0 to ``ACCURACY_TOP``, or, fitted, from the last step of
+    0.05 below our lowest point (a hundredth of margin) to 1 plus a tenth of that span for the
+    labels of results at 1.0."""
+    values = [v for v in frame[y].to_list() if v is not None and math.isfinite(v)] if fit and frame.height else []
+    if not values:
+        return 0.0, ACCURACY_TOP
+    low = max(0.0, math.floor((min(values) - 0.01) / 0.05) * 0.05)
+    low = min(low, 0.95)
+    return round(low, 2), round(1.0 + (1.0 - low) / 10, 4)
+
+
+def accuracy_ticks(domain: tuple[float, float]) -> list[float]:
+    """At most 11 round ticks from the bottom of ``domain`` to 1.0."""
+    low = domain[0]
+    step = next(s for s in (0.01, 0.02, 0.05, 0.1) if (1.0 - low) / s <= 10.0 + 1e-9)
+    return [round(low + k * step, 2) for k in range(round((1.0 - low) / step) + 1)]
+
+
+def published_labels(frame: pl.DataFrame, x: str = "compression_full", y: str = "legibility",
+                     y_domain: tuple[float, float] = (0.0, ACCURACY_TOP)) -> pl.DataFrame:
+    """The published points inside ``y_domain`` with where their labels go on ``tradeoff``'s plot of
+    ``frame`` (``label_x``, ``label_y``: the label's left end, middle; ``leader_x``, ``leader_y``:
+    where the line from the diamond meets a label that had to leave its row, the diamond itself
+    otherwise)."""
+    peers = published_frame().filter(pl.col("accuracy").is_between(*y_domain))
     x_domain = compression_domain(frame, x)
     points = list(zip(peers["compression"].to_list(), peers["accuracy"].to_list(), peers["paper"].to_list(), strict=True))
     ours = list(zip(frame[x].to_list(), frame[y].to_list(), strict=True)) if frame.height else []
-    spots = place_labels(points, x_domain=x_domain, y_domain=(0.0, ACCURACY_TOP), width=TRADEOFF_WIDTH,
+    spots = place_labels(points, x_domain=x_domain, y_domain=y_domain, width=TRADEOFF_WIDTH,
                          height=TRADEOFF_HEIGHT, avoid=ours)
     return peers.with_columns(**{name: pl.Series([spot[k] for spot in spots], dtype=pl.Float64)
                                  for k, name in enumerate(("label_x", "label_y", "leader_x", "leader_y"))})
@@ -221,30 +242,62 @@ class Axes:
     shape_title: str = "page downscaled"
     title: str = ("Glyph snapshots: compression against what survives the resize "
                   "(diamonds: published results, their own metrics)")
+    fit: bool = False
+    """The accuracy axis fitted to our points (``accuracy_domain``) rather than 0 to 1."""
+    control: str | None = None
+    """A column of each point's reader's error on the same rows in a plain font: each distinct
+    control drawn as a line at its accuracy, and dashed ``MAX_EXCESS`` under it (the bar a preset's
+    cell must clear), ``reader`` naming whose control it is."""
+    reader: str = "reader"
 
 
 READERS = Axes(
     x="compression", y="reader_accuracy", shape="legible", shape_title="reader CER at most 2%",
     y_title="accuracy (ours: 1 - the best independent OCR reader's character error rate)",
     title="Glyph cells: compression against what OCR engines read (diamonds: published results, their own metrics)",
+    fit=True, control="control_cer",
 )
 """The frontier of ``toolkit.snapshot.tradeoff`` frames (with ``reader_accuracy = 1 - reader_cer``)."""
+
+
+def control_lines(frame: pl.DataFrame, axes: Axes, y_domain: tuple[float, float]) -> pl.DataFrame:
+    """One row per distinct (reader, control error) of ``frame``: ``control`` (its accuracy),
+    ``bar`` (``MAX_EXCESS`` under it), ``text`` and ``label_y``, the bottom of its label at the
+    plot's right edge: on its line, or raised as far as keeps it off the label of the line below."""
+    schema = {"reader": pl.String, "control": pl.Float64, "bar": pl.Float64, "text": pl.String,
+              "label_y": pl.Float64}
+    if axes.control is None or not frame.height:
+        return pl.DataFrame(schema=schema)
+    pairs = sorted({(str(r), float(c)) for r, c in frame.select(axes.reader, axes.control).rows() if c is not None},
+                   key=lambda pair: -pair[1])
+    per_px = (y_domain[1] - y_domain[0]) / TRADEOFF_HEIGHT
+    rows, below = [], -math.inf
+    for reader, cer in pairs:
+        control = 1.0 - cer
+        bottom = max(control + per_px, below + (LABEL_FONT + 2) * per_px)
+        below = bottom
+        rows.append({"reader": reader, "control": control, "bar": control - MAX_EXCESS,
+                     "text": f"{reader.split()[0].split('-')[0]} control {control:.1%}", "label_y": bottom})
+    return pl.DataFrame(rows, schema=schema)
 
 
 def tradeoff(frame: pl.DataFrame, axes: Axes = Axes()) -> alt.LayerChart:
     """Compression against accuracy per provider, published results marked as diamonds, each
     labelled where no other label covers it (``place_labels``; a thin line leads to a label that
     had to move off its diamond's row)."""
-    peers_data = published_labels(frame, axes.x, axes.y)
+    y_domain = accuracy_domain(frame, axes.y, axes.fit)
+    peers_data = published_labels(frame, axes.x, axes.y, y_domain)
     x_scale = alt.Scale(type="log", domain=list(compression_domain(frame, axes.x)), nice=False)
-    y_scale = alt.Scale(domain=[0, ACCURACY_TOP], nice=False)
+    y_scale = alt.Scale(domain=list(y_domain), nice=False)
+    ticks = accuracy_ticks(y_domain) if axes.fit else [round(0.1 * k, 1) for k in range(11)]
     encoding: dict[str, Any] = {}
     if axes.shape is not None:
         encoding["shape"] = alt.Shape(f"{axes.shape}:N", title=axes.shape_title)
     ours = alt.Chart(frame).mark_point(filled=True, size=70).encode(
         x=alt.X(f"{axes.x}:Q", title="compression (text tokens per image token, full pages)", scale=x_scale),
-        y=alt.Y(f"{axes.y}:Q", title=axes.y_title,
-                scale=y_scale, axis=alt.Axis(values=[round(0.1 * k, 1) for k in range(11)], tickCount=11)),
+        y=alt.Y(f"{axes.y}:Q", title=axes.y_title, scale=y_scale,
+                axis=alt.Axis(values=ticks, tickCount=len(ticks), format=".0%") if axes.fit
+                else alt.Axis(values=ticks, tickCount=len(ticks))),
         color=alt.Color("model:N"),
         tooltip=[c for c in frame.columns if c != "model"],
         **encoding,
@@ -259,8 +312,26 @@ def tradeoff(frame: pl.DataFrame, axes: Axes = Axes()) -> alt.LayerChart:
         x=alt.X("label_x:Q", scale=x_scale), y=alt.Y("label_y:Q", scale=y_scale), text="paper:N",
         tooltip=["paper", "compression", "accuracy", "metric", "source"],
     )
-    chart: alt.LayerChart = alt.layer(ours, leaders, peers, labels).properties(  # type: ignore[assignment]
-        title=axes.title,
+    layers: list[Any] = [ours, leaders, peers, labels]
+    notes: list[str] = []
+    lines = control_lines(frame, axes, y_domain)
+    if lines.height:
+        tip = ["reader", alt.Tooltip("control:Q", format=".2%"), alt.Tooltip("bar:Q", format=".2%")]
+        layers[:0] = [
+            alt.Chart(lines).mark_rule(color="#777", strokeWidth=1).encode(y=alt.Y("control:Q", scale=y_scale),
+                                                                        tooltip=tip),
+            alt.Chart(lines).mark_rule(color="#777", strokeWidth=1, strokeDash=[4, 3]).encode(
+                y=alt.Y("bar:Q", scale=y_scale), tooltip=tip),
+        ]
+        layers.append(alt.Chart(lines).mark_text(align="right", baseline="bottom", fontSize=LABEL_FONT,
+                                                 color="#555").encode(
+            x=alt.value(TRADEOFF_WIDTH - 4), y=alt.Y("label_y:Q", scale=y_scale), text="text:N"))
+        notes.append(f"grey lines: each reader's accuracy on the same rows in a plain font (its control); "
+                     f"dashed: {MAX_EXCESS * 100:g} percentage point under it, the most a preset's cell may lose")
+    if hidden := len(PUBLISHED) - peers_data.height:
+        notes.append(f"{hidden} published result(s) below {y_domain[0]:.0%} are off this axis")
+    chart: alt.LayerChart = alt.layer(*layers).properties(  # type: ignore[assignment]
+        title=alt.TitleParams(axes.title, subtitle=notes) if notes else axes.title,
         width=TRADEOFF_WIDTH, height=TRADEOFF_HEIGHT,
     )
     return chart
@@ -380,6 +451,7 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
                          widgets.HBox([read, status]), stats, image])
 
 
-__all__ = ["PUBLISHED", "READERS", "Axes", "Box", "Geometry", "compression_domain", "describe", "explorer", "generation_chart",
+__all__ = ["PUBLISHED", "READERS", "Axes", "Box", "Geometry", "accuracy_domain", "accuracy_ticks", "compression_domain",
+           "control_lines", "describe", "explorer", "generation_chart",
            "generations", "log_domain", "place_labels", "published_frame", "published_labels", "samples", "sweep",
            "text_box", "tradeoff"]
