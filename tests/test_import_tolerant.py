@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CORPORA
 from toolkit.corpus import load
+from toolkit.corpus.formats import SNIFF_BYTES
 from toolkit.corpus.formats.tolerant import salvage
 from toolkit.record import Opaque
 
@@ -82,3 +84,94 @@ def test_a_cassette_request_without_a_body_is_reported(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text(json.dumps(cassette), encoding="utf-8")
     assert any("request without a body" in p.reason for p in load(path).problems)
+
+
+# ---- a damaged pretty-printed document is still told by its format ---------------------------------
+
+
+def _small(value: object) -> object:
+    """A real document kept to its first items and the starts of its strings: the same shape, a
+    head's size (so detection holds it whole, as most files of these formats are)."""
+    if isinstance(value, list):
+        return [_small(item) for item in value[:6]]
+    if isinstance(value, dict):
+        return {key: _small(item) for key, item in value.items()}
+    return value[:300] if isinstance(value, str) else value
+
+
+def _request_body(cassette: str) -> object:
+    """The request body of a recorded exchange's last interaction (the longest history)."""
+    import yaml
+
+    interactions = yaml.safe_load((CORPORA / cassette).read_text(encoding="utf-8"))["interactions"]
+    return interactions[-1]["request"]["parsed_body"]
+
+
+WHOLE_DOCUMENTS = {
+    "cline": "cline/mra_cline_api_conversation_history.json",
+    "gemini_cli": "gemini/geminicli_chat_session_7befeae5.json",
+    "inspect": "trajectories/inspect_browser_gpt4omini.json",
+    "sweagent": "trajectories/sweagent_gpt4_pydicom-1458.traj",
+    "openhands": "trajectories/openhands_basic_gui_mode.json",
+    "openai_chat": "openai_chat/faithfulsim_mcp_github_trace_121058.json",
+    "continue": "continue/fabien_8c3cc493-0ef9-462d-94cd-b5e558b00fe4.json",
+    "claude_code": "claude_code/golfgod_v2.0.22_compaction_forks_images.chat.json",
+    "opencode": "opencode/jwp23_v1.0.107/storage/message/ses_53993b312ffeefelTsBlbUVXV8/"
+                "msg_ac66c4cef001J45w2a5xRw64QH.json",
+}
+"""A real file of each whole-document format (a request body of each wire is taken from a cassette)."""
+
+BODIES = {
+    "openai_chat_request": "openai_chat/pydanticai_cassette_chat_images_after_tool.yaml",
+    "anthropic": "anthropic/pydanticai_cassette_parallel_tool_calls.yaml",
+    "gemini": "gemini/pydanticai_cassette_multi_function_calls.yaml",
+}
+
+
+def _grown(document: object, size: int) -> object:
+    """The real document, its outermost largest list (the messages, turns or samples) repeated until
+    it is indented at least ``size`` bytes, so that a cut at 80% is still past detection's head."""
+    while len(json.dumps(document, indent=2)) < size:
+        found = _lists(document, 0)
+        outermost = min(depth for depth, _ in found)
+        longest = max((items for depth, items in found if depth == outermost), key=lambda items: len(json.dumps(items)))
+        longest.extend(list(longest))
+    return document
+
+
+def _lists(value: object, depth: int) -> list[tuple[int, list[object]]]:
+    """Every non-empty list in ``value`` with its depth."""
+    found: list[tuple[int, list[object]]] = [(depth, value)] if isinstance(value, list) and value else []
+    for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        found.extend(_lists(item, depth + 1))
+    return found
+
+
+@pytest.mark.parametrize(("name", "large"), [
+    *((name, False) for name in [*WHOLE_DOCUMENTS, *BODIES]),
+    *((name, True) for name in [*WHOLE_DOCUMENTS, *BODIES] if name != "opencode"),  # a record has no list
+])
+def test_a_truncated_pretty_printed_document_is_read_as_its_format(name: str, large: bool, tmp_path: Path) -> None:
+    """Cut at 80% and indented, the document is still detected as its format (not "unknown"), and
+    read as far as it goes with the loss reported: held by the head (its lists and strings kept
+    short), or a file larger than the head (its longest list repeated). Before, a request body of
+    each wire and an OpenCode record cut so were "unknown format", whole."""
+    source = CORPORA / (WHOLE_DOCUMENTS.get(name) or BODIES[name])
+    if not source.is_file():
+        pytest.skip("../shared/corpora is absent")
+    document = _request_body(BODIES[name]) if name in BODIES else json.loads(source.read_bytes())
+    document = _grown(_small(document), 3 * SNIFF_BYTES) if large else _small(document)
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    file = "body.json" if name in BODIES else source.name
+    intact, cut = tmp_path / "intact" / file, tmp_path / "cut" / file
+    for path, body in ((intact, text), (cut, text[: len(text) * 8 // 10])):
+        path.parent.mkdir()
+        path.write_text(body, encoding="utf-8")
+    assert (cut.stat().st_size > SNIFF_BYTES) == large
+    expected = load(intact).formats[intact.name]
+    corpus = load(cut)
+    assert corpus.formats.get(cut.name) == expected, [p.reason for p in corpus.problems]
+    assert corpus.problems, "the loss is reported"
+    # what comes before the cut is kept (an OpenCode message record alone holds no message; past the
+    # head, a SWE-agent trajectory repeated leaves its history, which holds the messages, past the cut)
+    assert large or name == "opencode" or sum(len(s.messages) for s in corpus.sessions) > 0

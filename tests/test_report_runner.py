@@ -4,6 +4,9 @@ redacted report, the per-cell guard and path scrubbing."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -201,3 +204,45 @@ def test_the_temporary_directory_shows_in_a_browser(tmp_path: Path) -> None:
     reader = Text()
     reader.feed(replaced)
     assert reader.seen == "wrote $TMPDIR/replay-x.json"
+
+
+def test_a_report_run_from_another_directory_finds_the_notebooks_and_the_demo_corpus(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a directory without ``notebooks/`` or ``data/`` (a user's own), the report runs the
+    repository's notebooks over its demo corpus, as from the checkout."""
+    from toolkit.cli import main
+    from toolkit.report import runner
+
+    ran: list[tuple[Path, Path, str | None]] = []
+
+    def recorded(corpus: Path, out: Path, directory: Path, only: str | None = None,
+                 progress: bool = True, timeout: int | None = None) -> list[runner.Executed]:
+        ran.append((corpus, directory, only))
+        return [runner.Executed(p, out / f"{p.stem}.html", 0.1, None) for p in runner.notebooks(directory)]
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "build", recorded)
+    assert main(["report", "-o", str(tmp_path / "out"), "--only", "01"]) == 0
+    assert ran == [(DATA, DATA.parent / "notebooks", "01")]
+
+
+@pytest.mark.parametrize("given", [False, True], ids=["looked-for", "named"])
+def test_a_report_without_notebooks_says_where_it_looked_in_one_line(given: bool, tmp_path: Path) -> None:
+    """Where no notebook can be found (an installed package, or ``--notebooks`` naming a folder
+    without any), one line names every place looked at and the option, and the exit code is 2."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # a copy of the package outside any repository: what a wheel installs
+    site = tmp_path / "site"
+    code = ("import shutil, sys, toolkit, pathlib; "
+            "shutil.copytree(pathlib.Path(toolkit.__file__).parent, sys.argv[1], "
+            "ignore=shutil.ignore_patterns('__pycache__'))")
+    subprocess.run([sys.executable, "-c", code, str(site / "toolkit")], check=True)
+    args = ["report", "--corpus", str(DATA), *(["--notebooks", str(empty)] if given else [])]
+    result = subprocess.run([sys.executable, "-m", "toolkit.cli", *args], cwd=empty, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(site)}, timeout=120, check=False)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    looked = [str(empty)] if given else [str(empty / "notebooks"), str(tmp_path / "site" / "notebooks")]
+    assert line == f"toolkit report: no numbered notebooks (NN_name.ipynb) in {' or '.join(looked)}: " \
+                   "name the folder with --notebooks"

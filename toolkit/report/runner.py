@@ -28,6 +28,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.output_widget import OutputWidget
 
+from toolkit.errors import MissingPath, NotFound, ToolkitError
 from toolkit.report.widgets import static_widgets
 
 CELL_TIMEOUT = 180
@@ -104,6 +106,25 @@ class Executed:
 def notebooks(directory: Path) -> list[Path]:
     """The numbered notebooks (``NN_name.ipynb``), in order."""
     return sorted(p for p in directory.glob("[0-9][0-9]_*.ipynb") if p.is_file())
+
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+"""The folder that holds this package: in a clone, or an editable install of one, the repository,
+beside ``notebooks/`` and ``data/`` (a wheel from an index holds neither)."""
+
+
+def default_place(given: str | None, name: str, holds: Callable[[Path], bool], option: str) -> Path:
+    """Where the report's ``name`` folder is: ``given`` (its option) alone, else ``./name``, else the
+    one in the repository this package runs from, so that ``toolkit report`` works from any
+    directory. When none holds what is needed, ``NotFound`` names every place looked at and the
+    option, instead of a report of nothing."""
+    places = [Path(given)] if given is not None else list(dict.fromkeys([Path(name).absolute(), CHECKOUT / name]))
+    for place in places:
+        if holds(place):
+            return place
+    wanted = "numbered notebooks (NN_name.ipynb)" if name == "notebooks" else "a corpus"
+    looked = " or ".join(str(place) for place in places)
+    raise NotFound(f"no {wanted} in {looked}: name the folder with {option}")
 
 
 def parameters_cell(nb: nbformat.NotebookNode) -> int | None:
@@ -215,6 +236,7 @@ def machine_paths(corpus: Path) -> dict[str, str]:
     repo = Path.cwd().resolve()
     out = {str(corpus.resolve()): corpus.name or "corpus", str(repo): ".",
            str(Path.home()): "~", tempfile.gettempdir(): TEMPORARY}
+    out.setdefault(str(CHECKOUT), ".")  # run from elsewhere: the repository the notebooks came from
     real_tmp = os.path.realpath(tempfile.gettempdir())
     out.setdefault(real_tmp, TEMPORARY)
     return out
@@ -282,9 +304,11 @@ def write_index(out: Path, corpus: Path, results: list[Executed]) -> Path:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", default="data", help="corpus path (default: data)")
+    parser.add_argument("--corpus", default=None,
+                        help="corpus path (default: ./data, else the demo corpus of the toolkit's repository)")
     parser.add_argument("-o", "--out", default="reports", help="output directory (default: reports)")
-    parser.add_argument("--notebooks", default="notebooks", help="notebook directory (default: notebooks)")
+    parser.add_argument("--notebooks", default=None,
+                        help="notebook directory (default: ./notebooks, else those of the toolkit's repository)")
     parser.add_argument("--only", default=None, help="run only notebooks whose name starts with this")
     parser.add_argument("--cell-timeout", type=int, default=None, metavar="SECONDS",
                         help=f"fail a cell that runs longer (default: {CELL_TIMEOUT} s plus {SECONDS_PER_MB} s "
@@ -294,10 +318,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = Path(args.corpus)
-    if not corpus.exists():
-        print(f"toolkit report: {corpus}: no such file or directory", file=sys.stderr)
-        return 2
+    if args.corpus is not None and not Path(args.corpus).exists():
+        raise MissingPath(f"{args.corpus}: no such file or directory")
+    corpus = default_place(args.corpus, "data", Path.exists, "--corpus")
+    folder = default_place(args.notebooks, "notebooks", _holds_notebooks, "--notebooks")
+    if args.only is not None and not any(p.name.startswith(args.only) for p in notebooks(folder)):
+        raise NotFound(f"no notebook in {folder} starts with {args.only!r} (--only)")
     with tempfile.TemporaryDirectory(prefix="toolkit-redacted-") as scratch:
         if args.redact:
             from toolkit.redact import redact
@@ -306,7 +332,7 @@ def run(args: argparse.Namespace) -> int:
             summary = redact(corpus, redacted, progress=True)
             print(f"redacted: {summary.findings} secrets replaced", file=sys.stderr)
             corpus = redacted
-        results = build(corpus, Path(args.out), Path(args.notebooks), args.only, timeout=args.cell_timeout)
+        results = build(corpus, Path(args.out), folder, args.only, timeout=args.cell_timeout)
     for r in results:
         status = "FAILED" if r.error else ("STALLED" if r.stalls else "ok")
         print(f"{status:7} {r.notebook.name:40} {r.seconds:6.1f} s", file=sys.stderr)
@@ -316,7 +342,16 @@ def run(args: argparse.Namespace) -> int:
     return 1 if not results or any(r.error or r.stalls for r in results) else 0
 
 
+def _holds_notebooks(folder: Path) -> bool:
+    return bool(notebooks(folder))
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``python -m toolkit.report``: a ``ToolkitError`` is one line and exit 2, as in ``toolkit``."""
     parser = argparse.ArgumentParser(prog="python -m toolkit.report", description=__doc__.split("\n")[0])
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    try:
+        return run(parser.parse_args(argv))
+    except ToolkitError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 2

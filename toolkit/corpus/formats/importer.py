@@ -394,7 +394,7 @@ class Head:
     file; a detection that keeps a parsed document (the recording sniff's) shares it with no other
     file, since every file has a head of its own."""
 
-    __slots__ = ("_clean", "_keys", "_parses", "_text", "data", "path", "whole")
+    __slots__ = ("_clean", "_keys", "_parses", "_prefix", "_text", "data", "path", "whole")
 
     def __init__(self, path: Path, data: bytes, whole: bool | None = None) -> None:
         self.path = path
@@ -405,6 +405,7 @@ class Head:
         self._clean = False
         self._parses: list[tuple[str, object]] = []
         self._keys: tuple[set[str] | None] | None = None
+        self._prefix: tuple[object] | None = None
 
     @classmethod
     def of_file(cls, path: Path) -> Head:
@@ -507,6 +508,29 @@ class Head:
             data = None if data is None else data[len(BOM):]
         body = head.strip(" \t\r\n")
         return self.json(body if "\n" not in body else head, data)
+
+    def prefix(self) -> object:
+        """The head as one JSON document read as far as it goes (``tolerant.salvage``), or
+        ``NOT_JSON`` when nothing of it parses: what a sniff judges a document by whose head does not
+        parse, because the head ends inside it or the file is damaged (an indented document's first
+        line is a lone bracket, so no line of it decides either). Only for telling the format: the
+        read parses the file itself and reports what it lost."""
+        if self._prefix is None:
+            self._prefix = (self._salvaged(),)
+        return self._prefix[0]
+
+    def _salvaged(self) -> object:
+        document = self.document()
+        if document is not NOT_JSON:
+            return document
+        text = self.text.removeprefix("\ufeff")
+        if text.lstrip(" \t\r\n")[:1] not in ("{", "["):
+            return NOT_JSON
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError as exc:  # for text, its position is in characters
+            kept = salvage(text, exc.pos)
+        return NOT_JSON if kept is None else kept.value
 
     def keys(self) -> set[str] | None:
         """Every key of every object in the head, at any depth, when the head is a whole file that is

@@ -195,7 +195,7 @@ def sniff(found: Head) -> str | None:
         return None
     if data.lstrip()[:1] != b"{":
         return None
-    doc = found.document()
+    doc = found.prefix() if found.whole else found.document()  # a damaged record: what of it parses
     if isinstance(doc, dict):
         return _kind(doc)
     if found.whole:

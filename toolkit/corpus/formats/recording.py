@@ -95,8 +95,9 @@ def detect(found: Head) -> Detection | None:
         return _claim(_first_items(text), None)
     if whole is None and size <= SNIFF_FULL_PARSE and BODY_KEY.search(head):
         whole = _parse_whole(path)
-        if whole is None:
-            return None
+    if whole is None:  # damaged, or too large to parse here: judged by what of its head parses
+        prefix = found.prefix()
+        return None if prefix is NOT_JSON else _claim(prefix, None)
     return _claim(whole, whole)
 
 
