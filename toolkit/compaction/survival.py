@@ -345,8 +345,8 @@ _READ: OrderedDict[tuple[str, str, tuple[int, int]], str] = OrderedDict()
 
 def page_reader() -> Reader:
     """The reader pages are read with: tesseract where its binary is installed, the engine that
-    reads the preset cell best (``toolkit.snapshot.measured.MEASURED``: 2.08% against RapidOCR's
-    2.68% on the fully hinted DejaVu 6x11 cell); RapidOCR, a dependency, elsewhere."""
+    reads the preset cell best (its error and RapidOCR's, with their date and sample, are in
+    ``toolkit.snapshot.measured.MEASURED``); RapidOCR, a dependency, elsewhere."""
     return readers(("tesseract",))[0] if tesseract_available() else RapidOcr()
 
 
