@@ -263,7 +263,11 @@ class Problem(Record):
 class RecordError(InvalidInput):
     """A problem raised rather than collected (``strict=True``): a file that is not what its format
     says, so bad input like any other. Raised in a worker process, it reaches the caller with its
-    ``problem`` (``ToolkitError`` pickles the attributes)."""
+    ``problem`` (``ToolkitError`` pickles the attributes).
+
+    Args:
+        problem: The problem that stopped the read; kept whole so a caller can name its file and line.
+    """
 
     def __init__(self, problem: Problem) -> None:
         super().__init__(str(problem))
@@ -306,6 +310,15 @@ class Session(Record):
                 f"{len(self.messages)} messages, {len(self.events)} events)")
 
     def get(self, message_id: str) -> Message | None:
+        """The message with id ``message_id``, or ``None`` when the session has none: a parent id may
+        name a message the source never wrote.
+
+        Args:
+            message_id: The id to look up, as a message's ``id`` or ``parent_id`` holds it.
+
+        Returns:
+            The message, or ``None``.
+        """
         i = self._index.get(message_id)
         return None if i is None else self.messages[i]
 
@@ -314,7 +327,14 @@ class Session(Record):
 
     def path(self, tip: str | None = None) -> list[Message]:
         """Root to ``tip`` (default: the session's tip), following parent ids. Stops at a missing
-        parent or a cycle rather than looping: importers report those as problems."""
+        parent or a cycle rather than looping: importers report those as problems.
+
+        Args:
+            tip: The last message of the path, to follow a branch other than the current one.
+
+        Returns:
+            The messages from the root to ``tip``, in order.
+        """
         node_id = self.tip if tip is None else tip
         out: list[Message] = []
         seen: set[str] = set()
@@ -329,7 +349,11 @@ class Session(Record):
         return out
 
     def children(self) -> dict[str | None, list[Message]]:
-        """Parent id → child messages, in source order (``None`` holds the roots)."""
+        """Parent id → child messages, in source order (``None`` holds the roots).
+
+        Returns:
+            Each parent id with its children; a message whose parent is missing counts as a root.
+        """
         kids: dict[str | None, list[Message]] = {}
         for message in self.messages:
             parent = message.parent_id if message.parent_id in self._index else None
@@ -337,18 +361,35 @@ class Session(Record):
         return kids
 
     def leaves(self) -> list[Message]:
-        """Messages no other message names as parent: the ends of branches."""
+        """Messages no other message names as parent: the ends of branches.
+
+        Returns:
+            The leaf messages, in source order.
+        """
         parents = {m.parent_id for m in self.messages}
         return [m for m in self.messages if m.id not in parents]
 
     def blocks(self) -> Iterator[tuple[Message, Block]]:
+        """Every block of every message, in source order, with the message that holds it: one loop for
+        an analysis that counts blocks across a session without walking the tree.
+
+        Yields:
+            (message, block) pairs.
+        """
         for message in self.messages:
             for block in message.blocks:
                 yield message, block
 
     def run_config(self, message_id: str | None = None) -> RunConfig | None:
         """The configuration in force at ``message_id`` (the last one recorded at or before it on
-        the path), or the session's last configuration when no message is named."""
+        the path), or the session's last configuration when no message is named.
+
+        Args:
+            message_id: The message whose request the configuration is wanted for.
+
+        Returns:
+            The configuration, or ``None`` when the session recorded none (or none on that path).
+        """
         if not self.run_configs:
             return None
         if message_id is None:

@@ -420,10 +420,15 @@ def page(corpus: Corpus, session: Session | str | None = None, *, replay: Sequen
          subagents: bool = True) -> str:
     """The browser as a standalone page that loads nothing and runs only its own script.
 
-    Takes ``fragment``'s arguments, but for ``focus`` and ``script``.
+    Args:
+        corpus: The corpus, for the subagent sessions and the images the page embeds.
+        session: The session shown: an id, a session, or ``None`` for the longest.
+        replay: The bodies to show beside it, as ``fragment`` takes them.
+        subagents: Show its subagent sessions after it.
 
     Returns:
-        The HTML document."""
+        The HTML document.
+    """
     chosen = session if isinstance(session, Session) else choose(corpus, session)
     policy = (f"default-src 'none'; img-src data:; style-src {style_hash()}; script-src {script_hash()}; "
               "base-uri 'none'; form-action 'none'")

@@ -19,7 +19,14 @@ _CUT = "\x00toolkit-browse-messages\x00"
 
 def default_wire(session: Session) -> str:
     """The wire of the provider that recorded most of the session's replies (the first registered wire
-    of that family), else the first wire."""
+    of that family), else the first wire.
+
+    Args:
+        session: The session to show.
+
+    Returns:
+        The wire's name.
+    """
     families = [model_family(m.model) for m in session.messages if m.model]
     known = [f for f in families if f]
     if known:
@@ -54,6 +61,17 @@ class Bodies:
 
     def add(self, position: int, body_bytes: bytes, messages: Sequence[object], body: Mapping[str, object],
             key: str, notes: Sequence[str]) -> None:
+        """Keep the body sent at message ``position`` as pieces shared with the other positions' bodies, so
+        a page holds each wire message once however many requests repeat it.
+
+        Args:
+            position: The message's position in the session.
+            body_bytes: The body's canonical bytes, which the pieces must rebuild exactly.
+            messages: The body's wire messages, each a piece.
+            body: The body, to find what comes before and after its messages.
+            key: The body's key for its messages (``messages``, ``input``, ``contents``).
+            notes: What changed on the way to the wire, shown beside the body.
+        """
         whole = body_bytes.decode("utf-8")
         cut = canonical({**body, key: _CUT}).decode("utf-8").split(canonical(_CUT).decode("utf-8"))
         parts = [canonical(message).decode("utf-8") for message in messages]
@@ -72,7 +90,14 @@ class Bodies:
             self.notes[position] = list(notes)
 
     def body(self, position: int) -> str:
-        """The canonical body text up to the message at ``position``."""
+        """The canonical body text up to the message at ``position``.
+
+        Args:
+            position: The message's position in the session.
+
+        Returns:
+            The body text, byte for byte the request's.
+        """
         row = self.layout[position]
         if len(row) == 1:
             return self.pieces[row[0]]
@@ -81,7 +106,11 @@ class Bodies:
         return self.pieces[row[0]] + "[" + ",".join(inner) + "]" + self.pieces[row[1]]
 
     def data(self) -> dict[str, object]:
-        """What the page embeds."""
+        """What the page embeds.
+
+        Returns:
+            The pieces, the layout of each position and the notes, as JSON values.
+        """
         return {"wire": self.wire, "mode": self.mode, "vision": self.vision, "pieces": self.pieces,
                 "layout": {str(k): v for k, v in self.layout.items()},
                 "notes": {str(k): v for k, v in self.notes.items()}}

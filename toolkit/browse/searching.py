@@ -36,7 +36,14 @@ SNIPPET = 70
 def text_rows(corpus: Corpus) -> pl.DataFrame:
     """One row per block: its position, kind, the tool it calls or answers (a result takes its call's
     name when the source did not name it), whether it is an error result, and its text
-    (``toolkit.content.block_text``: what the block sends)."""
+    (``toolkit.content.block_text``: what the block sends).
+
+    Args:
+        corpus: The corpus to search.
+
+    Returns:
+        The frame a search filters.
+    """
     rows: list[dict[str, Any]] = []
     for session in corpus.sessions:
         _, call_of = pair_calls(session)

@@ -112,7 +112,15 @@ def _place_events(session: Session) -> tuple[dict[int, list[Event]], dict[int, l
 
 
 def layout(session: Session, sessions: Sequence[Session] = ()) -> Layout:
-    """``session`` laid out for reading; ``sessions`` (the corpus) gives the subagents it spawned."""
+    """``session`` laid out for reading; ``sessions`` (the corpus) gives the subagents it spawned.
+
+    Args:
+        session: The session to read.
+        sessions: The corpus's sessions, to find the subagent sessions ``session`` spawned.
+
+    Returns:
+        The layout: calls paired with results, events placed, the path and branches, the subagents.
+    """
     result_of, call_of = pair_calls(session)
     before, after, trailing = _place_events(session)
     position: dict[str, int] = {}

@@ -52,7 +52,14 @@ def recorded_cost(message: Message) -> float | None:
 
 
 def message_usage(session: Session) -> dict[int, MessageUsage]:
-    """Message position → usage, for every assistant message that recorded usage or names a model."""
+    """Message position → usage, for every assistant message that recorded usage or names a model.
+
+    Args:
+        session: The session to read.
+
+    Returns:
+        The usage of each such message, recorded or estimated, with its cost where priced.
+    """
     counters: dict[tuple[str, int], ContextCounter] = {}
     out: dict[int, MessageUsage] = {}
     for m, message in enumerate(session.messages):

@@ -49,7 +49,11 @@ class History:
     snapshots: Mapping[str, Snapshot] = field(default_factory=dict)
 
     def source(self) -> list[Message]:
-        """The messages with every snapshot replaced by what it was rendered from."""
+        """The messages with every snapshot replaced by what it was rendered from.
+
+        Returns:
+            The messages the history stands for, in order: what facts are looked for in.
+        """
         return expand(self.messages, self.snapshots)
 
 

@@ -205,6 +205,18 @@ class Extractive:
         return False
 
     def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
+        """The baseline summary of ``messages`` (``Summariser.summarise``), written without a model.
+
+        Args:
+            messages: The messages the summary replaces, oldest first.
+            budget_chars: The most characters the summary may take.
+
+        Returns:
+            The summary, with no tokens or cost (no model was called).
+
+        Raises:
+            InvalidInput: ``budget_chars`` is not positive, or there are no messages.
+        """
         _check(messages, budget_chars)
         text = _extractive_text(_extract(messages, self.line_chars), len(messages), budget_chars)
         return Summary(text, "extractive baseline (no model)", None, None, None, None)
@@ -375,12 +387,27 @@ class ModelSummariser:
 
     def request_text(self, messages: Sequence[Message], budget_chars: int) -> str:
         """The one user message sent: the transcript first, the instructions after it (long
-        documents read better with the question at the end)."""
+        documents read better with the question at the end).
+
+        Args:
+            messages: The messages the summary replaces, oldest first.
+            budget_chars: The limit the instructions state.
+
+        Returns:
+            The message's text.
+        """
         return (f"<transcript>\n{transcript(messages)}\n</transcript>\n\n{self.prompt}\n\n"
                 f"Length limit: at most {budget_chars} characters.")
 
     def body(self, text: str) -> dict[str, Any]:
-        """The smallest body of the provider's wire: one user message and the output limit."""
+        """The smallest body of the provider's wire: one user message and the output limit.
+
+        Args:
+            text: The user message (``request_text``).
+
+        Returns:
+            The request body, as the SDK takes it.
+        """
         match _WIRES[self.provider]:
             case "anthropic":
                 return {"model": self.model, "max_tokens": self.max_output_tokens,
@@ -393,6 +420,19 @@ class ModelSummariser:
         return {"model": self.model, "messages": [{"role": "user", "content": text}], limit: self.max_output_tokens}
 
     def summarise(self, messages: Sequence[Message], *, budget_chars: int) -> Summary:
+        """The model's summary of ``messages`` (``Summariser.summarise``), by one request to it.
+
+        Args:
+            messages: The messages the summary replaces, oldest first.
+            budget_chars: The most characters the summary may take; a longer reply is cut at a line end.
+
+        Returns:
+            The summary, with the tokens the call used and its cost where the model is priced.
+
+        Raises:
+            InvalidInput: ``budget_chars`` is not positive, or there are no messages.
+            SummaryFailed: The request failed or the model replied with no text.
+        """
         _check(messages, budget_chars)
         provider = self.provider
         wire = _WIRES[provider]

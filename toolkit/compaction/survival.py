@@ -124,6 +124,11 @@ class Retention:
     """The reader that read the pages (``None``: no pages; ``source``: the rendered text, not read)."""
 
     def counts(self) -> dict[Where, int]:
+        """How many facts ended in each place, every place named (a count of 0 included).
+
+        Returns:
+            The count per place: ``verbatim``, ``page``, ``summary``, ``lost``.
+        """
         tally = Counter(s.where for s in self.survivals)
         return {where: tally[where] for where in WHERES}
 
@@ -135,6 +140,12 @@ class Retention:
         return 1.0 - self.counts()["lost"] / len(self.survivals)
 
     def frame(self) -> pl.DataFrame:
+        """One row per fact: its ``kind``, ``text``, ``message_index``, ``needed_at`` and ``where`` it ended,
+        for a notebook to group and chart.
+
+        Returns:
+            The frame.
+        """
         return pl.DataFrame(
             {
                 "kind": [s.fact.kind for s in self.survivals],
@@ -334,8 +345,8 @@ _READ: OrderedDict[tuple[str, str, tuple[int, int]], str] = OrderedDict()
 
 def page_reader() -> Reader:
     """The reader pages are read with: tesseract where its binary is installed, the engine that
-    reads the preset cell best (``toolkit.snapshot.measured.MEASURED``: 2.08% against RapidOCR's
-    2.68% on the fully hinted DejaVu 6x11 cell); RapidOCR, a dependency, elsewhere."""
+    reads the preset cell best (its error and RapidOCR's, with their date and sample, are in
+    ``toolkit.snapshot.measured.MEASURED``); RapidOCR, a dependency, elsewhere."""
     return readers(("tesseract",))[0] if tesseract_available() else RapidOcr()
 
 

@@ -46,26 +46,59 @@ class Corpus:
         return iter(self.sessions)
 
     def session(self, session_id: str) -> Session:
+        """The session with id ``session_id``, the handle every analysis of one session starts from.
+
+        Args:
+            session_id: The id as the sessions frame shows it.
+
+        Returns:
+            The session.
+
+        Raises:
+            UnknownSession: The corpus holds no session of that id (the message names the ids it holds).
+        """
         for session in self.sessions:
             if session.id == session_id:
                 return session
         raise UnknownSession(session_id, [s.id for s in self.sessions])
 
     def longest(self) -> Session:
-        """The session whose path is longest (ties: the first loaded)."""
+        """The session whose path is longest (ties: the first loaded).
+
+        Returns:
+            The session, a fair first choice for a demo or a look at a corpus.
+
+        Raises:
+            InvalidInput: The corpus holds no session.
+        """
         if not self.sessions:
             raise InvalidInput("the corpus holds no session")
         return max(self.sessions, key=lambda s: len(s.path()))
 
     def frames(self) -> dict[str, pl.DataFrame]:
         """The corpus as polars DataFrames: sessions, messages, blocks, tool_calls, events, problems
-        (columns documented in ``toolkit.corpus.frames``)."""
+        (columns documented in ``toolkit.corpus.frames``).
+
+        Returns:
+            Each frame under its name.
+        """
         from toolkit.corpus.frames import corpus_frames
 
         return corpus_frames(self)
 
     def save(self, directory: str | Path) -> Path:
-        """Write the corpus as Parquet so ``toolkit.load(directory)`` reopens it without the sources."""
+        """Write the corpus as Parquet so ``toolkit.load(directory)`` reopens it without the sources.
+
+        Args:
+            directory: Where to write: a new or empty directory, or a saved corpus to replace (the
+                old one stays whole until the new one is written).
+
+        Returns:
+            The directory written.
+
+        Raises:
+            InvalidInput: ``directory`` holds files that are not a saved corpus.
+        """
         from toolkit.corpus.parquet import save
 
         return save(self, Path(directory))

@@ -198,7 +198,18 @@ _BY_FAMILY: dict[str, CacheRule] = {r.family: r for r in CACHE_RULES}
 
 
 def cache_rule(model: str) -> CacheRule:
-    """The caching rule of ``model``'s family; a family without one is an error, never a default."""
+    """The caching rule of ``model``'s family; a family without one is an error, never a default.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+
+    Returns:
+        The rule: how the family caches a prompt prefix, from what length, for how long.
+
+    Raises:
+        InvalidInput: The family has no recorded cache rule.
+        UnknownModel: No family is known for ``model``.
+    """
     return by_family(model, _BY_FAMILY, "cache rule")
 
 

@@ -585,7 +585,18 @@ RULES: dict[str, ImageRule] = {
 
 
 def rule_for(model: str) -> ImageRule:
-    """The image rule of a model's family; an error when the documents give none."""
+    """The image rule of a model's family; an error when the documents give none.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+
+    Returns:
+        The family's image rule.
+
+    Raises:
+        InvalidInput: The family's documents give no image rule.
+        UnknownModel: No family is known for ``model``.
+    """
     family = resolve(model).family
     rule = RULES.get(family.name)
     if rule is None:
@@ -659,10 +670,21 @@ def resize_for(width: int, height: int, model: str, detail: str | None = None, *
     """The size ``model`` sees a ``width`` x ``height`` image at: the sent size unless the provider
     shrinks it (how well that is known: ``image_tokens(...).seen_evidence``).
 
-    Takes ``image_tokens``' arguments and raises as it does.
+    Args:
+        width: The image's width in pixels, as sent.
+        height: The image's height in pixels, as sent.
+        model: The model that reads it.
+        detail: The detail or resolution level asked for, as ``image_tokens`` takes it.
+        platform: Where a Gemini model is served, as ``image_tokens`` takes it.
+        media_resolution: The Gemini level under its API name, as ``image_tokens`` takes it.
 
     Returns:
-        The width and height the model sees."""
+        The width and height the model sees.
+
+    Raises:
+        InvalidInput: As ``image_tokens`` raises it.
+        UnknownModel: As ``image_tokens`` raises it.
+    """
     return _outcome(width, height, model, detail, platform, media_resolution)[2].resized
 
 
@@ -670,9 +692,21 @@ def downscaled(width: int, height: int, model: str, detail: str | None = None, *
                platform: str = "gemini-api", media_resolution: str | None = None) -> bool:
     """Whether ``model`` loses pixels of the image: glyphs a few pixels high do not survive that.
 
-    Takes ``image_tokens``' arguments and raises as it does.
+    Args:
+        width: The page's width in pixels: a snapshot asks this of the page size it would send.
+        height: The page's height in pixels.
+        model: The model the page is for.
+        detail: A detail or resolution level (``image_tokens``), since some providers shrink less at
+            a higher one.
+        platform: For a Gemini model, where it is served (``image_tokens``).
+        media_resolution: The Gemini level under its API name (``image_tokens``).
 
     Returns:
-        Whether the size the model sees is smaller than the size sent."""
+        ``True`` when the size the model sees (``resize_for``) is smaller than the size sent.
+
+    Raises:
+        InvalidInput: The provider takes no such ``detail`` (as ``image_tokens`` raises it).
+        UnknownModel: No family is known for ``model``.
+    """
     return _lost(width, height, resize_for(width, height, model, detail, platform=platform,
                                            media_resolution=media_resolution))

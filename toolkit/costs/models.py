@@ -70,7 +70,12 @@ class Model:
 
 class UnknownModelError(UnknownModel):
     """A model id that matches no family in the registry (``toolkit.errors.UnknownModel`` with the
-    registered families listed; the name existing imports use)."""
+    registered families listed; the name existing imports use).
+
+    Args:
+        model: The model id that matched no family, as the caller wrote it.
+        reason: Why it matched none, when more can be said than that.
+    """
 
     def __init__(self, model: str, reason: str = "") -> None:
         super().__init__(model, {p: [f.name for f in FAMILIES if f.provider == p] for p in PROVIDERS}, reason)
@@ -239,7 +244,18 @@ def _prefix_family(text: str) -> str | None:
 
 @functools.lru_cache(maxsize=4096)
 def resolve(model: str) -> Model:
-    """The family of a model id as a transcript or gateway writes it."""
+    """The family of a model id as a transcript or gateway writes it.
+
+    Args:
+        model: A model id as a transcript or gateway writes it (dated, prefixed by a gateway or a
+            cloud, or bare).
+
+    Returns:
+        The id, its canonical form and its family.
+
+    Raises:
+        UnknownModelError: The id is empty or matches no registered family.
+    """
     if not model or not model.strip():
         raise UnknownModelError(model, "empty model id")
     text = canonical_id(model)
@@ -251,6 +267,17 @@ def resolve(model: str) -> Model:
 
 
 def family(model: str) -> Family:
+    """The family of ``model``: the unit prices, windows and image rules are recorded for.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+
+    Returns:
+        The family.
+
+    Raises:
+        UnknownModelError: No family matches ``model``.
+    """
     return resolve(model).family
 
 

@@ -147,7 +147,17 @@ def _ranks(vocabulary: str) -> dict[bytes, int]:
 
 @functools.cache
 def encoding(name: str) -> tiktoken.Encoding:
-    """An official tiktoken encoding built from the verified bundled ranks, never downloaded."""
+    """An official tiktoken encoding built from the verified bundled ranks, never downloaded.
+
+    Args:
+        name: The encoding's name, a key of ``ENCODINGS``.
+
+    Returns:
+        The encoding (built once per name).
+
+    Raises:
+        NotFound: No bundled encoding has that name.
+    """
     if name not in ENCODINGS:
         raise NotFound(f"no offline encoding {name!r} (known: {', '.join(ENCODINGS)})")
     spec = ENCODINGS[name]
@@ -158,7 +168,18 @@ def encoding(name: str) -> tiktoken.Encoding:
 
 def count_exact(text: str, encoding_name: str = "o200k_base") -> int:
     """Tokens of ``text`` in an OpenAI encoding. Special-token strings inside the text are counted
-    as the ordinary text they are, as a provider does with user content."""
+    as the ordinary text they are, as a provider does with user content.
+
+    Args:
+        text: The text to count.
+        encoding_name: The tiktoken encoding of the model (``o200k_base`` for current OpenAI models).
+
+    Returns:
+        The token count.
+
+    Raises:
+        NotFound: ``encoding_name`` is not an encoding bundled with the toolkit.
+    """
     return len(encoding(encoding_name).encode_ordinary(text))
 
 

@@ -210,7 +210,18 @@ _BY_FAMILY: dict[str, Window] = {w.family: w for w in WINDOWS}
 
 
 def window_for(model: str) -> Window:
-    """The context window of ``model``'s family; a family without one is an error, never a default."""
+    """The context window of ``model``'s family; a family without one is an error, never a default.
+
+    Args:
+        model: A model id as a transcript or gateway writes it.
+
+    Returns:
+        The window: the input and output tokens the family accepts.
+
+    Raises:
+        InvalidInput: The family has no recorded window.
+        UnknownModel: No family is known for ``model``.
+    """
     return by_family(model, _BY_FAMILY, "context window")
 
 

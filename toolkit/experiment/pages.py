@@ -77,7 +77,15 @@ def page_request(sample: Sample, *, wire: str, model: str, prompt: str = TRANSCR
 
 def cer(reading: str, source: str) -> float:
     """Character error rate of ``reading`` against ``source``: edit distance over the source's
-    length, both as ``toolkit.snapshot.readers.normalise`` compares them (NFKC, no whitespace)."""
+    length, both as ``toolkit.snapshot.readers.normalise`` compares them (NFKC, no whitespace).
+
+    Args:
+        reading: What a reader read off the page.
+        source: The text the page was rendered from.
+
+    Returns:
+        The error rate: 0 for a perfect reading, above 1 when the reading is longer and wrong.
+    """
     want = normalise(source)
     return edit_distance(normalise(reading), want) / max(len(want), 1)
 
@@ -182,7 +190,14 @@ PAGE_COLUMNS = {"sample": "str", "wire": "str", "model": "str", "index": "int", 
 
 
 def load_pages(path: str | Path) -> pl.DataFrame:
-    """A page results file as one row per reply."""
+    """A page results file as one row per reply.
+
+    Args:
+        path: The JSONL file ``run_pages`` appends to.
+
+    Returns:
+        The replies that were scored (each with its ``cer``); a line cut short by a crash is skipped.
+    """
     return frame_of(read_ledger(path), PAGE_COLUMNS, keep=lambda line: "cer" in line)
 
 

@@ -89,13 +89,27 @@ def frame_of(lines: Iterable[dict[str, Any]], columns: Mapping[str, str] = COLUM
 
 def load_results(path: str | Path) -> pl.DataFrame:
     """A results file (the JSONL ``toolkit.experiment.run`` appends) as one row per reply; the
-    provider's raw response stays in the file, not the frame."""
+    provider's raw response stays in the file, not the frame.
+
+    Args:
+        path: The results file (a missing file reads as no replies).
+
+    Returns:
+        The frame; a line cut short by a crash is skipped.
+    """
     return frame_of(read_ledger(path))
 
 
 def table(frame: pl.DataFrame) -> pl.DataFrame:
     """One row per point x wire x mode x model: ``n``, the count of each reply kind, and the call
-    rate (``called`` / ``n``) with its Wilson 95% interval ``low``-``high``."""
+    rate (``called`` / ``n``) with its Wilson 95% interval ``low``-``high``.
+
+    Args:
+        frame: The replies, as ``load_results`` reads them.
+
+    Returns:
+        The summary frame, in the order the points first appear.
+    """
     import polars as pl
 
     counts = (
@@ -120,7 +134,14 @@ def table(frame: pl.DataFrame) -> pl.DataFrame:
 
 def chart(frame: pl.DataFrame) -> Any:
     """Call rate by mode and model, each with its Wilson 95% interval as an error bar (one panel
-    per point when there are several)."""
+    per point when there are several).
+
+    Args:
+        frame: The replies, as ``load_results`` reads them.
+
+    Returns:
+        The altair chart.
+    """
     import altair as alt
 
     summary = table(frame)

@@ -379,12 +379,23 @@ class Plan:
         return sum(e.n for e in self.estimates if e.cost_usd is None)
 
     def rows(self) -> list[dict[str, Any]]:
+        """One row per planned request: the fields of its key (the point, wire, mode and model; a
+        page plan's sample), ``n``, the request's digest, the estimated tokens and cost, where the
+        output estimate came from and its fidelity notes, as a dry run prints them.
+
+        Returns:
+            The rows, in plan order.
+        """
         return [{**e.key, "n": e.n, "request_sha256": e.request_sha256, "input_tokens": e.input_tokens,
                  "output_tokens": e.output_tokens, "output_source": e.output_source, "cost_usd": e.cost_usd,
                  "fidelity": list(e.fidelity)} for e in self.estimates]
 
     def sessions(self) -> list[SessionPlan]:
-        """Per session in plan order: what a reader of a large plan needs instead of one line per request."""
+        """Per session in plan order: what a reader of a large plan needs instead of one line per request.
+
+        Returns:
+            One summary per session: its points and requests, replies, tokens and cost.
+        """
         groups: dict[tuple[str, str], list[Estimate]] = {}
         for e in self.estimates:
             groups.setdefault((str(e.key.get("file", "")), str(e.key.get("session", ""))), []).append(e)
@@ -395,11 +406,19 @@ class Plan:
                 for (file, session), group in groups.items()]
 
     def notes(self) -> Counter[str]:
-        """Each distinct fidelity note and how many requests carry it."""
+        """Each distinct fidelity note and how many requests carry it.
+
+        Returns:
+            The count of requests per note.
+        """
         return Counter(note for e in self.estimates for note in e.fidelity)
 
     def output_sources(self) -> Counter[OutputSource]:
-        """How many requests' output estimate came from each source."""
+        """How many requests' output estimate came from each source.
+
+        Returns:
+            The count of requests per source.
+        """
         return Counter(e.output_source for e in self.estimates)
 
 

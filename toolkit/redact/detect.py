@@ -548,7 +548,15 @@ def scan_text(text: str, *, homes: Sequence[str] | None = None) -> list[Finding]
 
     ``homes`` are the current user's home directories to treat as secrets wherever they sit (by
     default ``Path.home()``; ``()`` for none): ``/home/<user>``, ``/Users/<user>`` and
-    ``C:\\Users\\<user>`` are found whatever ``homes`` holds."""
+    ``C:\\Users\\<user>`` are found whatever ``homes`` holds.
+
+    Args:
+        text: The text to scan.
+        homes: Home folders whose user names count as secrets (default: this user's).
+
+    Returns:
+        The findings, by position.
+    """
     rules = _rules(tuple(homes) if homes is not None else _default_homes())
     return _scan(text, rules)
 

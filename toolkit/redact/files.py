@@ -64,10 +64,22 @@ class RedactionSummary:
         return sum(self.by_kind.values())
 
     def count(self, status: Status) -> int:
+        """How many files ended with ``status``, to report a run in one line.
+
+        Args:
+            status: One of ``redacted``, ``clean``, ``partial``, ``skipped``, ``refused``, ``error``.
+
+        Returns:
+            The number of files.
+        """
         return sum(1 for report in self.files if report.status == status)
 
     def to_json(self) -> dict[str, Any]:
-        """The summary as one JSON object: kinds, counts and file names, never a secret's text."""
+        """The summary as one JSON object: kinds, counts and file names, never a secret's text.
+
+        Returns:
+            The object, as ``toolkit redact --json`` prints it (with ``--verify``, beside the leaks found).
+        """
         return {
             "source": self.source,
             "output": self.output,
@@ -258,7 +270,19 @@ def _renamed(rel: str, rules: Sequence[_Rule], known: _Known, placeholders: _Pla
 
 def scan(path: str | Path, *, homes: Sequence[str] | None = None, progress: bool = False) -> RedactionSummary:
     """What ``redact`` would find in ``path``, writing nothing (``output`` is empty): one pass, so
-    a secret is counted where a detector sees it, not where only its repetition would be replaced."""
+    a secret is counted where a detector sees it, not where only its repetition would be replaced.
+
+    Args:
+        path: The corpus to scan: a file or a directory.
+        homes: Home folders whose user names are secrets (default: this user's).
+        progress: Show a progress bar.
+
+    Returns:
+        Each file's status and findings, and the secrets found by kind.
+
+    Raises:
+        MissingPath: ``path`` does not exist.
+    """
     source = Path(path)
     if not source.exists():
         raise MissingPath(f"no such file or directory: {source}")

@@ -12,7 +12,15 @@ from toolkit.redact.detect import KINDS, Finding, scan_text
 
 def placeholder(kind: str, number: int) -> str:
     """The text that stands for the ``number``-th distinct secret of ``kind`` in a run: no quote,
-    backslash or whitespace, so it is safe inside JSON strings, YAML scalars and URLs."""
+    backslash or whitespace, so it is safe inside JSON strings, YAML scalars and URLs.
+
+    Args:
+        kind: The secret's kind (``toolkit.redact.KINDS``).
+        number: Which distinct secret of that kind it is, from 1.
+
+    Returns:
+        The placeholder, ``<redacted:KIND:N>``.
+    """
     return f"<redacted:{kind}:{number}>"
 
 
@@ -65,6 +73,14 @@ def _apply(text: str, findings: Sequence[Finding], placeholders: _Placeholders) 
 
 
 def redact_text(text: str, *, homes: Sequence[str] | None = None) -> tuple[str, list[Finding]]:
-    """``text`` with every secret replaced (numbered from 1 within this text) and the findings."""
+    """``text`` with every secret replaced (numbered from 1 within this text) and the findings.
+
+    Args:
+        text: The text to redact.
+        homes: Home folders whose user names are secrets (default: this user's).
+
+    Returns:
+        The redacted text and the findings, by position in the original text.
+    """
     findings = scan_text(text, homes=homes)
     return _apply(text, findings, _Placeholders()), findings

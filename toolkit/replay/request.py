@@ -106,7 +106,11 @@ class Request:
         return wire_spec(self.wire).messages_key
 
     def messages_bytes(self) -> builtins.bytes:
-        """The canonical bytes of the messages part alone (what prefix stability compares)."""
+        """The canonical bytes of the messages part alone (what prefix stability compares).
+
+        Returns:
+            The bytes of the body's message list (``messages``, ``input`` or ``contents``, by wire).
+        """
         return canonical(self.body[self.messages_key])
 
 
@@ -114,7 +118,14 @@ def canonical(value: object) -> bytes:
     """Compact JSON in key order, non-ASCII as UTF-8, written by orjson: several times faster than
     ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` and byte for byte the same on
     every body of the shared corpora (orjson writes some float exponents shorter, ``1.5e-7`` for
-    ``1.5e-07``; the standard module takes the integers beyond 64 bits orjson refuses)."""
+    ``1.5e-07``; the standard module takes the integers beyond 64 bits orjson refuses).
+
+    Args:
+        value: A request body, or any JSON value.
+
+    Returns:
+        The bytes a request is compared and hashed by.
+    """
     return _encode(value)[0]
 
 

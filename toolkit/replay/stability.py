@@ -41,7 +41,15 @@ class PrefixReport:
 
 
 def is_prefix(shorter: Request, longer: Request) -> bool:
-    """The shorter request's messages array, left open, is a byte prefix of the longer's."""
+    """The shorter request's messages array, left open, is a byte prefix of the longer's.
+
+    Args:
+        shorter: The request for a turn.
+        longer: The request for a later turn of the same session, wire and mode.
+
+    Returns:
+        ``True`` when ``longer`` only appends to ``shorter``, so a prompt cache of it still matches.
+    """
     return longer.messages_bytes().startswith(shorter.messages_bytes()[:-1])
 
 

@@ -9,11 +9,11 @@ Two things here are not what nbclient and nbconvert do by default, each for a me
   task is awaiting the cell's ``execute_reply`` on that same socket. Under load the reply's
   wake-up is then lost: the kernel sent it within 0.2 s (its own header says so), yet the client
   reads it only when the per-cell timeout fires pyzmq's final ``poll(0)``, which finds it, so the
-  cell "succeeds" one timeout late (600 s in the report; jupyter/nbclient#312 and #311, seen here
-  about once in 5-25 runs of notebook 06 beside two CPU hogs). The kernel never reads that state
-  (only a front end draws it), so ``LocalOutputWidget`` keeps it on the client and sends nothing.
-  ``toolkit.report.stress`` runs widget cells many times in a row under load and counts any cell
-  whose reply reached the client late (``benchmarks/bench_widgets.py`` both ways; a test).
+  cell "succeeds" one timeout late (600 s in the report; jupyter/nbclient#312 and #311). The
+  kernel never reads that state (only a front end draws it), so ``LocalOutputWidget`` keeps it on
+  the client and sends nothing. ``toolkit.report.stress`` runs widget cells many times in a row
+  under load and counts any cell whose reply reached the client late (``benchmarks/bench_widgets.py``
+  both ways, figures in ``benchmarks/RESULTS.md``; a test).
 * **Nothing fetched from the network.** Widgets become static HTML (``toolkit.report.widgets``),
   the page template leaves out require.js, MathJax, Mermaid and the widget manager, the injected
   parameters cell is hidden, and machine paths are replaced by what they stand for."""

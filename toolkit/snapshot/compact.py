@@ -58,7 +58,15 @@ def tool_names(messages: Sequence[Message]) -> dict[str, str]:
 
 def message_text(message: Message, names: Mapping[str, str]) -> str:
     """Every block of a message in its prose form, in full (a page is cheap; nothing is cut but an
-    unrecognised block's raw JSON)."""
+    unrecognised block's raw JSON).
+
+    Args:
+        message: The message to render.
+        names: Call id to tool name, so a result the source did not name is labelled by its call.
+
+    Returns:
+        The text a snapshot page draws for the message.
+    """
     parts: list[str] = []
     for block in message.blocks:
         match block:
@@ -82,7 +90,16 @@ def message_text(message: Message, names: Mapping[str, str]) -> str:
 
 
 def turns(messages: Sequence[Message], names: Mapping[str, str] | None = None) -> list[Passage]:
-    """Messages as the turns a snapshot renders."""
+    """Messages as the turns a snapshot renders.
+
+    Args:
+        messages: The messages to render, in order.
+        names: Call id to tool name (default: read from ``messages``); a caller rendering part of a
+            history passes the whole history's, so results whose calls fall outside are still named.
+
+    Returns:
+        One passage per message: its text, label and id.
+    """
     names = tool_names(messages) if names is None else names
     return [Passage(message_text(m, names), label(m), m.id) for m in messages]
 
@@ -118,7 +135,11 @@ class Compacted:
         return sum(p.uncovered for p in self.pages)
 
     def expanded(self) -> list[Message]:
-        """The history with every snapshot message replaced by the messages it stands for."""
+        """The history with every snapshot message replaced by the messages it stands for.
+
+        Returns:
+            The messages a reader of the original history saw, in order.
+        """
         return expand(self.messages, self.snapshots)
 
 

@@ -126,20 +126,50 @@ class Font:
         return int(np.count_nonzero(self.lookup != self.uncovered))
 
     def wide(self, char: str) -> bool:
-        """Drawn two cells wide."""
+        """Drawn two cells wide.
+
+        Args:
+            char: One character.
+
+        Returns:
+            ``True`` for a character this font draws across two cells, which a page lays out as two.
+        """
         return bool(len(self.right)) and bool(self.right[ord(char)] >= 0)
 
     def covers(self, char: str) -> bool:
+        """Whether the font has a glyph of its own for ``char``, so a page shows it rather than the
+        uncovered mark.
+
+        Args:
+            char: One character.
+
+        Returns:
+            ``True`` when the character is covered.
+        """
         return bool(self.lookup[ord(char)] != self.uncovered)
 
     def ids(self, text: str) -> Ids:
-        """Glyph ids of ``text``, one per code point (lone surrogates are uncovered)."""
+        """Glyph ids of ``text``, one per code point (lone surrogates are uncovered).
+
+        Args:
+            text: The text to draw.
+
+        Returns:
+            The glyph ids, an array as long as ``text``'s code points.
+        """
         codepoints = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         return self.lookup[codepoints]
 
     def fold(self, text: str) -> str:
         """``text`` as a pixel reader can know it: each character replaced by its class
-        representative, uncovered ones by ``UNCOVERED_CHAR``; newlines and tabs kept."""
+        representative, uncovered ones by ``UNCOVERED_CHAR``; newlines and tabs kept.
+
+        Args:
+            text: The source text of a page.
+
+        Returns:
+            The text a perfect reader of the page would read back, to score a reading against.
+        """
         out = []
         for char in text:
             if char in "\n\t" or self.wide(char):
@@ -149,7 +179,11 @@ class Font:
         return "".join(out)
 
     def homoglyphs(self) -> Iterator[tuple[str, ...]]:
-        """Sets of characters drawn with one identical bitmap (more than one member)."""
+        """Sets of characters drawn with one identical bitmap (more than one member).
+
+        Yields:
+            Each group of characters a reader cannot tell apart on a page.
+        """
         for group in self.members:
             if len(group) > 1:
                 yield tuple(group)
@@ -166,7 +200,11 @@ def _atlas() -> dict[str, object]:
 def cells() -> tuple[str, ...]:
     """The cells shipped: misc-fixed smallest first (``"4x6"``, ``"5x7"``, ...), then the other
     1-bit faces by cell area (``"spleen-5x8"``, ..., ``"terminus-10x20"``), then the greyscale
-    cells (``"dejavu-aa-4x9"``, ..., ``"dejavu-aa-nohint-7x14"``)."""
+    cells (``"dejavu-aa-4x9"``, ..., ``"dejavu-aa-nohint-7x14"``).
+
+    Returns:
+        The cell names, each one ``font`` and ``geometry_for`` take.
+    """
     cells_ = _atlas()["cells"]
     assert isinstance(cells_, dict)
     return tuple(cells_)

@@ -169,13 +169,37 @@ class Geometry:
         return self.width, self.height
 
     def column_x(self, column: int) -> int:
-        """Left pixel of a text column."""
+        """Left pixel of a text column.
+
+        Args:
+            column: The text column, 0 for the leftmost.
+
+        Returns:
+            Its left edge in pixels.
+        """
         return self.margin + column * (self.cols * self.cell_width + self.gutter)
 
     def with_page(self, width: int, height: int) -> Geometry:
+        """The same layout on a page of another size, as a command's ``--page`` asks for.
+
+        Args:
+            width: The page's width in pixels.
+            height: The page's height in pixels.
+
+        Returns:
+            The new geometry.
+        """
         return replace(self, width=width, height=height)
 
     def with_cell(self, cell: str) -> Geometry:
+        """The same layout in another cell (font and size), for comparing cells on one page.
+
+        Args:
+            cell: A cell name from ``toolkit.snapshot.cells()``.
+
+        Returns:
+            The new geometry.
+        """
         return replace(self, cell=cell)
 
 

@@ -277,6 +277,11 @@ class Assessment:
         return self.text_tokens / (self.tokens_per_page * filled) if filled else 0.0
 
     def as_dict(self) -> dict[str, object]:
+        """The assessment as JSON values, as ``toolkit snapshot --json`` prints it.
+
+        Returns:
+            Each figure under its name (the geometry given by its cell and page size).
+        """
         return {
             "model": self.model, "cell": self.geometry.cell, "page": f"{self.geometry.width}x{self.geometry.height}",
             "pages": self.pages, "chars": self.chars, "uncovered_chars": self.uncovered_chars,

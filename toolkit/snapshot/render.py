@@ -131,7 +131,11 @@ class Page:
         """The page as PNG bytes (1-bit, or 8-bit greyscale in a greyscale cell; deterministic for
         the same page). Drawing and encoding are most of what rendering costs, and a history
         compacted again renders its earlier pages again cell for cell, so bytes are kept by a digest
-        of what determines the pixels: the glyph grid, the row kinds and the geometry."""
+        of what determines the pixels: the glyph grid, the row kinds and the geometry.
+
+        Returns:
+            The PNG bytes.
+        """
         key = hashlib.sha256(b"".join((self.grid.tobytes(), self.kinds.tobytes(), repr(self.grid.shape).encode(),
                                        repr(self.geometry).encode()))).digest()
         known = _ENCODED.get(key)

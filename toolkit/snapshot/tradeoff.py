@@ -158,7 +158,14 @@ def choose(model: str) -> str:
     """The cell with the most characters per image token whose measured reader error is within
     ``MAX_EXCESS`` of the control (of equals, the one read best); the lowest excess where none is.
     Only ``candidates()`` are laid out: a cell some no larger cell reads better than is not worth
-    the quarter second its page search takes."""
+    the quarter second its page search takes.
+
+    Args:
+        model: The model that will read the pages; cells are compared by its image token cost.
+
+    Returns:
+        The cell's name.
+    """
     measured = [item for item in MEASURED if item.cell in cells()]
     if not measured:
         return "4x6"
@@ -329,7 +336,15 @@ def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing
 
 
 def presets(cell: str | None = None) -> dict[str, Preset]:
-    """The preset of every model in ``PRESET_MODELS``, in ``cell`` or in each one's chosen cell."""
+    """The preset of every model in ``PRESET_MODELS``, in ``cell`` or in each one's chosen cell.
+
+    Args:
+        cell: One cell for every model, to compare models on equal pages; ``None`` for each model's
+            chosen cell.
+
+    Returns:
+        Each model's preset under its id.
+    """
     return {model: preset(model, cell) for model in PRESET_MODELS}
 
 

@@ -546,6 +546,11 @@ class SurfaceSummary:
     current: str | None
 
     def as_dict(self) -> dict[str, JsonValue]:
+        """The summary as JSON values, as ``toolkit surfaces --json`` prints it.
+
+        Returns:
+            Each field under its name.
+        """
         return {
             "sessions": self.sessions,
             "runs": self.runs,

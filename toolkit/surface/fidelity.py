@@ -46,14 +46,29 @@ class FidelityResult:
 
 def names_only(format: str) -> str:
     """Why a format's recordings cannot rebuild their tool surface, when it records the calls a
-    model made but never the tool definitions it was given (``Importer.names_only``), else empty."""
+    model made but never the tool definitions it was given (``Importer.names_only``), else empty.
+
+    Args:
+        format: The importer name the run was read with.
+
+    Returns:
+        The reason, or ``""`` for a format that can record its tools.
+    """
     from toolkit.corpus.formats import importers
 
     return next((i.names_only for i in importers() if i.name == format), "")
 
 
 def unknown_reason(config: RunConfig | None, format: str | None = None) -> str:
-    """Why a run has no recorded surface, as specifically as the source allows."""
+    """Why a run has no recorded surface, as specifically as the source allows.
+
+    Args:
+        config: The run's config, or ``None`` when the source recorded none.
+        format: The importer name the run was read with, for a reason specific to that client.
+
+    Returns:
+        The reason, in words.
+    """
     if format is not None and (reason := names_only(format)):
         return reason
     source = f"the {format} source" if format else "the source"
@@ -65,7 +80,14 @@ def unknown_reason(config: RunConfig | None, format: str | None = None) -> str:
 
 
 def surface_of(config: RunConfig) -> str | None:
-    """The surface a run config recorded: its hash, or the hash of the specs it carries."""
+    """The surface a run config recorded: its hash, or the hash of the specs it carries.
+
+    Args:
+        config: The run config to read.
+
+    Returns:
+        The surface hash, or ``None`` when the config recorded neither hash nor specs.
+    """
     if config.surface_hash is not None:
         return config.surface_hash
     if config.tools is not None:
@@ -137,7 +159,15 @@ def _how_it_differs(
 
 
 def differs_reason(same_meaning: bool | None) -> str:
-    """The words for ``DIFFERS``; ``same_meaning`` when the semantic hashes could be compared."""
+    """The words for ``DIFFERS``; ``same_meaning`` when the semantic hashes could be compared.
+
+    Args:
+        same_meaning: Whether the semantic hashes agree (``None``: one side could not be rebuilt), so
+            the words say whether the change is cosmetic or one a model would notice.
+
+    Returns:
+        The reason a ``FidelityResult`` carries.
+    """
     base = "today's tools hash differently from the recorded surface"
     if same_meaning is None:
         return base

@@ -33,11 +33,30 @@ accepted as a name anywhere (so no name can walk out of a store directory)."""
 
 
 def is_surface_hash(value: object) -> bool:
+    """Whether ``value`` is a well-formed surface hash (``sha256:`` and 64 lowercase hex digits), the
+    only names a store will open.
+
+    Args:
+        value: Anything read from a record or typed by a user.
+
+    Returns:
+        ``True`` for a well-formed hash.
+    """
     return isinstance(value, str) and HASH_RE.fullmatch(value) is not None
 
 
 def as_list(tools: Tools) -> list[JsonValue]:
-    """The surface as a list: a lone object becomes a one-element list."""
+    """The surface as a list: a lone object becomes a one-element list.
+
+    Args:
+        tools: The surface as given: a list of specs or one spec object.
+
+    Returns:
+        The specs.
+
+    Raises:
+        TypeError: ``tools`` is a string or bytes, which would otherwise read as a list of characters.
+    """
     if isinstance(tools, Mapping):
         return [dict(tools)]
     if isinstance(tools, str | bytes):
@@ -47,7 +66,17 @@ def as_list(tools: Tools) -> list[JsonValue]:
 
 def tools_of(document: JsonValue) -> list[JsonValue]:
     """The tool surface inside a JSON document: a request body's ``tools``, or the document itself
-    when it is a list of specs or a single spec object."""
+    when it is a list of specs or a single spec object.
+
+    Args:
+        document: The parsed JSON of a tools file or a request body.
+
+    Returns:
+        The specs.
+
+    Raises:
+        InvalidInput: The document holds no surface (a number, a string, ``tools`` that is not a list).
+    """
     if isinstance(document, dict):
         if "tools" in document:
             inner = document["tools"]
@@ -63,7 +92,17 @@ def tools_of(document: JsonValue) -> list[JsonValue]:
 def read_tools(path: str | Path) -> list[JsonValue]:
     """The tool surface in a JSON file (``-``: standard input): a list of specs, one spec, or a
     request body with ``tools``. Bad input raises ``InvalidInput`` (a ``ValueError``; its
-    ``UnreadableInput`` when the file cannot be read as UTF-8 JSON) naming the file, line and reason."""
+    ``UnreadableInput`` when the file cannot be read as UTF-8 JSON) naming the file, line and reason.
+
+    Args:
+        path: The JSON file, or ``-`` for standard input.
+
+    Returns:
+        The specs, in their order.
+
+    Raises:
+        InvalidInput: The file holds no tool surface, or cannot be read as UTF-8 JSON.
+    """
     name = "<stdin>" if str(path) == "-" else str(path)
     try:
         data = sys.stdin.buffer.read() if str(path) == "-" else Path(path).read_bytes()
@@ -89,7 +128,14 @@ def canonical_bytes(tools: Tools) -> bytes:
     keys in their given order, compact separators (``,`` and ``:``), non-ASCII written as UTF-8
     rather than escaped (lone surrogates kept with ``surrogatepass``), numbers as Python's ``json``
     writes them (``NaN``/``Infinity`` included). This is also the content of a store file, so a
-    file's hash is its name. The form is frozen: stored blobs are named by it."""
+    file's hash is its name. The form is frozen: stored blobs are named by it.
+
+    Args:
+        tools: The surface as sent (a list of specs, or one spec).
+
+    Returns:
+        The bytes whose sha256 is the surface hash.
+    """
     specs = as_list(tools)
     try:
         data = orjson.dumps(specs)
@@ -122,7 +168,14 @@ def semantic_bytes(tools: Tools) -> bytes:
     and other settings with every description removed (the tool's own and those inside its JSON
     schemas) and Anthropic's ``cache_control`` marker left out, keys sorted, the tools sorted.
     Shapes that say the same thing (an OpenAI chat spec and an Anthropic spec of one tool with
-    one schema) give the same bytes."""
+    one schema) give the same bytes.
+
+    Args:
+        tools: The surface as sent (a list of specs, or one spec), in any provider's shape.
+
+    Returns:
+        The bytes whose sha256 is the semantic hash.
+    """
     forms = sorted(_dumps(spec.semantic()) for spec in tool_specs(tools))
     return ("[" + ",".join(forms) + "]").encode("utf-8", "surrogatepass")
 
@@ -174,7 +227,11 @@ class ToolSpec:
     options); part of the schema as far as a comparison goes."""
 
     def semantic(self) -> JsonValue:
-        """What the model could call: everything but descriptions and key order."""
+        """What the model could call: everything but descriptions and key order.
+
+        Returns:
+            The JSON form whose bytes ``semantic_bytes`` hashes.
+        """
         if self.kind == "unknown":
             return {"kind": "unknown", "raw": _strip_top(self.raw)}
         return {
@@ -185,13 +242,21 @@ class ToolSpec:
         }
 
     def unnamed(self) -> str:
-        """The semantic form without the name: equal for a renamed tool with the same schema."""
+        """The semantic form without the name: equal for a renamed tool with the same schema.
+
+        Returns:
+            That form as canonical JSON text.
+        """
         form = self.semantic()
         assert isinstance(form, dict)
         return _dumps({k: v for k, v in form.items() if k != "name"})
 
     def schemas(self) -> dict[str, dict[str, JsonValue]]:
-        """Every schema object the spec holds, by path (``schema``, ``schema.properties.x``...)."""
+        """Every schema object the spec holds, by path (``schema``, ``schema.properties.x``...).
+
+        Returns:
+            Each schema object under its path.
+        """
         found = dict(subschemas(self.schema, "schema"))
         for key, value in self.extra.items():
             if key in SCHEMA_EXTRAS:
@@ -199,7 +264,11 @@ class ToolSpec:
         return found
 
     def descriptions(self) -> dict[str, JsonValue]:
-        """Every description the spec carries, by where it sits (``""`` is the tool's own)."""
+        """Every description the spec carries, by where it sits (``""`` is the tool's own).
+
+        Returns:
+            Each description under its path.
+        """
         found: dict[str, JsonValue] = {} if self.description is None else {"": self.description}
         found.update((path, node["description"]) for path, node in self.schemas().items() if "description" in node)
         return found
@@ -207,7 +276,14 @@ class ToolSpec:
 
 def tool_specs(tools: Tools) -> list[ToolSpec]:
     """Every tool of a surface, in order, read from any provider's shape. An element no shape
-    matches is kept as ``unknown`` (compared byte for byte), never dropped."""
+    matches is kept as ``unknown`` (compared byte for byte), never dropped.
+
+    Args:
+        tools: The surface as sent (a list of specs, or one spec).
+
+    Returns:
+        One ``ToolSpec`` per tool (a spec that declares several, as a Gemini one does, gives several).
+    """
     out: list[ToolSpec] = []
     for element in as_list(tools):
         out.extend(_read(element, len(out)))
@@ -328,7 +404,14 @@ read 2026-11-29) plus the older ``definitions``/``additionalItems`` and Gemini's
 
 def strip_descriptions(schema: JsonValue) -> JsonValue:
     """A JSON schema without its ``description`` keywords, walked by structure so that data
-    (an ``enum`` value, a property named ``description``) is never taken for one."""
+    (an ``enum`` value, a property named ``description``) is never taken for one.
+
+    Args:
+        schema: A JSON schema, or any part of one.
+
+    Returns:
+        A copy without descriptions; ``schema`` is left as it was.
+    """
     if isinstance(schema, list):
         return [strip_descriptions(item) for item in schema]
     if not isinstance(schema, dict):

@@ -57,7 +57,11 @@ class SurfaceStore:
     """A directory of surface blobs. ``put`` is safe to call from many processes at once: each
     writes a private temporary file in the same directory, syncs it, and publishes it with a hard
     link that fails if the name exists (so the first writer wins and nobody overwrites), falling
-    back to an atomic rename where links are unsupported; then the directory is synced."""
+    back to an atomic rename where links are unsupported; then the directory is synced.
+
+    Args:
+        root: The directory; created on the first ``put``.
+    """
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -66,7 +70,17 @@ class SurfaceStore:
         return f"SurfaceStore({str(self.root)!r})"
 
     def path(self, surface_hash: str) -> Path:
-        """The file a hash names. Refuses anything that is not a well-formed hash."""
+        """The file a hash names. Refuses anything that is not a well-formed hash.
+
+        Args:
+            surface_hash: The hash, as a run config records it.
+
+        Returns:
+            The blob's path (which may not exist).
+
+        Raises:
+            BadSurfaceName: ``surface_hash`` is not a well-formed hash, so it cannot name a file outside the store.
+        """
         if not is_surface_hash(surface_hash):
             raise BadSurfaceName(
                 f"{surface_hash!r} is not a surface hash (expected 'sha256:' and 64 lowercase hex digits)"
@@ -75,7 +89,17 @@ class SurfaceStore:
 
     def put(self, tools: Tools) -> str:
         """Store a surface once and return its hash. A blob already present is checked against the
-        new bytes and left untouched; a mismatch means the stored one is corrupt and is raised."""
+        new bytes and left untouched; a mismatch means the stored one is corrupt and is raised.
+
+        Args:
+            tools: The surface as sent (a list of specs, or one spec).
+
+        Returns:
+            Its surface hash, to record in a run config.
+
+        Raises:
+            SurfaceCorrupt: A blob of that name is there with other bytes.
+        """
         data = canonical_bytes(tools)
         surface_hash = HASH_PREFIX + hashlib.sha256(data).hexdigest()
         final = self.path(surface_hash)
@@ -100,7 +124,18 @@ class SurfaceStore:
         return surface_hash
 
     def get(self, surface_hash: str) -> list[JsonValue]:
-        """The surface a hash names, verified: its bytes must hash to the name."""
+        """The surface a hash names, verified: its bytes must hash to the name.
+
+        Args:
+            surface_hash: The hash a run config recorded.
+
+        Returns:
+            The specs, in their order.
+
+        Raises:
+            SurfaceNotFound: The store has no blob of that hash.
+            SurfaceCorrupt: The blob's bytes do not hash to its name, or are not JSON.
+        """
         path = self.path(surface_hash)
         try:
             data = path.read_bytes()
@@ -136,11 +171,20 @@ class SurfaceStore:
         return sum(1 for _ in self)
 
     def stats(self) -> StoreStats:
+        """How much the store holds, to set against the bytes of tool specs repeated inline per run.
+
+        Returns:
+            The count of surfaces and their bytes on disk.
+        """
         sizes = [self.path(h).stat().st_size for h in self]
         return StoreStats(count=len(sizes), bytes=sum(sizes))
 
     def verify(self) -> list[Problem]:
-        """Every blob read back and checked; one problem per corrupt or unreadable file."""
+        """Every blob read back and checked; one problem per corrupt or unreadable file.
+
+        Returns:
+            The problems; empty when every blob is sound.
+        """
         problems: list[Problem] = []
         for surface_hash in self:
             try:

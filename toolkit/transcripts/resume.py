@@ -59,11 +59,28 @@ class TokenCounter:
         return sum(self.text(t) for t in texts if t) + sum(self.image(i) for i in message_images(message))
 
     def text(self, text: str) -> int:
+        """Tokens ``text`` costs the model, so a resume cuts at the same budget a provider would count.
+
+        Args:
+            text: Any text a message sends.
+
+        Returns:
+            The token count (an estimate unless the model's encoding is exact).
+        """
         if self.text_model is None:
             return math.ceil(len(text) / CHARS_PER_TOKEN)
         return text_tokens(text, self.text_model).tokens
 
     def image(self, image: Image) -> int:
+        """Tokens an image costs the model, at its recorded size or ``UNKNOWN_IMAGE_SIZE`` when the
+        record has none or the provider would reject the one recorded.
+
+        Args:
+            image: The image block.
+
+        Returns:
+            The token count.
+        """
         if image.width is not None and image.height is not None:
             try:
                 return image_tokens(image.width, image.height, self.image_model).tokens
@@ -89,7 +106,14 @@ by ``DEFAULT_MODEL``'s rule. For when no model applies; ``token_counter`` when o
 def token_counter(model: str | None = None) -> TokenCounter:
     """The ``count`` for ``model`` (default ``DEFAULT_MODEL``). A model the registry does not know
     (``<synthetic>``, a gateway's own name) gets the length estimate instead of an error, and a
-    model without a documented image rule counts its images by ``DEFAULT_MODEL``'s."""
+    model without a documented image rule counts its images by ``DEFAULT_MODEL``'s.
+
+    Args:
+        model: The model whose window the resume fills.
+
+    Returns:
+        The counter.
+    """
     name = DEFAULT_MODEL if model is None else model
     try:
         resolve(name)
@@ -103,7 +127,14 @@ def token_counter(model: str | None = None) -> TokenCounter:
 
 
 def path_model(path: Sequence[Message]) -> str | None:
-    """The model of the newest message on the path that names one: whose window a resume fills."""
+    """The model of the newest message on the path that names one: whose window a resume fills.
+
+    Args:
+        path: The messages of the path, root first.
+
+    Returns:
+        The model id, or ``None`` when no message names one.
+    """
     return next((m.model for m in reversed(path) if m.model), None)
 
 
@@ -142,6 +173,17 @@ class Resumed:
     """How ``tokens`` were counted (a ``TokenCounter``'s method; a caller's own ``count`` says so)."""
 
     def checkpoint(self, name: str) -> Checkpoint:
+        """The kept checkpoint called ``name``, the mark a run resumes or rewinds to.
+
+        Args:
+            name: The checkpoint's name, as ``TranscriptStore.checkpoint`` was given it.
+
+        Returns:
+            The checkpoint.
+
+        Raises:
+            NotFound: The checkpoint was dropped on resume (the message says why) or never set.
+        """
         for mark in self.checkpoints:
             if mark.name == name:
                 return mark
@@ -152,7 +194,14 @@ class Resumed:
 
     def rewind(self, name: str) -> tuple[Message, ...]:
         """The kept messages up to and including the checkpoint's own message; a dropped checkpoint
-        raises ``NotFound`` (a ``LookupError``) instead of landing on a neighbour."""
+        raises ``NotFound`` (a ``LookupError``) instead of landing on a neighbour.
+
+        Args:
+            name: The checkpoint to rewind to.
+
+        Returns:
+            The messages a run restarts from.
+        """
         target = self.checkpoint(name).message_id
         for index, message in enumerate(self.messages):
             if message.id == target:

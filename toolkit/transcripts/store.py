@@ -60,7 +60,14 @@ class AlreadyStored(InvalidInput):
 
 
 def is_store(path: str | Path) -> bool:
-    """Whether ``path`` is an SQLite file (a store or something to open as one), not a corpus."""
+    """Whether ``path`` is an SQLite file (a store or something to open as one), not a corpus.
+
+    Args:
+        path: What the user named: a file or a directory.
+
+    Returns:
+        ``True`` when ``path`` is a file that starts with SQLite's header.
+    """
     file = Path(path)
     if not file.is_file():
         return False
@@ -70,7 +77,15 @@ def is_store(path: str | Path) -> bool:
 
 def fork_id(session_id: str, message_id: str) -> str:
     """The id a message gets in the fork ``session_id``: new, and derived, so re-running a fork
-    script gives the same ids."""
+    script gives the same ids.
+
+    Args:
+        session_id: The fork's session id.
+        message_id: The id of the message copied into it.
+
+    Returns:
+        The copy's id.
+    """
     return str(uuid.uuid5(FORK_NAMESPACE, f"{session_id}\x00{message_id}"))
 
 
@@ -112,8 +127,13 @@ class TranscriptStore:
 
     Use as a context manager or call ``close()``. One store object belongs to one thread.
 
-    ``surfaces`` (a ``SurfaceStore`` or its directory) receives the tool specs of every run config
-    written, so replays can rebuild them by hash from the same store other tools fill."""
+    Args:
+        path: The SQLite file; created with the current schema when missing, migrated when older.
+        timeout: Seconds a writer waits for another's transaction before failing, for stores
+            several processes append to.
+        surfaces: A ``SurfaceStore`` or its directory to receive the tool specs of every run config
+            written, so replays rebuild them by hash from the same store other tools fill.
+    """
 
     def __init__(self, path: str | Path, *, timeout: float = BUSY_TIMEOUT,
                  surfaces: SurfaceStore | str | Path | None = None) -> None:
@@ -300,7 +320,11 @@ class TranscriptStore:
     # -- reading --------------------------------------------------------------------------------
 
     def sessions(self) -> list[SessionInfo]:
-        """Every session, in the order it was stored."""
+        """Every session, in the order it was stored.
+
+        Returns:
+            A summary of each session (without its messages).
+        """
         return [SessionInfo(sid, fmt, file, title, tip, count, parent, forked_from, forked_at,
                             datetime.fromisoformat(created))
                 for sid, fmt, file, title, tip, count, parent, forked_from, forked_at, created in self._db.execute(
@@ -316,7 +340,17 @@ class TranscriptStore:
         return count
 
     def session(self, session_id: str) -> Session:
-        """The stored session as the record, equal to the one that was added or appended."""
+        """The stored session as the record, equal to the one that was added or appended.
+
+        Args:
+            session_id: The session's id, as ``sessions()`` lists it.
+
+        Returns:
+            The session.
+
+        Raises:
+            UnknownSession: The store holds no such session.
+        """
         with self._read():
             head = self._header(session_id)
             messages = self._messages(session_id)
@@ -338,6 +372,17 @@ class TranscriptStore:
         return configs, events
 
     def tip(self, session_id: str) -> str | None:
+        """The id of the message a session's next turn continues from.
+
+        Args:
+            session_id: The session's id.
+
+        Returns:
+            The tip's message id, or ``None`` for a session with no messages.
+
+        Raises:
+            UnknownSession: The store holds no such session.
+        """
         tip: str | None = self._header(session_id).tip
         return tip
 
@@ -361,7 +406,14 @@ class TranscriptStore:
             return self._messages(session_id, self._path_seqs(session_id, end))
 
     def images(self, session_id: str | None = None) -> dict[str, bytes]:
-        """Image bytes by sha256: every stored image, or those one session's blocks name."""
+        """Image bytes by sha256: every stored image, or those one session's blocks name.
+
+        Args:
+            session_id: The session whose images are wanted; ``None`` for the whole store's.
+
+        Returns:
+            The bytes of each image under its sha256.
+        """
         if session_id is None:
             return dict(self._db.execute("SELECT sha256, data FROM images"))
         return dict(self._db.execute(
@@ -369,30 +421,57 @@ class TranscriptStore:
             " (SELECT sha256 FROM block_images WHERE session_id = ?)", (session_id,)))
 
     def problems(self) -> list[Problem]:
-        """Problems of the corpora loaded into the store, kept so nothing is silently dropped."""
+        """Problems of the corpora loaded into the store, kept so nothing is silently dropped.
+
+        Returns:
+            The problems, in the order they were recorded.
+        """
         return [Problem(*r) for r in self._db.execute("SELECT file, line, reason FROM problems ORDER BY seq")]
 
     def corpus(self) -> Corpus:
-        """Every stored session, with its images and the problems of its loads, as a ``Corpus``."""
+        """Every stored session, with its images and the problems of its loads, as a ``Corpus``.
+
+        Returns:
+            The corpus, for the analyses that take one.
+        """
         from toolkit.corpus import Corpus
 
         return Corpus(sessions=[self.session(info.id) for info in self.sessions()], images=self.images(),
                       problems=self.problems())
 
     def checkpoints(self, session_id: str) -> list[Checkpoint]:
+        """The checkpoints set in a session, oldest first: the marks a resume keeps or drops.
+
+        Args:
+            session_id: The session's id.
+
+        Returns:
+            The checkpoints.
+
+        Raises:
+            UnknownSession: The store holds no such session.
+        """
         self._header(session_id)
         return [Checkpoint(name, mid, datetime.fromisoformat(created)) for name, mid, created in self._db.execute(
             "SELECT name, message_id, created FROM checkpoints WHERE session_id = ? ORDER BY created, name",
             (session_id,))]
 
     def counts(self) -> dict[str, int]:
-        """Rows per table: what a branch does not change and a fork adds to."""
+        """Rows per table: what a branch does not change and a fork adds to.
+
+        Returns:
+            The row count of each table under its name.
+        """
         tables = [r[0] for r in self._db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
         return {t: self._db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
 
     def integrity(self) -> list[str]:
-        """``PRAGMA integrity_check`` and ``foreign_key_check`` findings (empty when the file is sound)."""
+        """``PRAGMA integrity_check`` and ``foreign_key_check`` findings (empty when the file is sound).
+
+        Returns:
+            The findings, one line each.
+        """
         found = [r[0] for r in self._db.execute("PRAGMA integrity_check")]
         problems = [] if found == ["ok"] else found
         problems.extend(f"foreign key: {r}" for r in self._db.execute("PRAGMA foreign_key_check"))
@@ -565,7 +644,14 @@ class TranscriptStore:
         """Give a session without a branch one to show (a corpus of straight sessions, as most
         clients write them, has none): a labelled alternative reply after the path's first message,
         two when that message is the tip, so it becomes a branch point; then the tip moves back.
-        Returns the ids written, none for a session that branches already."""
+        Returns the ids written, none for a session that branches already.
+
+        Args:
+            session_id: The session to give a branch.
+
+        Returns:
+            The message ids written.
+        """
         session = self.session(session_id)
         path = session.path()
         if len(session.leaves()) > 1 or not path:

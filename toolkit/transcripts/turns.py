@@ -47,7 +47,14 @@ def tool_refs(message: Message) -> list[ToolRef]:
 
 def is_turn_start(message: Message) -> bool:
     """A turn starts at a user message that is more than tool results (a prompt, an image, a
-    client note): the place a person, not a tool, spoke."""
+    client note): the place a person, not a tool, spoke.
+
+    Args:
+        message: The message to classify.
+
+    Returns:
+        ``True`` when a turn starts at ``message``.
+    """
     if message.role != "user" or not message.blocks:
         return False
     return not all(isinstance(block, ToolResult) for block in message.blocks)

@@ -65,7 +65,11 @@ client keeps files, whether it records tool specs, the sibling files it owns), a
 
 
 def importers() -> list[Importer]:
-    """Every importer, in the order detection asks them (``REGISTRY``)."""
+    """Every importer, in the order detection asks them (``REGISTRY``).
+
+    Returns:
+        The importers; the first whose sniff matches a file reads it.
+    """
     return list(_importers())
 
 
@@ -149,12 +153,30 @@ def sniff_head(head: Head) -> tuple[Importer, object] | None:
 
 
 def detect(path: Path) -> Importer | None:
-    """The importer whose format the file's content matches, or ``None``."""
+    """The importer whose format the file's content matches, or ``None``.
+
+    Args:
+        path: The file to sniff; only its head is read.
+
+    Returns:
+        The importer, or ``None`` when no format claims the file.
+    """
     found = sniff(path)
     return None if found is None else found[0]
 
 
 def by_name(name: str) -> Importer:
+    """The importer called ``name``, for a load that forces a format rather than detecting it.
+
+    Args:
+        name: The format's name, as the formats table and ``--format`` spell it.
+
+    Returns:
+        The importer.
+
+    Raises:
+        NotFound: No importer has that name (the message lists the known ones).
+    """
     for importer in importers():
         if importer.name == name:
             return importer

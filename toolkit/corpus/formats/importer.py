@@ -62,10 +62,28 @@ class ImportContext:
 
     def name(self, file: str | Path) -> str:
         """How ``file`` is named in problems, sources and frames: relative to the loaded root, so
-        nothing depends on where the corpus sits on disk, and as text (``text_name``)."""
+        nothing depends on where the corpus sits on disk, and as text (``text_name``).
+
+        Args:
+            file: The file as the importer opened it.
+
+        Returns:
+            Its name relative to the loaded root.
+        """
         return self.names.get(str(file)) or text_name(str(file))
 
     def problem(self, file: str | Path, line: int | None, reason: str) -> None:
+        """Report what could not be read: collected with the rest, or raised at once when the load is
+        strict.
+
+        Args:
+            file: The file the problem is in.
+            line: Its line (1-based), or ``None`` when the problem is the whole file's.
+            reason: What is wrong, in words a reader can act on.
+
+        Raises:
+            RecordError: The load is strict.
+        """
         found = Problem(self.name(file), line, reason)
         if self.strict:
             raise RecordError(found)
@@ -80,7 +98,16 @@ class ImportContext:
 
     def image(self, data: bytes, media_type: str | None = None, url: str | None = None) -> Image:
         """Store ``data`` once by its sha256 and return the block that names it. The media type
-        and size are read from the bytes themselves when Pillow recognises them (``image_header``)."""
+        and size are read from the bytes themselves when Pillow recognises them (``image_header``).
+
+        Args:
+            data: The image's bytes, as the source held them.
+            media_type: The type the source declared, used when the bytes do not say.
+            url: Where the source said the image came from, kept beside the bytes.
+
+        Returns:
+            The image block.
+        """
         digest = hashlib.sha256(data).hexdigest()
         self.images.setdefault(digest, data)
         width, height, sniffed = image_header(data)
@@ -96,7 +123,17 @@ class ImportContext:
     def image_base64(
         self, payload: str, media_type: str | None, file: str | Path, line: int | None
     ) -> Image | Opaque:
-        """Decode a base64 image; a payload that does not decode is kept as opaque and reported."""
+        """Decode a base64 image; a payload that does not decode is kept as opaque and reported.
+
+        Args:
+            payload: The base64 text of the image.
+            media_type: The type the source declared beside it.
+            file: The file it was read from, for the problem a bad payload reports.
+            line: Its line there, likewise.
+
+        Returns:
+            The image block, or an opaque block holding an excerpt of a payload that does not decode.
+        """
         try:
             data = base64.b64decode(payload, validate=False)
         except (binascii.Error, ValueError) as exc:
@@ -106,7 +143,17 @@ class ImportContext:
 
     def image_data_url(self, url: str, file: str | Path, line: int | None) -> Image | Opaque:
         """A ``data:<type>;base64,<payload>`` URL becomes stored bytes; any other URL is kept as a
-        reference without bytes."""
+        reference without bytes.
+
+        Args:
+            url: The image URL as the source wrote it.
+            file: The file it was read from, for the problem a bad data URL reports.
+            line: Its line there, likewise.
+
+        Returns:
+            The image block (with bytes for a data URL, a reference otherwise), or an opaque block for a
+            data URL that is not base64.
+        """
         if url.startswith("data:"):
             header, _, payload = url.partition(",")
             media_type = header[5:].split(";", 1)[0] or None

@@ -85,12 +85,11 @@ FULL_HINT_SIZES: tuple[int, ...] = (10,)
 """FreeType pixel sizes of the anti-aliased DejaVu Sans Mono cells hinted in both directions
 (``dejavu-aa-fullhint-WxH``). Each spans the rows of the hinted cell of its size (``dejavu-aa-6x11``
 at 10 px), so the two differ in hinting only; full hinting lifts the accents of capitals one row
-higher, and the top row of those accents is clipped. At 10 px the 40,099 characters of
-``tradeoff.reference_sample(corpora, 40000)`` read 2.08% wrong by tesseract 5.3 where the hinted
-``dejavu-aa-6x11`` read 2.80% and the 16 px control 1.70% (RapidOCR: 2.68%, control 2.28%): the two
-ticks of ``"`` and the stems of ``m`` or ``0`` come out as full-ink columns, not as one grey smear.
-Fully hinted 9 px (5x12, 5x13) and 10 px cut to the ASCII rows (6x10, accents of capitals gone)
-read 4.5-4.9% on 10,024 characters, against 2.3% for this cell, and are not built."""
+higher, and the top row of those accents is clipped. At 10 px both readers read it with fewer
+errors than the hinted ``dejavu-aa-6x11`` (``toolkit.snapshot.measured.MEASURED`` holds the rates,
+with their date and sample): the two ticks of ``"`` and the stems of ``m`` or ``0`` come out as
+full-ink columns, not as one grey smear. Fully hinted 9 px (5x12, 5x13) and 10 px cut to the ASCII
+rows (6x10, accents of capitals gone) read about twice as wrong as this cell, and are not built."""
 FULL_HINTING = "truetype:interpreter-version=35"
 """``FREETYPE_PROPERTIES`` of the process that rasterises the fully hinted cells."""
 
