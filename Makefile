@@ -30,7 +30,7 @@ report: $(STAMP) system
 test: $(STAMP) system
 	$(BIN)/ruff check toolkit tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # The user's guide and its API reference into site/; any warning (a broken link or reference) fails.
 docs: $(STAMP)

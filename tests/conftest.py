@@ -38,3 +38,15 @@ def corpora() -> Path:
     if not CORPORA.is_dir():
         pytest.skip("../shared/corpora is absent")
     return CORPORA
+
+
+LONGEST_FIRST = ("tests/test_report.py", "tests/test_corpus_scale.py", "tests/test_import_hazards.py",
+                 "tests/test_replay_corpora.py", "tests/test_snapshot_legibility.py", "tests/test_docs.py")
+"""Files whose tests take longest (``pytest --durations``), started first: with
+``--no-loadscope-reorder``, ``--dist loadfile`` hands files to the workers in collection order,
+and a long file picked up last keeps one worker busy while the other waits."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
