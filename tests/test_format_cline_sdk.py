@@ -10,12 +10,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import corpus_files
 from tests.helpers import everything_valid
 from toolkit.corpus import ingest, load
 from toolkit.corpus.formats import cline_sdk
 from toolkit.corpus.formats import sniff as detect
-from toolkit.record import Image, Opaque, Reasoning, Session, ToolResult, ToolUse
+from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, ToolResult, ToolUse
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
@@ -287,6 +289,9 @@ def test_subagent_whose_loaded_parent_holds_no_call_for_it_is_a_problem(tmp_path
     reason = (f"subagent {root}__agent_2 not linked to its spawning call: none of the 1 spawning calls of its parent "
               f"session {root} opened it with its prompt")
     assert [(p.file, p.line, p.reason) for p in corpus.problems] == [(f"{root}/{stray.name}", None, reason)]
+    with pytest.raises(RecordError) as raised:
+        load(store, strict=True)
+    assert raised.value.problem == corpus.problems[0]
     saved = ingest(store, tmp_path / "saved")
     assert saved.problems == 1 and [p.reason for p in load(tmp_path / "saved").problems] == [reason]
     assert load(stray).problems == [] and load(matched).problems == []  # the parent is not loaded: no fault
