@@ -10,12 +10,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import corpus_files
 from tests.helpers import everything_valid
 from toolkit.corpus import ingest, load
 from toolkit.corpus.formats import cline_sdk
 from toolkit.corpus.formats import sniff as detect
-from toolkit.record import Image, Opaque, Reasoning, Session, ToolResult, ToolUse
+from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
@@ -187,7 +189,7 @@ def test_august_2026_origin_system_prompt_media_fork_and_compaction(tmp_path: Pa
     messages: list[dict[str, Any]] = [
         {"id": "m1", "role": "user", "content": [{"type": "text", "text": "Draw a logo"}], "ts": 1784094124600},
         {"id": "m2", "role": "assistant", "ts": 1784094125000, "modelInfo": {"id": "gemini-3-pro-image", "provider": "gemini"},
-         "content": [{"type": "text", "text": "Here:", "signature": "c2ln"},
+         "content": [{"type": "text", "text": ""}, {"type": "text", "text": "Here:", "signature": "c2ln"},
                      {"type": "media", "media": {"id": "md1", "modality": "image", "mediaType": "image/png",
                                                  "source": {"type": "base64", "data": PNG}}},
                      {"type": "media", "media": {"id": "md2", "modality": "audio", "mediaType": "audio/wav",
@@ -208,6 +210,7 @@ def test_august_2026_origin_system_prompt_media_fork_and_compaction(tmp_path: Pa
     (session,) = corpus.sessions
     assert counts(session) == counted(messages) == {"messages": 2, "calls": 0, "results": 0, "images": 1, "reasoning": 0}
     assert [o.type for o in of(session, Opaque)] == ["text_signature", "media"]
+    assert [t.text for t in of(session, Text)] == ["Draw a logo", "Here:"]  # the empty part is no block
     assert [e.text for e in session.events if e.type == "client"] == ["cli 2.3.1"]
     assert session.run_configs[0].system == "You are Cline." and session.run_configs[-1].model == "gemini-3-pro-image"
     assert (session.title, session.parent_session_id) == ("Logo (fork)", "1784094053271_p8pzo")
@@ -287,6 +290,9 @@ def test_subagent_whose_loaded_parent_holds_no_call_for_it_is_a_problem(tmp_path
     reason = (f"subagent {root}__agent_2 not linked to its spawning call: none of the 1 spawning calls of its parent "
               f"session {root} opened it with its prompt")
     assert [(p.file, p.line, p.reason) for p in corpus.problems] == [(f"{root}/{stray.name}", None, reason)]
+    with pytest.raises(RecordError) as raised:
+        load(store, strict=True)
+    assert raised.value.problem == corpus.problems[0]
     saved = ingest(store, tmp_path / "saved")
     assert saved.problems == 1 and [p.reason for p in load(tmp_path / "saved").problems] == [reason]
     assert load(stray).problems == [] and load(matched).problems == []  # the parent is not loaded: no fault

@@ -230,7 +230,8 @@ def _blocks(reading: _Reading, content: object, line: int, model: str | None, pr
             reading.where.problem(line, f"content block is {shown(block)}, not an object; kept as opaque")
             out.append(Opaque("block", json_value(block), "not an object"))
         elif kind == "text" and isinstance(block.get("text"), str):
-            out.append(Text(block["text"]))
+            if block["text"]:  # an empty text part carries nothing (and a wire would refuse it)
+                out.append(Text(block["text"]))
             if text_of(block.get("signature")):
                 out.append(Opaque("text_signature", json_value({"signature": block["signature"]}),
                                   "Gemini's thought signature of the text before it, kept for replay"))
