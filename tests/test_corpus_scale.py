@@ -144,6 +144,21 @@ def test_parts_in_one_process_and_a_lazy_query(tmp_path: Path) -> None:
     assert calls.equals(want) and len(calls) > 0
 
 
+def test_a_record_table_written_in_row_groups_reopens_as_the_load(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part whose record is larger than a batch is written a row group at a time (a large file's
+    JSON is never held whole): it reopens as the load, in order."""
+    import pyarrow.parquet as pq
+
+    from toolkit.corpus import parquet
+
+    monkeypatch.setattr(parquet, "RECORD_BATCH_BYTES", 4096)
+    done = ingest(DATA, tmp_path / "grouped", progress=False)
+    messages = pq.ParquetFile(done.directory / "record" / "messages" / "part-00001.parquet")
+    assert messages.metadata.num_row_groups > 1
+    assert_same(load(done.directory), load(DATA))
+
+
 def test_a_version_1_saved_corpus_still_opens(tmp_path: Path) -> None:
     corpus = load(DATA)
     saved = corpus.save(tmp_path / "v1")

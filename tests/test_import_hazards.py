@@ -464,3 +464,31 @@ def test_a_ctrl_c_while_finished_workers_exit_is_one_line_too(monkeypatch: pytes
     assert main(["info", str(DATA)]) == INTERRUPTED
     assert capsys.readouterr().err.strip() == "toolkit info: interrupted"
     assert workers.UNJOINED == []
+
+
+def test_what_a_killed_write_left_beside_the_corpus_is_removed_by_the_next(tmp_path: Path) -> None:
+    """A write killed before its swap leaves its directory beside the corpus (nothing runs at a
+    SIGKILL); the next write of the same corpus removes it, and leaves alone one still being written."""
+    import fcntl
+
+    out = tmp_path / "out"
+    ingest(DATA, out, progress=False)
+    before = _saved(out)
+    script = ("import os, sys; from pathlib import Path; from toolkit.corpus.parquet import writing\n"
+              "with writing(Path(sys.argv[1])) as work:\n"
+              "    (work / 'half').write_text('x'); print(work, flush=True); os.kill(os.getpid(), 9)")
+    killed = subprocess.run([sys.executable, "-c", script, str(out)], capture_output=True, text=True, cwd=REPO,
+                            check=False)
+    abandoned = Path(killed.stdout.strip())
+    assert killed.returncode == -signal.SIGKILL and (abandoned / "half").is_file()
+    busy = tmp_path / ".out.writing-busy"
+    busy.mkdir()
+    held = os.open(busy / ".writer", os.O_CREAT | os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)  # a live writer's, as far as another process can tell
+    try:
+        script = "import sys; from toolkit.corpus.ingesting import ingest; ingest(sys.argv[1], sys.argv[2], progress=False)"
+        subprocess.run([sys.executable, "-c", script, str(DATA), str(out)], check=True, cwd=REPO)
+    finally:
+        os.close(held)
+    assert not abandoned.exists() and busy.is_dir()
+    assert _saved(out) == before and not (out / ".writer").exists()

@@ -29,6 +29,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,33 +96,74 @@ def write_part(directory: Path, index: int, sessions: Sequence[Session], images:
     for frame_name, frame in frames.items():
         if frame_name != "sessions":
             _write(frame, directory / frame_name / name)
+    summary = frames["sessions"]
     store = SurfaceStore(directory / "surfaces")
     headers = [dict(codec.encode_session_header(session)) for session in sessions]
+    del frames
     record = directory / "record"
-    _write(_record("message", ((sid, i, codec.encode_message(m)) for sid, session in enumerate(sessions)
-                               for i, m in enumerate(session.messages))), record / "messages" / name)
-    _write(_record("event", ((sid, i, codec.encode_event(e)) for sid, session in enumerate(sessions)
-                             for i, e in enumerate(session.events))), record / "events" / name)
-    _write(_record("run_config", ((sid, i, _encode_config(c, store)) for sid, session in enumerate(sessions)
-                                  for i, c in enumerate(session.run_configs))), record / "run_configs" / name)
+    _write_record("message", ((sid, i, codec.encode_message(m)) for sid, session in enumerate(sessions)
+                              for i, m in enumerate(session.messages)), record / "messages" / name)
+    _write_record("event", ((sid, i, codec.encode_event(e)) for sid, session in enumerate(sessions)
+                            for i, e in enumerate(session.events)), record / "events" / name)
+    _write_record("run_config", ((sid, i, _encode_config(c, store)) for sid, session in enumerate(sessions)
+                                 for i, c in enumerate(session.run_configs)), record / "run_configs" / name)
     _write(pl.DataFrame({"sha256": pl.Series(list(images), dtype=pl.String),
                          "data": pl.Series(list(images.values()), dtype=pl.Binary)}),
            record / "images" / name)
-    return frames["sessions"], headers
+    return summary, headers
 
 
-def _record(column: str, rows: Iterable[tuple[int, int, object]]) -> pl.DataFrame:
-    """A record table: each item's session, index and JSON. The JSON reaches polars as bytes, cast to
-    text there: cheaper than making a Python string of each."""
+RECORD_BATCH_BYTES = 4 << 20
+"""JSON a record table gathers before writing it as a row group. A part of one large file is written
+in pieces, so its JSON is never held whole: held whole, with its copies in polars and in the Parquet
+writer, it cost about five times the source file's size on top of the record."""
+
+
+def _write_record(column: str, rows: Iterable[tuple[int, int, object]], path: Path) -> None:
+    """A record table: each item's session, index and JSON, a row group per ``RECORD_BATCH_BYTES``.
+    A table of one batch is written as one frame (the bytes a saved corpus always had)."""
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = iter(rows)  # each batch takes up where the last one stopped
+    writer: pq.ParquetWriter | None = None
+    try:
+        while True:
+            frame, full = _record(column, rows, RECORD_BATCH_BYTES)
+            if writer is None and not full:
+                frame.write_parquet(path)
+                return
+            if writer is not None and frame.is_empty():
+                return
+            table = frame.to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema, compression="zstd")
+            writer.write_table(table)
+            if not full:
+                return
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _record(column: str, rows: Iterable[tuple[int, int, object]], most: int) -> tuple[pl.DataFrame, bool]:
+    """The next rows of a record table, up to ``most`` bytes of JSON, and whether that many were
+    taken (more may follow). The JSON reaches polars as bytes, cast to text there: cheaper than
+    making a Python string of each."""
     sids: list[int] = []
     indices: list[int] = []
     texts: list[bytes] = []
+    size = 0
     for sid, index, value in rows:
         sids.append(sid)
         indices.append(index)
-        texts.append(json_bytes(value))
-    return pl.DataFrame({"session_id": pl.Series(sids, dtype=pl.Int64), "index": pl.Series(indices, dtype=pl.Int64),
-                         column: pl.Series(texts, dtype=pl.Binary).cast(pl.String)})
+        texts.append(text := json_bytes(value))
+        size += len(text)
+        if size >= most:
+            break
+    frame = pl.DataFrame({"session_id": pl.Series(sids, dtype=pl.Int64), "index": pl.Series(indices, dtype=pl.Int64),
+                          column: pl.Series(texts, dtype=pl.Binary).cast(pl.String)})
+    return frame, size >= most
 
 
 def write_sessions(directory: Path, index: int, frame: pl.DataFrame, headers: list[dict[str, Any]]) -> None:
@@ -168,13 +210,64 @@ def writing(directory: Path) -> Iterator[Path]:
         raise InvalidInput(f"{directory} exists and is not a saved corpus: write to a new directory")
     parent = directory.absolute().parent
     parent.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned(parent, directory.name)
     work = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}{WRITING}"))
+    held = _hold(work)
     try:
         yield work
     except BaseException:
+        _release(work, held)
         shutil.rmtree(work, ignore_errors=True)
         raise
+    _release(work, held)
     _put_in_place(work, directory.absolute())
+
+
+WRITER_LOCK = ".writer"
+"""The file in a directory being written that its writer holds a lock on while it writes: the system
+drops the lock when the writer's process ends, however it ends (a SIGKILL too)."""
+
+
+def _hold(work: Path) -> int | None:
+    """A lock on ``work`` held until its descriptor is closed (``None`` where there are no locks)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no abandoned directory is ever removed
+        return None
+    fresh = work / f"{WRITER_LOCK}.new"  # locked before it takes the name another writer looks for
+    fd = os.open(fresh, os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    os.rename(fresh, work / WRITER_LOCK)
+    return fd
+
+
+def _release(work: Path, held: int | None) -> None:
+    """The lock file gone (it is no part of a saved corpus), then the lock."""
+    if held is not None:
+        (work / WRITER_LOCK).unlink(missing_ok=True)
+        os.close(held)
+
+
+def _remove_abandoned(parent: Path, name: str) -> None:
+    """Remove the directories beside ``name`` that writes of it left when they were killed: a
+    directory whose writer's lock can be taken has no writer any more. One being written is left be,
+    as is one without the lock file (a writer that has only just made it)."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    for work in parent.glob(f".{glob_escape(name)}{WRITING}*"):
+        try:
+            fd = os.open(work / WRITER_LOCK, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # its writer is alive
+        finally:
+            os.close(fd)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 RENAME_EXCHANGE = 2

@@ -66,6 +66,7 @@ from toolkit.corpus.formats.importer import (
     ImportContext,
     Importer,
     collector_paused,
+    iter_json_lines,
     iter_json_lines_bytes,
     line_of,
     objects_of,
@@ -316,7 +317,7 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     and rescanning them on every allocation burst doubled the load time of a 200 MB file (a load
     pauses it already; this is for a file read on its own)."""
     with collector_paused():
-        sessions = _read(path, ctx, detection if isinstance(detection, bytes) else path.read_bytes())
+        sessions = _read(path, ctx, detection if isinstance(detection, bytes) else None)
     if path.name.startswith(AGENT_FILE_PREFIX) and path.name.endswith(".jsonl"):
         return _with_side_files(path, ctx, sessions)
     return sessions
@@ -387,17 +388,33 @@ def _described(session: Session, found: list[tuple[str, dict[str, Any]]]) -> Ses
     return replace(session, events=(*events, *session.events), title=title, spawn_call_id=spawn)
 
 
-def _read(path: Path, ctx: ImportContext, data: bytes) -> list[Session]:
-    start = re.match(rb"\s*", data)
+def _read(path: Path, ctx: ImportContext, data: bytes | None) -> list[Session]:
+    """The sessions of the file, whose bytes are ``data`` when detection read them all. JSON Lines
+    read from the file are parsed a line at a time, so its bytes are never held beside the records
+    parsed from them (a large transcript cost its size once more)."""
+    opening = data if data is not None else _opening(path)
+    start = re.match(rb"\s*", opening)
     first = start.end() if start else 0
-    if first >= len(data):
+    if first >= len(opening):
         ctx.problem(path, None, "empty file: no Claude Code records")
         return []
-    if data[first:first + 1] == b"[":
-        records = _array_records(data, path, ctx)
-    else:
+    if opening[first:first + 1] == b"[":
+        records = _array_records(data if data is not None else path.read_bytes(), path, ctx)
+    elif data is not None:
         records = list(iter_json_lines_bytes(data, path, ctx))
+    else:
+        records = list(iter_json_lines(path, ctx))
     return _FileReader(path, ctx).build(records)
+
+
+def _opening(path: Path) -> bytes:
+    """The file's bytes up to its first that is not whitespace (what tells an array dump from JSON
+    Lines), read in pieces: a file of blank lines alone is read to its end, nothing more is kept."""
+    with path.open("rb") as handle:
+        while part := handle.read(1 << 16):
+            if part.strip():
+                return part
+    return b""
 
 
 def _array_records(data: bytes, path: Path, ctx: ImportContext) -> list[tuple[int, dict[str, Any]]]:

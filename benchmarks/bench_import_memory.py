@@ -1,0 +1,113 @@
+"""Memory of ``toolkit import`` and ``toolkit info`` of one large file (issue 31: import of one 403 MB
+file took 2.7 GB, about 6.7 times its size). Two files are made from real transcripts of
+``../shared/corpora``, each about ``--mb`` megabytes: a Claude Code transcript repeated with fresh
+uuids in every copy (so no record is dropped as a repeat), and a Codex rollout whose items are
+repeated after its one ``session_meta``. Each command runs in its own process, watched by a fresh
+interpreter that reads its peak resident memory (``RUSAGE_CHILDREN``).
+
+What is judged is the growth: the peak less that of ``toolkit info`` of a one-line file (the
+interpreter, polars, the importers), over the file's size. Target: import within 2x.
+
+Run: ``python -m benchmarks.bench_import_memory [--mb 300] [--keep DIR]``. Prints one JSON object and
+exits 1 when the target is missed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO.parent / "shared" / "corpora"
+CLAUDE_CODE = CORPORA / "claude_code" / "viewer_v1.0.98_orchestrator_sidechains.jsonl"
+CODEX = CORPORA / "codex" / "rps3_cli0.47.0_compacted.jsonl"
+
+TARGET = 2.0
+"""Peak memory growth of an import over the file's size, at most (issue 31)."""
+
+WATCH = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+"""Runs a command and prints its peak resident memory in KiB (Linux counts ``ru_maxrss`` in KiB)."""
+
+
+def claude_code(out: Path, size: int) -> None:
+    """The Claude Code transcript repeated to ``size`` bytes, each copy's uuids made its own."""
+    lines = CLAUDE_CODE.read_text(encoding="utf-8").splitlines()
+    written = copy = 0
+    with out.open("w", encoding="utf-8") as handle:
+        while written < size:
+            for line in lines:
+                record = json.loads(line)
+                for key in ("uuid", "parentUuid", "leafUuid"):
+                    if isinstance(record.get(key), str):
+                        record[key] = f"{record[key][:-6]}{copy:06d}"
+                text = json.dumps(record, ensure_ascii=False) + "\n"
+                handle.write(text)
+                written += len(text.encode("utf-8"))
+            copy += 1
+
+
+def codex(out: Path, size: int) -> None:
+    """The Codex rollout's items repeated to ``size`` bytes after its one ``session_meta`` line."""
+    first, *items = CODEX.read_bytes().splitlines(keepends=True)
+    with out.open("wb") as handle:
+        handle.write(first)
+        written = len(first)
+        while written < size:
+            for item in items:
+                handle.write(item)
+                written += len(item)
+
+
+def peak_kib(*command: str) -> int:
+    done = subprocess.run([sys.executable, "-c", WATCH, sys.executable, "-m", "toolkit.cli", *command],
+                          capture_output=True, text=True, check=True, cwd=REPO)
+    return int(done.stdout.split()[-1])
+
+
+def measure(directory: Path, megabytes: int) -> dict[str, Any]:
+    tiny = directory / "tiny.jsonl"
+    tiny.write_bytes(CODEX.read_bytes().split(b"\n", 1)[0] + b"\n")
+    base = peak_kib("info", str(tiny))
+    found: dict[str, Any] = {"base_peak_mb": round(base / 1024), "files": {}}
+    ratios = []
+    for name, make in (("claude_code", claude_code), ("codex", codex)):
+        path = directory / f"{name}.jsonl"
+        make(path, megabytes * 1_000_000)
+        size = path.stat().st_size
+        imported = peak_kib("import", str(path), "-o", str(directory / f"{name}-saved"))
+        info = peak_kib("info", str(path))
+        ratio = (imported - base) * 1024 / size
+        ratios.append(ratio)
+        found["files"][name] = {"file_mb": round(size / 1e6), "import_peak_mb": round(imported / 1024),
+                                "info_peak_mb": round(info / 1024), "import_growth_ratio": round(ratio, 2),
+                                "info_growth_ratio": round((info - base) * 1024 / size, 2)}
+    found["target_ratio"] = TARGET
+    found["met"] = max(ratios) <= TARGET
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mb", type=int, default=300, help="size of each file (default 300 MB)")
+    parser.add_argument("--keep", type=Path, default=None, help="write the files here and keep them")
+    args = parser.parse_args()
+    if not (CLAUDE_CODE.is_file() and CODEX.is_file()):
+        print(json.dumps({"skipped": "../shared/corpora is absent"}))
+        return 0
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        result = measure(args.keep, args.mb)
+    else:
+        with tempfile.TemporaryDirectory(prefix="bench-import-memory-") as scratch:
+            result = measure(Path(scratch), args.mb)
+    print(json.dumps(result))
+    return 0 if result["met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
