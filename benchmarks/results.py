@@ -13,9 +13,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-FIGURE_WORDS = ("ratio", "target", "met", "late", "within")
-"""A key naming one of these is a figure the results show (a ratio, its target, whether it was met);
-the rest of a benchmark's JSON (timings of each round, sizes) stays in its own output."""
+FIGURE_WORDS = frozenset({"ratio", "vs", "speedup", "overhead", "target", "met", "within", "late", "same"})
+"""A key one of whose words (split at ``_``) is one of these is a figure the results show (a ratio,
+a speedup, its target, whether it was met); the rest of a benchmark's JSON (timings of each round,
+sizes) stays in its own output. Whole words, so ``simulate_seconds`` and ``geometry`` are not
+taken for ``late`` and ``met``."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def figures(value: object, prefix: str = "") -> Iterator[tuple[str, object]]:
         path = f"{prefix}{key}"
         if isinstance(item, dict):
             yield from figures(item, f"{path}.")
-        elif isinstance(item, (int, float, str, bool)) and any(word in str(key) for word in FIGURE_WORDS):
+        elif isinstance(item, (int, float, str, bool)) and FIGURE_WORDS & set(str(key).split("_")):
             yield path, item
 
 
@@ -80,12 +82,18 @@ def commit(root: Path) -> str:
     return done.stdout.strip() or "unknown"
 
 
-def render(outcomes: Sequence[Outcome], when: datetime.datetime, where: str, at: str) -> str:
-    """The Markdown page: one section per benchmark with its figures as printed."""
+def render(outcomes: Sequence[Outcome], when: datetime.datetime, where: str, at: str,
+           load: tuple[float, float] | None = None) -> str:
+    """The Markdown page: one row per benchmark with its figures as printed, and the machine's
+    1-minute load average at the start and the end of the run (``load``) when known: on a shared
+    machine it says how far other work may have moved a ratio whose two sides ran apart."""
+    busy = [] if load is None else [
+        f"The 1-minute load average was {load[0]:.1f} at the start and {load[1]:.1f} at the end."]
     lines = [
         "# Benchmark results",
         "",
         f"Written by `make bench` (`python -m benchmarks`) on {when:%Y-%m-%d %H:%M} UTC at commit `{at}`, on {where}.",
+        *busy,
         "Each benchmark compares the toolkit against a baseline run in the same process tree (a ratio), because",
         "the machines are shared and noisy; rerun `make bench` to replace this page.",
         "",
@@ -101,6 +109,13 @@ def render(outcomes: Sequence[Outcome], when: datetime.datetime, where: str, at:
     return "\n".join(lines) + "\n"
 
 
-def write(outcomes: Sequence[Outcome], path: Path) -> None:
+def load_average() -> float | None:
+    """The 1-minute load average, where the system reports one."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def write(outcomes: Sequence[Outcome], path: Path, start_load: float | None = None) -> None:
     when = datetime.datetime.now(datetime.UTC)
-    path.write_text(render(outcomes, when, machine(), commit(path.parent)), encoding="utf-8")
+    end_load = load_average()
+    load = None if start_load is None or end_load is None else (start_load, end_load)
+    path.write_text(render(outcomes, when, machine(), commit(path.parent), load), encoding="utf-8")

@@ -21,11 +21,24 @@ def test_figures_keep_ratios_targets_and_verdicts_only() -> None:
                                       "openai_chat.met": True, "late_report": 0}
 
 
+def test_figures_are_keys_whose_words_name_one() -> None:
+    """Every benchmark's verdict words are taken (``bench_parallel``'s speedups, ``bench_costs``'
+    ``time_vs_tiktoken``), and a word only inside another is not (``simulate``, ``geometry``)."""
+    printed = {"simulate_seconds": 203.3, "geometry": "6x11 cells", "ingest_speedup": 0.98,
+               "ray_sweep_overhead": 0.83, "tiktoken": {"seconds": 0.4, "time_vs_tiktoken": 1.0},
+               "same_reading": True, "late_stock_nbclient": 5}
+    assert dict(figures(printed)) == {"ingest_speedup": 0.98, "ray_sweep_overhead": 0.83,
+                                      "tiktoken.time_vs_tiktoken": 1.0, "same_reading": True,
+                                      "late_stock_nbclient": 5}
+
+
 def test_render_names_every_benchmark_its_verdict_the_machine_and_the_commit() -> None:
     outcomes = [Outcome("bench_cli", 0, '{"ratio": 1.7, "target_ratio": 3}'),
                 Outcome("bench_import", 1, "crashed before printing")]
-    page = render(outcomes, datetime.datetime(2026, 12, 4, 1, 30), "Linux x86_64, 2 cores", "abc1234")
+    page = render(outcomes, datetime.datetime(2026, 12, 4, 1, 30), "Linux x86_64, 2 cores", "abc1234", (5.46, 9.17))
     assert "2026-12-04 01:30 UTC at commit `abc1234`, on Linux x86_64, 2 cores" in page
+    assert "load average was 5.5 at the start and 9.2 at the end" in page
+    assert "load average" not in render(outcomes, datetime.datetime(2026, 12, 4), "Linux", "abc1234")
     rows = [line for line in page.splitlines() if line.startswith("| `bench_")]
     assert len(rows) == 2
     assert "| met |" in rows[0] and "`ratio` 1.7" in rows[0]
