@@ -6,6 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: report test docs lint typecheck demo bench clean system
 
+# Bytecode is cached (in the gitignored __pycache__ folders) even where the environment says not to:
+# with PYTHONDONTWRITEBYTECODE set, every process the tests and notebooks start (CLI runs, workers,
+# kernels) compiles the toolkit's source again, which doubles the start-up of each.
+unexport PYTHONDONTWRITEBYTECODE
+
 # tesseract and chromium where this machine lets us install them (see the script); never fails.
 system:
 	@./.ci/system-packages
