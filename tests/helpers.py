@@ -367,3 +367,10 @@ def sdk_environment(monkeypatch: pytest.MonkeyPatch, config_dir: str) -> None:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", config_dir)
+
+
+REFERENCE = {"toolkit": "toolkit", "corpus": "toolkit.corpus", "replay": "toolkit.replay", "surface": "toolkit.surface",
+             "costs": "toolkit.costs", "snapshot": "toolkit.snapshot", "compaction": "toolkit.compaction",
+             "experiment": "toolkit.experiment", "transcripts": "toolkit.transcripts", "redact": "toolkit.redact",
+             "browse": "toolkit.browse"}
+"""API reference page (docs/reference/NAME.md) -> the package whose ``__all__`` it shows."""

@@ -187,10 +187,13 @@ def test_unrecognised_files_say_precisely_why(tmp_path: Path) -> None:
     lines.write_text('{"alpha": 1}\n{"alpha": 2}\n', encoding="utf-8")
     binary = tmp_path / "binary.dat"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
-    reasons = {p.file: (p.line, p.reason) for p in load(tmp_path).problems}
+    loaded = load(tmp_path)
+    reasons = {p.file: (p.line, p.reason) for p in loaded.problems}
+    # a cut document is still told by what of it parses: read as far as it goes, the loss named
     expected_line = truncated.read_bytes().count(b"\n") + 1
-    assert reasons["truncated.json"] == (
-        expected_line, "not valid JSON (unexpected end of data), so its format cannot be recognised")
+    assert (expected_line, "file is not valid JSON (unexpected end of data): read as far as line "
+            f"{expected_line - 1}, what follows is lost") in [(p.line, p.reason) for p in loaded.problems]
+    assert [s.format for s in loaded.sessions] == ["openai_chat"]
     assert reasons["shape.json"] == (
         None, "unknown format: valid JSON that no importer recognises (an object with keys hello, world)")
     assert reasons["lines.jsonl"] == (

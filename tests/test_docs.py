@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO
-from tests.helpers import chromium, gated
+from tests.helpers import REFERENCE, chromium, gated
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 EXAMPLE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -47,10 +47,6 @@ def test_examples_run_as_written(page: Path, monkeypatch: pytest.MonkeyPatch, ca
     assert capsys.readouterr().out.strip(), f"{page.name}: its examples show nothing"
 
 
-REFERENCE = {"toolkit": "toolkit", "corpus": "toolkit.corpus", "replay": "toolkit.replay", "surface": "toolkit.surface",
-             "costs": "toolkit.costs", "snapshot": "toolkit.snapshot", "compaction": "toolkit.compaction",
-             "experiment": "toolkit.experiment", "transcripts": "toolkit.transcripts", "redact": "toolkit.redact",
-             "browse": "toolkit.browse"}
 
 
 @pytest.mark.parametrize(("page", "package"), REFERENCE.items())

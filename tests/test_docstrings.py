@@ -22,7 +22,7 @@ import griffe
 import pytest
 
 from tests.conftest import REPO
-from tests.test_docs import REFERENCE
+from tests.helpers import REFERENCE
 
 NOTHING_RETURNED = frozenset({"None", "NoReturn", "Never", "typing.NoReturn", "typing.Never"})
 """Return annotations that need no ``Returns:``."""

@@ -90,7 +90,13 @@ class ImportContext:
         self.problems.append(found)
 
     def extend(self, found: Iterable[Problem]) -> None:
-        """Problems found once the files were read (linking's), collected or raised as ``problem``'s."""
+        """Problems found once the files were read (linking's), collected or raised as ``problem``'s.
+
+        Args:
+            found: The problems, each already naming its file and reason.
+
+        Raises:
+            RecordError: Under ``strict``, at the first of them."""
         for one in found:
             if self.strict:
                 raise RecordError(one)
