@@ -109,6 +109,35 @@ def test_experiment_pages_dry_run_prices_the_pages_and_sends_nothing(tmp_path: P
     assert "2 replies, estimated $" in printed and not out.exists()
 
 
+def test_experiment_pages_dry_run_sends_reflowed_pages_on_request(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The dry run names each body by its sha256 (of the first 4,000 characters, ``--chars``): with
+    ``--reflow`` it is the body of reflowed pages under the prompt that explains their break mark,
+    with ``--lines`` the body of a row per line."""
+    from toolkit.experiment.pages import Sample, page_request
+    from toolkit.experiment.run import body_sha256
+
+    text = "def f(x):\n    return x + 1\n" * 200
+    source = tmp_path / "notes.txt"
+    source.write_text(text, encoding="utf-8")
+    printed = {}
+    for flag in ("--reflow", "--lines"):
+        assert main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "claude-sonnet-4.5",
+                     flag, "--dry-run", "-o", str(tmp_path / "pages.jsonl")]) == 0
+        printed[flag] = capsys.readouterr().out
+    for flag, reflow in (("--reflow", True), ("--lines", False)):
+        built, pages = page_request(Sample("notes", text[:4000]), wire="anthropic", model="claude-sonnet-4.5",
+                                    reflow=reflow)
+        assert all(page.geometry.reflow is reflow for page in pages)
+        assert f"body {body_sha256(built)}" in printed[flag]
+        assert ("the end of each line is marked" in built.bytes.decode()) is reflow, "the break mark explained"
+    assert printed["--reflow"].startswith("notes  anthropic claude-sonnet-4.5 reflow x1  ~")
+    with pytest.raises(SystemExit) as exited:
+        main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "m", "--reflow", "--lines",
+              "--dry-run"])
+    assert exited.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
 def test_experiment_pages_names_a_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["experiment-pages", str(tmp_path / "absent.txt"), "--wire", "anthropic", "--model", "m",
                  "--dry-run"]) == 2

@@ -22,8 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.snapshot.font import cells, face, load, parse_cell
-from toolkit.snapshot.geometry import MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
+from toolkit.snapshot.font import BREAK_MARKS, break_mark, cells, face, load, parse_cell
+from toolkit.snapshot.geometry import GUTTER, MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
 from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import LEGIBLE_CER
 from toolkit.snapshot.measured import CONTROL as CONTROL
@@ -172,7 +172,8 @@ def choose(model: str) -> str:
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
            names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True,
            row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",),
-           reflows: Sequence[bool] = (False,)) -> pl.DataFrame:
+           reflows: Sequence[bool] = (False,), break_marks: Sequence[str] = (BREAK_MARKS[0].name,),
+           column_counts: Sequence[int | None] = (None,), gutters: Sequence[int] = (GUTTER,)) -> pl.DataFrame:
     """Every candidate page for ``model``, rendered with ``sample`` and read by the independent readers
     at the size the model's encoder sees it, against the control. Slow: each candidate is read anew.
 
@@ -182,7 +183,9 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     ``headers`` asks for more than the default bar, every candidate renders ``sample`` as messages
     instead (``as_messages``: a header row about every ``MESSAGE_CHARS`` characters, as a history has
     them; the readers never see header rows, so only the rows and rules around them can differ). A
-    rule needs a line spacing of at least 1: combinations without one are left out.
+    rule needs a line spacing of at least 1: combinations without one are left out. Each of
+    ``column_counts`` (``None``: the count the page search finds best) and ``gutters`` picks a page of
+    its own; each of ``break_marks`` is tried on reflowed rows only (rows per line draw no break).
 
     Args:
         sample: The text to render and read.
@@ -196,9 +199,13 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
         headers: The header row styles to try.
         reflows: The layouts to try: with ``True``, rows reflowed on the page the search picks for
             them (``Geometry.reflow``; the readers are charged for every line break they miss).
+        break_marks: The line-break marks of reflowed rows to try (``font.BREAK_MARKS``).
+        column_counts: The text column counts to try (``None``: the page search's own choice).
+        gutters: The pixels between text columns to try.
 
     Returns:
-        Columns: model, cell, face, line_spacing, row_rule, header, reflow, fill, page, columns,
+        Columns: model, cell, face, line_spacing, row_rule, header, reflow, break_mark (null on rows
+        per line), gutter, fill, page, columns,
         seen_size, seen_evidence, compression (the last page as it is), compression_full (pages
         filled), reader, reader_cer, control_cer, excess, frontier (no other candidate compresses
         more at no greater excess).
@@ -211,19 +218,27 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     from toolkit.snapshot.legibility import assess
 
     styles = [header_style(name) for name in headers]
-    grid = [(cell, spacing, rule, style, flow) for cell in (cell_names or cells()) for spacing in line_spacings
-            for rule in row_rules for style in styles for flow in reflows
+    marks = [break_mark(name).name for name in break_marks]
+    layouts_ = [(flow, mark) for flow in reflows for mark in (marks if flow else [None])]
+    grid = [(cell, spacing, rule, style, flow, mark, count, gutter)
+            for cell in (cell_names or cells()) for spacing in line_spacings
+            for rule in row_rules for style in styles for flow, mark in layouts_
+            for count in column_counts for gutter in gutters
             if spacing >= 1 or not (rule or style == "rule")]
     text: str | list[Passage] = as_messages(sample) if any(style != "bar" for style in styles) else sample
     rows = []
-    for cell, spacing, rule, style, flow in tqdm(grid, desc=f"pages for {model}", disable=not progress):
-        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample, reflow=flow).geometry,
+    for cell, spacing, rule, style, flow, mark, count, gutter in tqdm(grid, desc=f"pages for {model}",
+                                                                      disable=not progress):
+        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample, reflow=flow,
+                                       break_mark=mark or BREAK_MARKS[0].name, gutter=gutter,
+                                       columns=count).geometry,
                            row_rule=rule, header=style)
         found = assess(text, geometry, model, reader_names=names, reader_rows=reader_rows)
         read_ = found.legibility
         rows.append({
             "model": model, "cell": cell, "face": face(cell), "line_spacing": spacing,
-            "row_rule": rule, "header": style, "reflow": flow, "fill": found.fill,
+            "row_rule": rule, "header": style, "reflow": flow, "break_mark": mark, "gutter": gutter,
+            "fill": found.fill,
             "page": f"{geometry.width}x{geometry.height}", "columns": geometry.columns,
             "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
             "compression": found.compression, "compression_full": found.compression_full,
@@ -231,7 +246,7 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
             "control_cer": read_.control_cer, "excess": read_.excess,
         })
     frame = pl.DataFrame(rows, schema_overrides={"reader_cer": pl.Float64, "control_cer": pl.Float64,
-                                                 "excess": pl.Float64})
+                                                 "excess": pl.Float64, "break_mark": pl.String})
     return frame.with_columns(frontier=pl.Series(frontier(frame["compression_full"].to_list(),
                                                           frame["excess"].to_list())))
 
@@ -308,8 +323,16 @@ def frontier(compression: Sequence[float], excess: Sequence[float | None]) -> li
     return out
 
 
+PRESET_REFLOW = False
+"""Whether the presets run lines on (``Geometry.reflow``): chosen by the same rule as the cell, on
+``benchmarks.preset_table``'s reading of both layouts."""
+PRESET_BREAK_MARK = BREAK_MARKS[0].name
+"""The line-break mark of the presets' reflowed rows (``font.BREAK_MARKS``)."""
+
+
 def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
-           max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Preset:
+           max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool | None = None,
+           break_mark: str | None = None) -> Preset:
     """The page for ``model`` (``toolkit.snapshot.geometry.preset``) in ``cell``, or, without one, in
     the cell ``choose`` takes from the measured readers' tradeoff.
 
@@ -321,11 +344,14 @@ def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing
         max_side: The longest page side allowed, in pixels.
         sample: Text whose line lengths the characters per token are counted on (default: the
             reference lengths of transcript lines).
+        reflow: Reflowed rows or a row per line (default: the presets' layout, ``PRESET_REFLOW``).
+        break_mark: The line-break mark of reflowed rows (default: ``PRESET_BREAK_MARK``).
 
     Returns:
         The page, its image tokens, characters per token, and how the size the model sees is known."""
     return cell_preset(model, cell or choose(model), margin=margin, line_spacing=line_spacing,
-                       max_side=max_side, sample=sample)
+                       max_side=max_side, sample=sample, reflow=PRESET_REFLOW if reflow is None else reflow,
+                       break_mark=break_mark or PRESET_BREAK_MARK)
 
 
 def presets(cell: str | None = None) -> dict[str, Preset]:
@@ -334,7 +360,8 @@ def presets(cell: str | None = None) -> dict[str, Preset]:
 
 
 def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
-                 max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Geometry:
+                 max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool | None = None,
+                 break_mark: str | None = None) -> Geometry:
     """The page a snapshot for ``model`` uses: the provider's page that its encoder sees unshrunk with
     the most characters per image token, in the glyph cell the independent readers can read.
 
@@ -347,7 +374,10 @@ def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_s
         max_side: The longest page side allowed, in pixels.
         sample: Text whose line lengths the characters per token are counted on (default: the
             reference lengths of transcript lines, ``REFERENCE_LINES``).
+        reflow: Reflowed rows or a row per line (default: the presets' layout, ``PRESET_REFLOW``).
+        break_mark: The line-break mark of reflowed rows (default: ``PRESET_BREAK_MARK``).
 
     Returns:
-        The page's size, glyph cell and spacing."""
-    return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample).geometry
+        The page's size, glyph cell, spacing and layout."""
+    return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample,
+                  reflow=reflow, break_mark=break_mark).geometry
