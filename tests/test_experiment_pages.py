@@ -86,7 +86,7 @@ def test_a_transcription_is_scored_by_cer(server: LocalServer, monkeypatch: pyte
     images = [block for block in content if isinstance(block, dict) and block["type"] == "image"]
     sent = [base64.b64decode(str(block["source"]["data"])) for block in images if isinstance(block["source"], dict)]
     assert sent == [page.png() for page in pages], "the pages as rendered for the model, in order"
-    assert content[-1] == {"type": "text", "text": TRANSCRIBE}, "the prompt after the pages"
+    assert content[-1] == {"type": "text", "text": prompt_for(geometry_for(model))}, "the prompt after the pages"
 
     frame = load_pages(out)
     assert frame.height == 2 and frame["pages"].to_list() == [len(pages)] * 2
@@ -112,7 +112,7 @@ def test_the_dry_run_prices_the_pages_by_image_tokens(wire: str, model: str) -> 
     for sample, row in zip(samples, planned.estimates, strict=True):
         pages = render(sample.text, geometry_for(model))
         tokens = sum(image_tokens(p.geometry.width, p.geometry.height, model).tokens for p in pages)
-        assert row.input_tokens == tokens + text_tokens(TRANSCRIBE, model).tokens
+        assert row.input_tokens == tokens + text_tokens(prompt_for(pages[0].geometry), model).tokens
         built, _ = page_request(sample, wire=wire, model=model)
         assert row.request_sha256 == hashlib.sha256(built.bytes).hexdigest()
         assert row.n == 3 and row.cost_usd is not None
