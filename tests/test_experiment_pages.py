@@ -30,7 +30,7 @@ from toolkit.experiment.run import Endpoint, read_ledger
 from toolkit.record import JsonValue
 from toolkit.replay import Request
 from toolkit.snapshot import geometry_for, render
-from toolkit.snapshot.font import BREAK_SHAPE
+from toolkit.snapshot.font import break_mark
 from toolkit.snapshot.readers import edit_distance, normalise
 
 DUMMY_KEY = "sk-test-0000-dummy-key-never-written-anywhere"
@@ -137,13 +137,15 @@ def test_reflowed_pages_come_with_a_prompt_that_explains_the_break_mark() -> Non
     content = _content(built)
     prompt = content[-1]["text"]
     assert isinstance(prompt, str) and prompt == prompt_for(geometry) != TRANSCRIBE
-    assert f'"{BREAK_SHAPE}" set lower in its cell' in prompt and "writing no mark itself" in prompt
+    assert f'"{break_mark(geometry.break_mark).shape}" set lower in its cell' in prompt
+    assert "writing no mark itself" in prompt
     sources = [block["source"] for block in content if block["type"] == "image"]
     sent = [base64.b64decode(str(source["data"])) for source in sources if isinstance(source, dict)]
     assert sent == [page.png() for page in render(sample.text, geometry)]
     lines, _ = page_request(sample, wire="anthropic", model=model, reflow=False)
     assert _content(lines)[-1]["text"] == TRANSCRIBE
     assert '"§" set lower' in prompt_for(replace(geometry, break_mark="section"))
+    assert '"¬" set lower' in prompt_for(replace(geometry, break_mark="not"))
     row, = plan_pages([sample], wire="anthropic", model=model, reflow=True).rows()
     assert row["layout"] == "reflow" and row["request_sha256"] == hashlib.sha256(built.bytes).hexdigest()
     assert row["input_tokens"] == (sum(image_tokens(p.geometry.width, p.geometry.height, model).tokens for p in pages)

@@ -35,10 +35,12 @@ a glyph: the page still reads back exactly. At their defaults a page is the very
 the options existed (and ``repr`` leaves them out, so ids derived from it do not move).
 
 ``reflow`` changes how much a page holds: a message's source lines run on across rows, every row
-full, each line break drawn as the line-break mark (``font.BREAK_SHAPE``) in the cell the break
-takes. Indentation is kept as drawn: every leading space is a cell, a tab its mark and fill to the
-next stop of its own line, so code reads back exactly and nothing is collapsed. Off by default; the
-page search (``preset(..., reflow=True)``) then counts rows as the characters over the row width.
+full, each line break drawn as the line-break mark (``break_mark``, one of ``font.BREAK_MARKS``) in
+the cell the break takes. Indentation is kept as drawn: every leading space is a cell, a tab its mark
+and fill to the next stop of its own line, so code reads back exactly and nothing is collapsed. Off in
+a ``Geometry`` by default and here (the presets of ``toolkit.snapshot.tradeoff`` reflow); the page
+search (``preset(..., reflow=True)``) then counts rows as the cells over the row width. ``gutter`` and
+``columns`` fix the pixels between text columns and their number instead of the search's own.
 
 A gateway-served model follows the model id its route names (``openrouter/anthropic/claude-sonnet-4.5``
 is Claude Sonnet 4.5): ``toolkit.costs.resolve`` strips the route. No page side exceeds
