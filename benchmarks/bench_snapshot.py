@@ -8,8 +8,9 @@ scaled up). The ratios are the point: the machines are shared and absolute times
 greyscale cell (``dejavu-aa-*``) the toolkit draws 8-bit pages and the baselines draw onto 8-bit
 ("L") pages too, so Pillow anti-aliases as the toolkit's atlas was.
 
-Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell C] [--chars N] [--text FILE] [--reflow]``
-(``--reflow``: reflowed rows on the page the search picks for them; Pillow draws the same full rows).
+Run: ``python -m benchmarks.bench_snapshot [--model M] [--cell C] [--chars N] [--text FILE] [--reflow | --lines]``
+(``--reflow`` / ``--lines``: reflowed rows or a row per line on the page the search picks for them,
+default the presets' layout; Pillow draws the same rows).
 Prints one JSON object.
 """
 
@@ -25,10 +26,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from benchmarks import best_of
 from toolkit.snapshot.font import load
-from toolkit.snapshot.geometry import Geometry, preset
+from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.readers import shown_chars
 from toolkit.snapshot.render import UNUSED, Page, render
-from toolkit.snapshot.tradeoff import choose, geometry_for
+from toolkit.snapshot.tradeoff import geometry_for
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET = 20.0
@@ -99,12 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cell", help="glyph cell (default: the one the model's preset uses)")
     parser.add_argument("--chars", type=int, default=1_000_000, help="characters to render")
     parser.add_argument("--text", type=Path, help="a UTF-8 file to render instead of the demo corpus")
-    parser.add_argument("--reflow", action="store_true", help="reflowed rows (Geometry.reflow)")
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument("--reflow", action="store_const", const=True, dest="reflow",
+                        help="reflowed rows (Geometry.reflow)")
+    layout.add_argument("--lines", action="store_const", const=False, dest="reflow", help="a row per line")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the best is kept")
     args = parser.parse_args(argv)
 
-    geometry = (preset(args.model, args.cell or choose(args.model), reflow=True).geometry if args.reflow
-                else geometry_for(args.model, args.cell))
+    geometry = geometry_for(args.model, args.cell, reflow=args.reflow)
     text = sample_text(args.chars, args.text)
     warm = render(text[:10_000], geometry)[0].ink  # load the atlas and lookup tables before timing
     assert warm.any()

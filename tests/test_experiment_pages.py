@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,14 @@ from toolkit.experiment.pages import (
     load_pages,
     page_request,
     plan_pages,
+    prompt_for,
     run_pages,
 )
 from toolkit.experiment.run import Endpoint, read_ledger
 from toolkit.record import JsonValue
+from toolkit.replay import Request
 from toolkit.snapshot import geometry_for, render
+from toolkit.snapshot.font import break_mark
 from toolkit.snapshot.readers import edit_distance, normalise
 
 DUMMY_KEY = "sk-test-0000-dummy-key-never-written-anywhere"
@@ -82,7 +86,7 @@ def test_a_transcription_is_scored_by_cer(server: LocalServer, monkeypatch: pyte
     images = [block for block in content if isinstance(block, dict) and block["type"] == "image"]
     sent = [base64.b64decode(str(block["source"]["data"])) for block in images if isinstance(block["source"], dict)]
     assert sent == [page.png() for page in pages], "the pages as rendered for the model, in order"
-    assert content[-1] == {"type": "text", "text": TRANSCRIBE}, "the prompt after the pages"
+    assert content[-1] == {"type": "text", "text": prompt_for(geometry_for(model))}, "the prompt after the pages"
 
     frame = load_pages(out)
     assert frame.height == 2 and frame["pages"].to_list() == [len(pages)] * 2
@@ -108,8 +112,41 @@ def test_the_dry_run_prices_the_pages_by_image_tokens(wire: str, model: str) -> 
     for sample, row in zip(samples, planned.estimates, strict=True):
         pages = render(sample.text, geometry_for(model))
         tokens = sum(image_tokens(p.geometry.width, p.geometry.height, model).tokens for p in pages)
-        assert row.input_tokens == tokens + text_tokens(TRANSCRIBE, model).tokens
+        assert row.input_tokens == tokens + text_tokens(prompt_for(pages[0].geometry), model).tokens
         built, _ = page_request(sample, wire=wire, model=model)
         assert row.request_sha256 == hashlib.sha256(built.bytes).hexdigest()
         assert row.n == 3 and row.cost_usd is not None
     assert json.dumps(planned.rows())
+
+
+def _content(built: Request) -> list[dict[str, JsonValue]]:
+    """The blocks of an Anthropic body's one user message."""
+    messages = built.body["messages"]
+    assert isinstance(messages, list) and isinstance(messages[0], dict)
+    content = messages[0]["content"]
+    assert isinstance(content, list)
+    return [block for block in content if isinstance(block, dict)]
+
+
+def test_reflowed_pages_come_with_a_prompt_that_explains_the_break_mark() -> None:
+    sample = Sample("close", SOURCE * 8)
+    model = "claude-sonnet-4.5"
+    built, pages = page_request(sample, wire="anthropic", model=model, reflow=True)
+    geometry = geometry_for(model, reflow=True)
+    assert geometry.reflow and all(page.geometry == geometry for page in pages)
+    content = _content(built)
+    prompt = content[-1]["text"]
+    assert isinstance(prompt, str) and prompt == prompt_for(geometry) != TRANSCRIBE
+    assert f'"{break_mark(geometry.break_mark).shape}" set lower in its cell' in prompt
+    assert "writing no mark itself" in prompt
+    sources = [block["source"] for block in content if block["type"] == "image"]
+    sent = [base64.b64decode(str(source["data"])) for source in sources if isinstance(source, dict)]
+    assert sent == [page.png() for page in render(sample.text, geometry)]
+    lines, _ = page_request(sample, wire="anthropic", model=model, reflow=False)
+    assert _content(lines)[-1]["text"] == TRANSCRIBE
+    assert '"§" set lower' in prompt_for(replace(geometry, break_mark="section"))
+    assert '"¬" set lower' in prompt_for(replace(geometry, break_mark="not"))
+    row, = plan_pages([sample], wire="anthropic", model=model, reflow=True).rows()
+    assert row["layout"] == "reflow" and row["request_sha256"] == hashlib.sha256(built.bytes).hexdigest()
+    assert row["input_tokens"] == (sum(image_tokens(p.geometry.width, p.geometry.height, model).tokens for p in pages)
+                                   + text_tokens(prompt, model).tokens)

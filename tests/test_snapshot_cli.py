@@ -13,7 +13,7 @@ from toolkit.cli import main
 from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import preset
 from toolkit.snapshot.render import decode, render
-from toolkit.snapshot.tradeoff import choose, geometry_for
+from toolkit.snapshot.tradeoff import PRESET_REFLOW, choose, geometry_for
 
 KEYS = {"pages", "chars", "uncovered_chars", "image_tokens", "text_tokens", "compression", "resized", "legibility"}
 
@@ -51,15 +51,17 @@ def test_reflow_runs_lines_on_and_fills_the_rows(tmp_path: Path, capsys: pytest.
     source.write_text(text, encoding="utf-8")
     out = tmp_path / "pages"
     runs = {}
-    for flag in ([], ["--reflow"]):
+    for flag in ("--lines", "--reflow", None):
         assert main(["snapshot", str(source), "--model", "claude-sonnet-4.5", "--json", "--readers", "none",
-                     "-o", str(out / str(len(flag))), *flag]) == 0
-        runs[bool(flag)] = json.loads(capsys.readouterr().out)
-    assert runs[True]["reflow"] is True and runs[False]["reflow"] is False
-    assert runs[True]["fill"] > 0.95 > 0.6 > runs[False]["fill"]
-    assert runs[True]["compression_full"] > 1.5 * runs[False]["compression_full"]
+                     "-o", str(out / str(flag)), *([flag] if flag else [])]) == 0
+        runs[flag] = json.loads(capsys.readouterr().out)
+    flowed, lines = runs["--reflow"], runs["--lines"]
+    assert flowed["reflow"] is True and lines["reflow"] is False
+    assert runs[None]["reflow"] is PRESET_REFLOW, "without either, the presets' layout"
+    assert flowed["fill"] > 0.95 > 0.6 > lines["fill"]
+    assert flowed["compression_full"] > 1.5 * lines["compression_full"]
     geometry = preset("claude-sonnet-4.5", choose("claude-sonnet-4.5"), reflow=True).geometry
-    pages = sorted((out / "1").glob("page-*.png"))
+    pages = sorted((out / "--reflow").glob("page-*.png"))
     assert decode([Image.open(p) for p in pages], geometry).text == text
 
 
@@ -105,8 +107,38 @@ def test_experiment_pages_dry_run_prices_the_pages_and_sends_nothing(tmp_path: P
     assert main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "claude-sonnet-4.5", "-n", "2",
                  "--dry-run", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("notes  anthropic claude-sonnet-4.5 x2  ~") and "nothing was sent" in printed
+    assert printed.startswith("notes  anthropic claude-sonnet-4.5 ") and " x2  ~" in printed
+    assert "nothing was sent" in printed
     assert "2 replies, estimated $" in printed and not out.exists()
+
+
+def test_experiment_pages_dry_run_sends_reflowed_pages_on_request(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The dry run names each body by its sha256 (of the first 4,000 characters, ``--chars``): with
+    ``--reflow`` it is the body of reflowed pages under the prompt that explains their break mark,
+    with ``--lines`` the body of a row per line."""
+    from toolkit.experiment.pages import Sample, page_request
+    from toolkit.experiment.run import body_sha256
+
+    text = "def f(x):\n    return x + 1\n" * 200
+    source = tmp_path / "notes.txt"
+    source.write_text(text, encoding="utf-8")
+    printed = {}
+    for flag in ("--reflow", "--lines"):
+        assert main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "claude-sonnet-4.5",
+                     flag, "--dry-run", "-o", str(tmp_path / "pages.jsonl")]) == 0
+        printed[flag] = capsys.readouterr().out
+    for flag, reflow in (("--reflow", True), ("--lines", False)):
+        built, pages = page_request(Sample("notes", text[:4000]), wire="anthropic", model="claude-sonnet-4.5",
+                                    reflow=reflow)
+        assert all(page.geometry.reflow is reflow for page in pages)
+        assert f"body {body_sha256(built)}" in printed[flag]
+        assert ("the end of each line is marked" in built.bytes.decode()) is reflow, "the break mark explained"
+    assert printed["--reflow"].startswith("notes  anthropic claude-sonnet-4.5 reflow x1  ~")
+    with pytest.raises(SystemExit) as exited:
+        main(["experiment-pages", str(source), "--wire", "anthropic", "--model", "m", "--reflow", "--lines",
+              "--dry-run"])
+    assert exited.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
 
 
 def test_experiment_pages_names_a_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,13 +58,14 @@ def test_the_break_mark_is_no_glyph_of_the_text() -> None:
     assert page.grid[0, :5].tolist() == [*f.ids("a¬b"), f.line_break, *f.ids("c")]
 
 
-def test_reflow_is_off_by_default_and_leaves_pages_as_they_were() -> None:
-    """PNG digests of pages drawn before the option existed (so cached pages and snapshot ids stand)."""
+def test_a_row_per_line_leaves_pages_as_they_were() -> None:
+    """PNG digests of pages drawn before the option existed (so cached pages and snapshot ids of a row
+    per line stand, whichever layout the presets use)."""
     plain = Geometry("6x13", 600, 400)
     assert repr(plain) == ("Geometry(cell='6x13', width=600, height=400, margin=2, line_spacing=0, tab_size=4, "
                            "columns=1, gutter=5)")
     assert "reflow=True" in repr(replace(plain, reflow=True))
-    before = {plain: "b2d87a78fb4785ae", geometry_for("claude-sonnet-4.5"): "d6f0c5bdb0c2cb90"}
+    before = {plain: "b2d87a78fb4785ae", geometry_for("claude-sonnet-4.5", reflow=False): "d6f0c5bdb0c2cb90"}
     for geometry, digest in before.items():
         assert hashlib.sha256(b"".join(p.png() for p in render(TEXT, geometry))).hexdigest()[:16] == digest
 
@@ -133,7 +134,7 @@ def test_reflowed_rows_fill_the_page_that_line_rows_leave_half_empty() -> None:
 
     sample = reference_sample(CORPORA, 6_000)
     model = "claude-sonnet-4.5"
-    lines = geometry_for(model)
+    lines = geometry_for(model, reflow=False)
     flowed = replace(lines, reflow=True)
     by_line, by_flow = render(sample, lines), render(sample, flowed)
     assert fill(by_line) < 0.8

@@ -1,7 +1,9 @@
-"""``toolkit experiment-pages FILE... --wire W --model M [-n N] [--max-cost USD] [--dry-run]``: have a
-vision model transcribe the glyph pages of each text (``toolkit.experiment.pages``), its replies
-scored by character error rate against the source and appended to a results JSONL; ``--dry-run``
-prices the requests and sends nothing."""
+"""``toolkit experiment-pages FILE... --wire W --model M [-n N] [--reflow | --lines] [--max-cost USD]
+[--dry-run]``: have a vision model transcribe the glyph pages of each text (``toolkit.experiment.pages``),
+its replies scored by character error rate against the source and appended to a results JSONL;
+``--reflow`` / ``--lines`` send reflowed rows (the prompt then explains the break mark) or a row per
+line instead of the presets' layout; ``--dry-run`` prices the requests, prints each body's sha256 and
+sends nothing."""
 
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("-n", type=int, default=1, help="transcriptions per text (default 1)")
     parser.add_argument("--chars", type=int, default=4_000,
                         help="characters of each text sent (default 4000: a page or two)")
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument("--reflow", action="store_const", const=True, dest="reflow",
+                        help="reflowed rows, each line break drawn as a mark the prompt explains")
+    layout.add_argument("--lines", action="store_const", const=False, dest="reflow",
+                        help="a row per line (default: the presets' layout)")
     sending_options(parser, "pages.jsonl")
     parser.set_defaults(func=run)
 
@@ -60,18 +67,19 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"-n must be at least 1, got {args.n}")
     chosen = samples(args.texts, args.chars)
     if args.dry_run:
-        planned = plan_pages(chosen, wire=args.wire, model=args.model, n=args.n)
+        planned = plan_pages(chosen, wire=args.wire, model=args.model, n=args.n, reflow=args.reflow)
         for row in planned.rows():
             cost = "unpriced" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
-            print(f"{row['sample']}  {row['wire']} {row['model']} x{row['n']}  "
-                  f"~{row['input_tokens']} in + {row['output_tokens']} out  {cost}")
+            layout = f" {row['layout']}" if "layout" in row else ""
+            print(f"{row['sample']}  {row['wire']} {row['model']}{layout} x{row['n']}  "
+                  f"~{row['input_tokens']} in + {row['output_tokens']} out  {cost}  body {row['request_sha256']}")
         unpriced = f" ({planned.unpriced} replies of unpriced models not counted)" if planned.unpriced else ""
         print(f"{planned.replies} replies, estimated ${planned.cost_usd:.4f} (output assumed at max_tokens)"
               f"{unpriced}; nothing was sent")
         return 0
     endpoint = Endpoint(base_url=args.base_url, api_key_env=args.api_key_env, max_retries=args.max_retries)
     outcome = run_pages(chosen, args.output, wire=args.wire, model=args.model, n=args.n, endpoint=endpoint,
-                        concurrency=args.concurrency, max_cost=args.max_cost)
+                        concurrency=args.concurrency, max_cost=args.max_cost, reflow=args.reflow)
     print(f"{outcome.sent} sent, {outcome.skipped} already done, {outcome.failed} failed, "
           f"${outcome.spent_usd:.4f} reported in {args.output}", file=sys.stderr)
     if outcome.stopped:

@@ -1,4 +1,5 @@
-"""``toolkit snapshot FILE --model M [-o DIR] [--cell C] [--page WxH] [--reflow] [--json]``: render a text
+"""``toolkit snapshot FILE --model M [-o DIR] [--cell C] [--page WxH] [--reflow | --lines] [--break-mark B]
+[--json]``: render a text
 (or the middle of a corpus file's longest session) into glyph pages for a model, write the PNGs,
 and print what they cost, what they save and what survives the provider's resize."""
 
@@ -15,11 +16,11 @@ from toolkit.cli.textfile import read_text
 from toolkit.corpus import detect, load
 from toolkit.errors import InvalidInput, MissingPath
 from toolkit.snapshot.compact import compact, turns
-from toolkit.snapshot.font import cells
-from toolkit.snapshot.geometry import Geometry, preset
+from toolkit.snapshot.font import BREAK_MARKS, cells
+from toolkit.snapshot.geometry import Geometry
 from toolkit.snapshot.legibility import READER_ROWS, Assessment, assess
 from toolkit.snapshot.render import Passage, render
-from toolkit.snapshot.tradeoff import choose, geometry_for
+from toolkit.snapshot.tradeoff import geometry_for
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,9 +31,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--cell", help="glyph cell, e.g. 7x14 or dejavu-aa-7x14 (default: the cell the independent readers can read, "
                         "from toolkit.snapshot.tradeoff)")
     parser.add_argument("--page", help="page size WxH (default: the model's preset)")
-    parser.add_argument("--reflow", action="store_true",
-                        help="run lines on across full rows, each line break drawn as a mark (default: a row per line); "
-                        "the page is the one the search picks for reflowed rows")
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument("--reflow", action="store_const", const=True, dest="reflow",
+                        help="run lines on across full rows, each line break drawn as a mark, on the page the search "
+                        "picks for reflowed rows (default: the presets' layout)")
+    layout.add_argument("--lines", action="store_const", const=False, dest="reflow",
+                        help="a row per line, on the page the search picks for it")
+    parser.add_argument("--break-mark", choices=[mark.name for mark in BREAK_MARKS],
+                        help="the line-break mark of reflowed rows (default: the presets')")
     parser.add_argument("--head", type=int, default=2, help="messages kept verbatim at the start (corpus files)")
     parser.add_argument("--tail", type=int, default=6, help="messages kept verbatim at the end (corpus files)")
     parser.add_argument("--readers", default="rapidocr,tesseract",
@@ -66,8 +72,7 @@ def content(path: Path, head: int, tail: int, geometry: Geometry) -> tuple[str |
 def run(args: argparse.Namespace) -> int:
     if args.cell and args.cell not in cells():
         raise InvalidInput(f"--cell: no glyph cell {args.cell!r}; cells: {', '.join(cells())}")
-    geometry = (preset(args.model, args.cell or choose(args.model), reflow=True).geometry if args.reflow
-                else geometry_for(args.model, args.cell))
+    geometry = geometry_for(args.model, args.cell, reflow=args.reflow, break_mark=args.break_mark)
     if args.page:
         geometry = geometry.with_page(*_size(args.page, "--page"))
     if not args.file.is_file():

@@ -34,11 +34,13 @@ from toolkit.replay import Request, request
 from toolkit.replay.lookup import check_sent
 from toolkit.replay.request import DEFAULT_MAX_TOKENS
 from toolkit.snapshot.compact import image_blocks
+from toolkit.snapshot.font import break_mark
 from toolkit.snapshot.readers import edit_distance, normalise
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from toolkit.snapshot.geometry import Geometry
     from toolkit.snapshot.render import Page
 
 TRANSCRIBE = (
@@ -47,7 +49,26 @@ TRANSCRIBE = (
     "with the transcription only: no commentary, no code fences. A row that starts with a mark "
     "continues the line above it."
 )
-"""The transcription prompt, after the pages (a question reads best after the material)."""
+"""The transcription prompt of pages with a row per line, after the pages (a question reads best
+after the material)."""
+TRANSCRIBE_REFLOWED = (
+    "The images above are pages of text drawn in a small bitmap font, in reading order; a page may "
+    "hold several columns, read top to bottom, left to right. Lines run on from one row to the next, "
+    "so a row's end is not a line's end: the end of each line is marked by a {shape} set lower in "
+    "its cell than the text around it. Transcribe the text exactly as written, character for "
+    "character, across all pages, starting a new line at each such mark and writing no mark itself. "
+    "Reply with the transcription only: no commentary, no code fences."
+)
+"""The transcription prompt of reflowed pages (``Geometry.reflow``), ``{shape}`` the break mark's
+shape: the model must know the mark to restore the lines, as an OCR reader's reading is restored
+(``readers.restored``)."""
+
+
+def prompt_for(geometry: Geometry) -> str:
+    """The transcription prompt for pages drawn in ``geometry``: reflowed pages explain their break mark."""
+    if not geometry.reflow:
+        return TRANSCRIBE
+    return TRANSCRIBE_REFLOWED.format(shape=f"\"{break_mark(geometry.break_mark).shape}\"")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,19 +79,22 @@ class Sample:
     text: str
 
 
-def pages_for(text: str, model: str) -> list[Page]:
-    """``text`` on the pages a snapshot for ``model`` uses (``toolkit.snapshot.geometry_for``)."""
+def pages_for(text: str, model: str, reflow: bool | None = None) -> list[Page]:
+    """``text`` on the pages a snapshot for ``model`` uses (``toolkit.snapshot.geometry_for``;
+    ``reflow``: reflowed rows or a row per line, default the presets' layout)."""
     from toolkit.snapshot import geometry_for, render
 
-    return render(text, geometry_for(model))
+    return render(text, geometry_for(model, reflow=reflow))
 
 
-def page_request(sample: Sample, *, wire: str, model: str, prompt: str = TRANSCRIBE,
-                 max_tokens: int = DEFAULT_MAX_TOKENS) -> tuple[Request, list[Page]]:
-    """The body ``wire`` is sent to have ``model`` transcribe ``sample``'s pages, and the pages."""
-    pages = pages_for(sample.text, model)
+def page_request(sample: Sample, *, wire: str, model: str, prompt: str | None = None,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, reflow: bool | None = None) -> tuple[Request, list[Page]]:
+    """The body ``wire`` is sent to have ``model`` transcribe ``sample``'s pages, and the pages
+    (``prompt``: the instruction, default ``prompt_for`` the pages' geometry)."""
+    pages = pages_for(sample.text, model, reflow)
     blocks, store = image_blocks(pages)
-    session = Session(f"pages-{sample.name}", "experiment", (Message("pages", None, "user", (*blocks, Text(prompt))),),
+    asked = prompt if prompt is not None else prompt_for(pages[0].geometry)
+    session = Session(f"pages-{sample.name}", "experiment", (Message("pages", None, "user", (*blocks, Text(asked))),),
                       "pages")
     return request(session, wire=wire, mode="text", model=model, images=store, max_tokens=max_tokens), pages
 
@@ -90,19 +114,27 @@ def cer(reading: str, source: str) -> float:
     return edit_distance(normalise(reading), want) / max(len(want), 1)
 
 
-def page_key(sample: Sample, wire: str, model: str, index: int) -> dict[str, str | int]:
-    return {"sample": sample.name, "wire": wire, "model": model, "index": index}
+def page_key(sample: Sample, wire: str, model: str, index: int, reflow: bool = False) -> dict[str, str | int]:
+    """A page reply's key; reflowed pages are another request than a row per line, so their key says so
+    (and a row per line keeps the key it had before reflowed pages existed)."""
+    key: dict[str, str | int] = {"sample": sample.name, "wire": wire, "model": model, "index": index}
+    if reflow:
+        key["layout"] = "reflow"
+    return key
 
 
-def page_jobs(samples: Sequence[Sample], *, wire: str, model: str, n: int, prompt: str = TRANSCRIBE,
-              max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Job]:
+def page_jobs(samples: Sequence[Sample], *, wire: str, model: str, n: int, prompt: str | None = None,
+              max_tokens: int = DEFAULT_MAX_TOKENS, reflow: bool | None = None) -> list[Job]:
     check_sent(wire)
     jobs: list[Job] = []
     for sample in samples:
-        built, pages = page_request(sample, wire=wire, model=model, prompt=prompt, max_tokens=max_tokens)
+        built, pages = page_request(sample, wire=wire, model=model, prompt=prompt, max_tokens=max_tokens,
+                                    reflow=reflow)
         fields = {"pages": len(pages), "source_sha256": hashlib.sha256(sample.text.encode()).hexdigest(),
-                  "source_chars": len(normalise(sample.text))}
-        jobs.extend(Job(page_key(sample, wire, model, i), wire, model, built, fields) for i in range(n))
+                  "source_chars": len(normalise(sample.text)),
+                  "layout": "reflow" if pages[0].geometry.reflow else "lines"}
+        jobs.extend(Job(page_key(sample, wire, model, i, pages[0].geometry.reflow), wire, model, built, fields)
+                    for i in range(n))
     return jobs
 
 
@@ -118,8 +150,8 @@ def scorer(samples: Sequence[Sample]) -> Callable[[Job, Reply], dict[str, Any]]:
 
 def run_pages(samples: Sequence[Sample], results: str | Path, *, wire: str, model: str, n: int = 1,
               endpoint: Endpoint = DEFAULT_ENDPOINT, concurrency: int = 4, max_cost: float | None = None,
-              retries: int = 3, backoff: float = 2.0, prompt: str = TRANSCRIBE,
-              max_tokens: int = DEFAULT_MAX_TOKENS,
+              retries: int = 3, backoff: float = 2.0, prompt: str | None = None,
+              max_tokens: int = DEFAULT_MAX_TOKENS, reflow: bool | None = None,
               on_reply: Callable[[dict[str, Any]], None] | None = None) -> Outcome:
     """Have ``model`` transcribe each sample's pages ``n`` times, every reply appended to ``results``
     with its CER; a rerun skips what is done.
@@ -135,8 +167,9 @@ def run_pages(samples: Sequence[Sample], results: str | Path, *, wire: str, mode
         max_cost: Ask for no reply once the spend reaches this (USD); replies in flight still land.
         retries: Further tries after a rate limit the SDK's own retries did not outlast.
         backoff: Seconds before the first of those, doubling.
-        prompt: The instruction sent with the pages.
+        prompt: The instruction sent with the pages (default: ``prompt_for`` their geometry).
         max_tokens: The reply budget.
+        reflow: Reflowed rows or a row per line (default: the presets' layout).
         on_reply: Called with each reply's row as it arrives.
 
     Returns:
@@ -144,15 +177,20 @@ def run_pages(samples: Sequence[Sample], results: str | Path, *, wire: str, mode
 
     Raises:
         InvalidInput: ``concurrency`` is below 1."""
-    return execute(page_jobs(samples, wire=wire, model=model, n=n, prompt=prompt, max_tokens=max_tokens),
+    return execute(page_jobs(samples, wire=wire, model=model, n=n, prompt=prompt, max_tokens=max_tokens,
+                             reflow=reflow),
                    results, score=scorer(samples), endpoint=endpoint, concurrency=concurrency, max_cost=max_cost,
                    retries=retries, backoff=backoff, on_reply=on_reply)
 
 
-def page_input_tokens(pages: Sequence[Page], model: str, prompt: str = TRANSCRIBE) -> int | None:
+def page_input_tokens(pages: Sequence[Page], model: str, prompt: str | None = None) -> int | None:
     """Input tokens of a page request: each page by ``toolkit.costs.image_tokens`` at its size,
-    the prompt by ``toolkit.costs.text_tokens`` (``None``: a model ``toolkit.costs`` does not know)."""
+    the prompt (default: ``prompt_for`` the pages) by ``toolkit.costs.text_tokens`` (``None``: a
+    model ``toolkit.costs`` does not know)."""
     from toolkit.costs import image_tokens, text_tokens
+
+    if prompt is None:
+        prompt = prompt_for(pages[0].geometry) if pages else TRANSCRIBE
 
     try:
         return (sum(image_tokens(p.geometry.width, p.geometry.height, model).tokens for p in pages)
@@ -161,8 +199,8 @@ def page_input_tokens(pages: Sequence[Page], model: str, prompt: str = TRANSCRIB
         return None
 
 
-def plan_pages(samples: Sequence[Sample], *, wire: str, model: str, n: int = 1, prompt: str = TRANSCRIBE,
-               max_tokens: int = DEFAULT_MAX_TOKENS) -> Plan:
+def plan_pages(samples: Sequence[Sample], *, wire: str, model: str, n: int = 1, prompt: str | None = None,
+               max_tokens: int = DEFAULT_MAX_TOKENS, reflow: bool | None = None) -> Plan:
     """The dry run: each sample's request built, nothing sent, priced with the pages' image tokens and
     output at ``max_tokens``.
 
@@ -171,22 +209,24 @@ def plan_pages(samples: Sequence[Sample], *, wire: str, model: str, n: int = 1, 
         wire: The wire to send through.
         model: The vision model.
         n: Replies per sample.
-        prompt: The instruction sent with the pages.
+        prompt: The instruction sent with the pages (default: ``prompt_for`` their geometry).
         max_tokens: The reply budget, and the output each reply is priced at.
+        reflow: Reflowed rows or a row per line (default: the presets' layout).
 
     Returns:
         Each request with its estimated cost."""
     check_sent(wire)
     out: list[Estimate] = []
     for sample in samples:
-        built, pages = page_request(sample, wire=wire, model=model, prompt=prompt, max_tokens=max_tokens)
-        key = {k: v for k, v in page_key(sample, wire, model, 0).items() if k != "index"}
+        built, pages = page_request(sample, wire=wire, model=model, prompt=prompt, max_tokens=max_tokens,
+                                    reflow=reflow)
+        key = {k: v for k, v in page_key(sample, wire, model, 0, pages[0].geometry.reflow).items() if k != "index"}
         out.append(estimate(key, model, n, built, page_input_tokens(pages, model, prompt), max_tokens))
     return Plan(tuple(out))
 
 
 PAGE_COLUMNS = {"sample": "str", "wire": "str", "model": "str", "index": "int", "pages": "int", "cer": "float",
-                "text": "str", "cost_usd": "float", "source_chars": "int", "time": "str"}
+                "text": "str", "cost_usd": "float", "source_chars": "int", "layout": "str", "time": "str"}
 
 
 def load_pages(path: str | Path) -> pl.DataFrame:
@@ -203,7 +243,7 @@ def load_pages(path: str | Path) -> pl.DataFrame:
 
 def beside_readers(frame: pl.DataFrame, samples: Sequence[Sample],
                    offline: Mapping[tuple[str, str], float | None] | None = None,
-                   reader_names: Sequence[str] = ("rapidocr", "tesseract")) -> pl.DataFrame:
+                   reader_names: Sequence[str] = ("rapidocr", "tesseract"), reflow: bool | None = None) -> pl.DataFrame:
     """One row per sample and model: the model's replies beside the best offline reader's CER on the
     same pages as the provider resizes them (``toolkit.snapshot.legibility(...).reader_cer``).
 
@@ -212,6 +252,7 @@ def beside_readers(frame: pl.DataFrame, samples: Sequence[Sample],
         samples: The samples the replies are of.
         offline: Reader CERs already measured, by (sample, model); the others are measured.
         reader_names: The readers to measure with.
+        reflow: The layout the replies read (default: the presets').
 
     Returns:
         Per sample and model: ``n``, mean and best ``model_cer``, and the reader's CER."""
@@ -227,6 +268,7 @@ def beside_readers(frame: pl.DataFrame, samples: Sequence[Sample],
     for sample, model in summary.select("sample", "model").iter_rows():
         if (sample, model) not in known:
             text = texts[sample]
-            known[(sample, model)] = legibility(text, geometry_for(model), model, reader_names=reader_names).reader_cer
+            known[(sample, model)] = legibility(text, geometry_for(model, reflow=reflow), model,
+                                                  reader_names=reader_names).reader_cer
         readers.append(known[(sample, model)])
     return summary.with_columns(pl.Series("reader_cer", readers, dtype=pl.Float64))

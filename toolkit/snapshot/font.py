@@ -51,12 +51,40 @@ Ids = npt.NDArray[np.int32]
 MARKS: tuple[str, ...] = ("uncovered", "continuation", "tab", "trailing", "header", "end")
 """The snapshot's own marks, stored after the font's glyphs (``fonts/build_atlas.py``)."""
 
-BREAK_SHAPE = "\u00ac"
-"""The character whose bitmap, lowered by ``BREAK_DROP`` pixels, is the line-break mark of reflowed
-rows (``Geometry.reflow``): a NOT SIGN ``¬`` sitting low in its cell, like the hook of a return key. It
-is the face's own glyph moved, so it matches the face's stroke; moved, it is no character's bitmap,
-so the atlas decode tells it from a ``¬`` of the text."""
-BREAK_DROP = 2
+@dataclass(frozen=True, slots=True)
+class BreakMark:
+    """A way to draw the line-break mark of reflowed rows (``Geometry.break_mark``): the bitmap of
+    ``shape`` moved down ``drop`` pixels (up when negative), so the atlas decode tells it from a
+    ``shape`` of the text, and shown to an OCR reader as ``shape`` (what an engine that saw the
+    break reads there)."""
+
+    name: str
+    shape: str
+    drop: int
+
+
+BREAK_MARKS: tuple[BreakMark, ...] = (
+    BreakMark("not", "\u00ac", 2),
+    BreakMark("section", "\u00a7", 1),
+    BreakMark("guillemet", "\u00bb", 1),
+)
+"""The break marks a page may use, the default first. ``not``: a NOT SIGN ``¬`` sitting low in its cell,
+like the hook of a return key; neither engine's character set holds it (RapidOCR's PP-OCRv4 keys,
+tesseract 5's ``eng`` LSTM unicharset), so an engine can never read it. ``section`` (``§``) and
+``guillemet`` (``»``) are in both character sets and almost never in agent text (the shared corpora
+hold no ``§`` and 16 ``»`` in 15 MB). Each is the face's own glyph moved, so it matches the face's
+stroke; moved, it is no character's bitmap."""
+BREAK_SHAPE = BREAK_MARKS[0].shape
+BREAK_DROP = BREAK_MARKS[0].drop
+
+
+def break_mark(name: str) -> BreakMark:
+    """The break mark called ``name``, or an ``InvalidInput`` naming the marks."""
+    for mark in BREAK_MARKS:
+        if mark.name == name:
+            return mark
+    raise InvalidInput(f"no break mark {name!r}; marks: {', '.join(m.name for m in BREAK_MARKS)}")
+
 
 UNCOVERED_CHAR = "\ue000"
 """What decoding returns for a cell showing the uncovered mark. A private-use code point: text in
@@ -114,9 +142,10 @@ class Font:
     """(left glyph, right glyph) → the wide character the two cells draw."""
     half: Bitmaps = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=bool))
     """Glyph id → one half of a wide character (no narrow character's bitmap)."""
-    line_break: int = -1
-    """The line-break mark of reflowed rows (``BREAK_SHAPE`` lowered): derived at load, not stored in
-    the atlas, and kept out of ``MARKS`` because, unlike them, it is shown to the readers."""
+    breaks: tuple[int, ...] = ()
+    """Glyph id of each of ``BREAK_MARKS``, in order: the line-break marks of reflowed rows, derived at
+    load after every glyph of the atlas, not stored in it, and kept out of ``MARKS`` because, unlike
+    them, they are shown to the readers."""
     grey: bool = False
     """Anti-aliased: ``glyphs`` are uint8 coverage, pages are greyscale."""
 
@@ -135,6 +164,15 @@ class Font:
             ``True`` for a character this font draws across two cells, which a page lays out as two.
         """
         return bool(len(self.right)) and bool(self.right[ord(char)] >= 0)
+
+    @property
+    def line_break(self) -> int:
+        """The default line-break mark (``BREAK_MARKS[0]``)."""
+        return self.breaks[0]
+
+    def break_glyph(self, name: str) -> int:
+        """The glyph of the break mark called ``name``."""
+        return self.breaks[BREAK_MARKS.index(break_mark(name))]
 
     def covers(self, char: str) -> bool:
         """Whether the font has a glyph of its own for ``char``, so a page shows it rather than the
@@ -275,14 +313,14 @@ def load(cell: str = "4x6") -> Font:
         else:
             chars.append("")
     right, pairs = _wide(meta, glyphs, members, chars, unique, lookup, grey)
-    half = np.zeros(len(glyphs) + 1, dtype=bool)
+    half = np.zeros(len(glyphs) + len(BREAK_MARKS), dtype=bool)
     half[[glyph for pair in pairs for glyph in pair]] = True
     half[int(lookup[ord(" ")])] = False
-    glyphs.append(_lowered(glyphs[int(lookup[ord(BREAK_SHAPE)])], BREAK_DROP))
-    if any((glyphs[-1] == other).all() for other in glyphs[:-1]):
-        raise ValueError(f"atlas {cell}: the line-break mark is some glyph's bitmap")
-    members.append([])
-    chars.append("")
+    first_break = len(glyphs)
+    for mark in BREAK_MARKS:
+        glyphs.append(_break_bitmap(glyphs, glyphs[int(lookup[ord(mark.shape)])], mark, cell))
+        members.append([])
+        chars.append("")
     stacked = np.stack(glyphs)
     bitmaps: Glyphs = stacked.astype(np.uint8, copy=False) if grey else stacked.astype(bool, copy=False)
     return Font(
@@ -292,7 +330,7 @@ def load(cell: str = "4x6") -> Font:
         blank=int(lookup[ord(" ")]), greater=int(lookup[ord(">")]), uncovered=mark_ids["uncovered"],
         continuation=mark_ids["continuation"], tab=mark_ids["tab"], trailing=mark_ids["trailing"],
         header=mark_ids["header"], end=mark_ids["end"], right=right, pairs=pairs, half=half,
-        line_break=len(glyphs) - 1, grey=grey,
+        breaks=tuple(range(first_break, len(glyphs))), grey=grey,
     )
 
 
@@ -352,10 +390,28 @@ def _sheet(entry: dict[str, object], grey: bool) -> tuple[Glyphs, list[int]]:
     return sheet, [first + i for first, length in runs for i in range(length)]
 
 
-def _lowered(bitmap: Glyphs, pixels: int) -> Glyphs:
-    """``bitmap`` moved down ``pixels`` rows (what falls off the bottom row is merged into it, so no
-    ink is lost in a short cell)."""
+def _break_bitmap(glyphs: list[Glyphs], shape: Glyphs, mark: BreakMark, cell: str) -> Glyphs:
+    """``shape`` moved by the mark's drop, or a pixel further each time it would be some glyph's
+    bitmap (a face without the shape moves its uncovered mark, which another mark may have moved
+    already): the first bitmap no earlier glyph has."""
+    step = 1 if mark.drop >= 0 else -1
+    for drop in range(mark.drop, step * len(shape), step):
+        moved = _moved(shape, drop)
+        if not any((moved == other).all() for other in glyphs):
+            return moved
+    raise ValueError(f"atlas {cell}: the {mark.name} break mark is some glyph's bitmap however far it is moved")
+
+
+def _moved(bitmap: Glyphs, pixels: int) -> Glyphs:
+    """``bitmap`` moved down ``pixels`` rows, up when negative (what falls off the edge row is merged
+    into it, so no ink is lost in a short cell)."""
     out = np.zeros_like(bitmap)
-    out[pixels:] = bitmap[:-pixels]
-    out[-1] = np.maximum(out[-1], bitmap[-pixels:].max(axis=0))
+    if pixels > 0:
+        out[pixels:] = bitmap[:-pixels]
+        out[-1] = np.maximum(out[-1], bitmap[-pixels:].max(axis=0))
+    elif pixels < 0:
+        out[:pixels] = bitmap[-pixels:]
+        out[0] = np.maximum(out[0], bitmap[:-pixels].max(axis=0))
+    else:
+        out[:] = bitmap
     return out

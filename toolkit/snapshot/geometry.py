@@ -35,10 +35,12 @@ a glyph: the page still reads back exactly. At their defaults a page is the very
 the options existed (and ``repr`` leaves them out, so ids derived from it do not move).
 
 ``reflow`` changes how much a page holds: a message's source lines run on across rows, every row
-full, each line break drawn as the line-break mark (``font.BREAK_SHAPE``) in the cell the break
-takes. Indentation is kept as drawn: every leading space is a cell, a tab its mark and fill to the
-next stop of its own line, so code reads back exactly and nothing is collapsed. Off by default; the
-page search (``preset(..., reflow=True)``) then counts rows as the characters over the row width.
+full, each line break drawn as the line-break mark (``break_mark``, one of ``font.BREAK_MARKS``) in
+the cell the break takes. Indentation is kept as drawn: every leading space is a cell, a tab its mark
+and fill to the next stop of its own line, so code reads back exactly and nothing is collapsed. Off in
+a ``Geometry`` by default and here (the presets of ``toolkit.snapshot.tradeoff`` reflow); the page
+search (``preset(..., reflow=True)``) then counts rows as the cells over the row width. ``gutter`` and
+``columns`` fix the pixels between text columns and their number instead of the search's own.
 
 A gateway-served model follows the model id its route names (``openrouter/anthropic/claude-sonnet-4.5``
 is Claude Sonnet 4.5): ``toolkit.costs.resolve`` strips the route. No page side exceeds
@@ -49,6 +51,7 @@ from __future__ import annotations
 
 import functools
 import math
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -58,7 +61,7 @@ import numpy.typing as npt
 
 from toolkit.costs import Evidence, ImageCost, Source, image_tokens, resolve
 from toolkit.errors import InvalidInput
-from toolkit.snapshot.font import cells, load, parse_cell
+from toolkit.snapshot.font import BREAK_MARKS, break_mark, cells, load, parse_cell
 
 Pricing = Literal["flat", "area"]
 HeaderStyle = Literal["bar", "rule"]
@@ -91,7 +94,8 @@ class Geometry:
     on a 1-bit page, which has no grey); ``header`` draws each message's header row as an inverted
     bar (``"bar"``) or as plain text with a solid rule under it (``"rule"``; the row still starts
     with the header mark, so the page reads back). Both rules need ``line_spacing >= 1``.
-    ``reflow`` runs a message's lines on across full rows, each break drawn as the line-break mark."""
+    ``reflow`` runs a message's lines on across full rows, each break drawn as the line-break mark
+    named by ``break_mark`` (``font.BREAK_MARKS``)."""
 
     cell: str = "4x6"
     width: int = 1092
@@ -104,6 +108,7 @@ class Geometry:
     row_rule: bool = False
     header: HeaderStyle = "bar"
     reflow: bool = False
+    break_mark: str = BREAK_MARKS[0].name
 
     def __post_init__(self) -> None:
         if self.cell not in cells():
@@ -111,6 +116,7 @@ class Geometry:
         if self.margin < 0 or self.line_spacing < 0 or self.tab_size < 1 or self.columns < 1 or self.gutter < 0:
             raise InvalidInput(f"margin, line spacing, gutter must be >= 0, tab size and columns >= 1: {self}")
         header_style(self.header)
+        break_mark(self.break_mark)
         if (self.row_rule or self.header == "rule") and self.line_spacing < 1:
             raise InvalidInput(f"a row rule or a ruled header sits in the gap between rows: line spacing must be "
                              f">= 1: {self}")
@@ -129,6 +135,8 @@ class Geometry:
             shown.append(f"header={self.header!r}")
         if self.reflow:
             shown.append(f"reflow={self.reflow!r}")
+        if self.break_mark != BREAK_MARKS[0].name:
+            shown.append(f"break_mark={self.break_mark!r}")
         return f"Geometry({', '.join(shown)})"
 
     @property
@@ -292,9 +300,24 @@ would be mostly empty; ``geometry_for`` lays this text out to choose the page an
 
 
 def line_lengths(text: str, tab_size: int = 4) -> Lengths:
-    """(length, how many lines) of ``text``'s lines with tabs expanded: all the layout needs."""
-    counts = Counter(len(line.expandtabs(tab_size)) for line in text.split("\n"))
+    """(cells, how many lines) of ``text``'s lines (``line_cells``): all the layout needs."""
+    counts = Counter(line_cells(line, tab_size) for line in text.split("\n"))
     return tuple(sorted(counts.items()))
+
+
+def line_cells(line: str, tab_size: int = 4) -> int:
+    """Cells a line takes as a page draws it: an East Asian Wide or Fullwidth character two (the
+    preset cell draws it two cells wide; a cell without wide glyphs shows one uncovered mark, one
+    cell fewer than counted), a tab up to the next stop of the cells before it."""
+    if line.isascii():
+        return len(line.expandtabs(tab_size))
+    column = 0
+    for char in line:
+        if char == "\t":
+            column += tab_size - column % tab_size
+        else:
+            column += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return column
 
 
 REFERENCE: Lengths = tuple(sorted(Counter(REFERENCE_LINES).items()))
@@ -318,12 +341,19 @@ def _rows(length: npt.NDArray[np.int64], count: npt.NDArray[np.int64],
 
 
 def preset(model: str, cell: str = "4x6", *, margin: int = 2, line_spacing: int = 0,
-           max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool = False) -> Preset:
-    """``geometry_for`` with the numbers behind the choice (``reflow``: for reflowed rows)."""
+           max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool = False,
+           break_mark: str = BREAK_MARKS[0].name, gutter: int = GUTTER, columns: int | None = None) -> Preset:
+    """``geometry_for`` with the numbers behind the choice (``reflow``: for reflowed rows, their breaks
+    drawn as ``break_mark``; ``gutter``: pixels between text columns; ``columns``: that many text
+    columns, the page chosen for them, instead of the count the search finds best)."""
     family = resolve(model).family.name
     lengths = REFERENCE if sample is None else line_lengths(sample)
-    width, height, columns, score = _search(family, cell, margin, line_spacing, max_side, lengths, reflow)
-    geometry = Geometry(cell, width, height, margin, line_spacing, columns=columns, reflow=reflow)
+    if columns is not None and columns < 1:
+        raise InvalidInput(f"a page has at least one text column, not {columns}")
+    width, height, count, score = _search(family, cell, margin, line_spacing, max_side, lengths, reflow, gutter,
+                                          columns)
+    geometry = Geometry(cell, width, height, margin, line_spacing, columns=count, gutter=gutter, reflow=reflow,
+                        break_mark=break_mark)
     view = seen(geometry.width, geometry.height, family)
     kind = pricing(family)
     note = ("flat price: the page the model sees at full size that holds the most text" if kind == "flat"
@@ -360,7 +390,8 @@ https://platform.claude.com/docs/en/build-with-claude/vision, page text as captu
 
 @functools.cache
 def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: int,
-            lengths: Lengths, reflow: bool = False) -> tuple[int, int, int, float]:
+            lengths: Lengths, reflow: bool = False, gutter: int = GUTTER,
+            columns_only: int | None = None) -> tuple[int, int, int, float]:
     """Page size and text columns with the most characters of ``lengths``-shaped text per token
     among the pages the model sees exactly as sent (``toolkit.costs`` reports no shrink); within ``TIE`` of the best, the larger page (fewer
     images). A coarse grid (cell-aligned sides and multiples of 32 px, where provider limits
@@ -369,6 +400,7 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
     columns and the characters per token."""
     cw = parse_cell(cell)[0]
     pitch = load(cell).height + line_spacing
+    counts = COLUMN_COUNTS if columns_only is None else np.array([columns_only], dtype=np.int64)
     chars = sum(length * count for length, count in lengths) + sum(count for _, count in lengths)
     line_length = np.array([item[0] for item in lengths], dtype=np.int64)
     line_count = np.array([item[1] for item in lengths], dtype=np.int64)
@@ -379,11 +411,11 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
         """Cells per row, column counts and rows the text takes, for every column count that fits
         a page ``w`` wide (the same for every height)."""
         if w not in layouts:
-            cols = (w - 2 * margin - (COLUMN_COUNTS - 1) * GUTTER) // cw // COLUMN_COUNTS
+            cols = (w - 2 * margin - (counts - 1) * gutter) // cw // counts
             fitting = int(np.count_nonzero(cols >= MIN_COLUMN_CELLS))  # cols falls as columns rise
             cols = cols[:fitting]
             needed = -(-chars // cols) if reflow else _rows(line_length, line_count, cols)
-            layouts[w] = cols, COLUMN_COUNTS[:fitting], needed
+            layouts[w] = cols, counts[:fitting], needed
         return layouts[w]
 
     def score(w: int, h: int) -> tuple[float, int, int] | None:
@@ -413,7 +445,8 @@ def _search(family: str, cell: str, margin: int, line_spacing: int, max_side: in
     sweep(sorted({*_sides(MIN_PAGE_SIDE, max_side, margin, cw, 0, 32), *round_sides}),
           sorted({*_sides(MIN_PAGE_SIDE, max_side, margin, pitch, line_spacing, 32), *round_sides}))
     if not results:
-        raise InvalidInput(f"{family}: no page of {cell} cells up to {max_side} px is seen at full size")
+        split = "" if columns_only is None else f" in {columns_only} columns of {MIN_COLUMN_CELLS} cells or more"
+        raise InvalidInput(f"{family}: no page of {cell} cells up to {max_side} px{split} is seen at full size")
     for _ in range(2):
         (bw, bh), _best = max(results.items(), key=lambda item: item[1])
         sweep(_sides(max(MIN_PAGE_SIDE, bw - 40), min(max_side, bw + 40), margin, cw, 0, 1),

@@ -45,7 +45,8 @@ import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from toolkit.errors import InvalidInput
-from toolkit.snapshot.font import BREAK_SHAPE, FONTS, MARKS, Font, load
+from toolkit.snapshot.font import BREAK_MARKS, FONTS, MARKS, Font, break_mark, load
+from toolkit.snapshot.geometry import line_cells
 from toolkit.snapshot.render import CONTINUATION, TEXT, Page, cell_text
 
 ROW_HEIGHT = 24
@@ -104,9 +105,9 @@ class Reading:
 
 
 def span(line: str) -> int:
-    """Cells a row of text takes: two for an East Asian Wide or Fullwidth character (at most one
-    more than drawn, for a wide character the cell cannot draw)."""
-    return len(line) + sum(1 for char in line if unicodedata.east_asian_width(char) in ("W", "F"))
+    """Cells a row of text takes (``geometry.line_cells``: two for an East Asian Wide or Fullwidth
+    character, at most one more than drawn, for a wide character the cell cannot draw)."""
+    return line_cells(line)
 
 
 class Reader(Protocol):
@@ -124,13 +125,13 @@ class Reader(Protocol):
         ...
 
 
-BREAK_SHOWN = BREAK_SHAPE
-"""What a reflowed row's line-break mark shows a reader (``page_lines``), and the one reading of an
-engine that restores a line break: its mark is a lowered ``¬``, so an engine that reads ``¬`` there
-has seen the break; anything else it reads in that place (``-``, ``_``, nothing) is an edit, so a
-lost break counts in the error. The control rows draw the same ``¬``. A ``¬`` of the text itself
-reads as a break too (the atlas decode tells the two apart; an engine cannot, as the mark is a
-``¬`` moved down two pixels)."""
+BREAK_SHOWN = BREAK_MARKS[0].shape
+"""What a reflowed row's default line-break mark shows a reader (``page_lines``). Every break mark
+(``font.BREAK_MARKS``) is shown as its ``shape``, the one reading of an engine that restores a line
+break: an engine that reads the shape there has seen the break; anything else it reads in that place
+(``-``, ``_``, nothing) is an edit, so a lost break counts in the error. The control rows draw the
+same shape. A ``shape`` of the text itself reads as a break too (the atlas decode tells the two
+apart; an engine cannot, as the mark is that shape moved a pixel or two)."""
 
 
 def normalise(text: str) -> str:
@@ -140,10 +141,10 @@ def normalise(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
 
 
-def restored(reading: str) -> str:
-    """An engine's reading of reflowed rows with its line breaks restored (``BREAK_SHOWN`` back to a
-    newline): the text a reader recovers from them."""
-    return reading.replace(BREAK_SHOWN, "\n")
+def restored(reading: str, mark: str = BREAK_MARKS[0].name) -> str:
+    """An engine's reading of reflowed rows with its line breaks restored (the shape of the break
+    mark called ``mark`` back to a newline): the text a reader recovers from them."""
+    return reading.replace(break_mark(mark).shape, "\n")
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -284,18 +285,19 @@ def readers(names: Iterable[str] = ("rapidocr", "tesseract")) -> list[Reader]:
 
 @functools.cache
 def shown_chars(cell: str) -> npt.NDArray[np.object_]:
-    """Glyph id → the character a cell shows, the snapshot's marks as spaces."""
+    """Glyph id → the character a cell shows, the snapshot's marks as spaces, each break mark as its shape."""
     font = load(cell)
     chars = list(font.chars)
     for mark in MARKS:
         chars[getattr(font, mark)] = " "
-    chars[font.line_break] = BREAK_SHOWN
+    for shown, glyph in zip(BREAK_MARKS, font.breaks, strict=True):
+        chars[glyph] = shown.shape
     return np.array(chars, dtype=object)
 
 
 def page_lines(page: Page) -> list[str]:
     """Every row of a page in reading order, the snapshot's marks as spaces and a reflowed row's
-    line breaks as ``BREAK_SHOWN``; header, end and unused rows empty (``unread`` blanks them before
+    line breaks as their mark's shape (``BREAK_SHOWN`` by default); header, end and unused rows empty (``unread`` blanks them before
     a reader sees the page)."""
     table = shown_chars(page.geometry.cell)
     font = load(page.geometry.cell)

@@ -14,8 +14,8 @@ the pixels alone, so a page can be decoded and compared with what was drawn:
 - with ``Geometry.row_rule``, a faint rule runs in the gap between two rows of text (not after the
   last, nor under a header, whose own style marks it);
 - with ``Geometry.reflow``, a message's lines run on across full rows instead: each line break is
-  the *line-break* mark (``Font.line_break``) in a cell of its own, no row starts with the
-  continuation mark, and decoding splits the message's cells at the marks;
+  the *line-break* mark (``Geometry.break_mark``, one of ``font.BREAK_MARKS``) in a cell of its own,
+  no row starts with the continuation mark, and decoding splits the message's cells at the marks;
 - a wide character (``Font.wide``) takes two cells, its left and right half, and may be cut by a
   row's end like any other run of cells; decoding joins the halves (``cell_text``);
 - a character the font cannot draw is the *uncovered* mark (an inverted ``?``), and is counted;
@@ -317,13 +317,13 @@ def _tabbed(text: str, tab_size: int, right: Ids) -> npt.NDArray[np.uint32]:
     return np.concatenate(pieces)[:-1]
 
 
-def _layout(text: str, font: Font, cols: int, tab_size: int, reflow: bool = False) -> _Rows:
+def _layout(text: str, font: Font, cols: int, tab_size: int, reflow: bool = False, mark: int = -1) -> _Rows:
     """Rows of one message body (vectorised over characters)."""
     ids, codes = _cells(text, font, tab_size)
     n = len(codes)
     newline = codes == 10
     if reflow:
-        return _reflowed(codes, _trailing(codes, ids, newline, font), newline, font, cols)
+        return _reflowed(codes, _trailing(codes, ids, newline, font), newline, font, cols, mark)
     ids = _trailing(codes, ids, newline, font)
     breaks = np.flatnonzero(newline)
     starts = np.concatenate([[0], breaks + 1])
@@ -371,10 +371,12 @@ def _trailing(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: F
     return np.where(trailing, font.trailing, ids).astype(np.int32)
 
 
-def _reflowed(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: Font, cols: int) -> _Rows:
-    """Rows of one message body run on: every cell in reading order, a line break its own cell."""
+def _reflowed(codes: npt.NDArray[np.uint32], ids: Ids, newline: Bitmaps, font: Font, cols: int,
+              mark: int) -> _Rows:
+    """Rows of one message body run on: every cell in reading order, a line break its own cell (the
+    glyph ``mark``)."""
     n = len(codes)
-    ids = np.where(newline, font.line_break, ids).astype(np.int32)
+    ids = np.where(newline, mark, ids).astype(np.int32)
     total = max(1, -(-n // cols))
     position = np.arange(n)
     grid = np.full(total * cols, font.blank, dtype=np.int32)
@@ -455,7 +457,7 @@ def render(text: str | Sequence[Passage], geometry: Geometry | None = None) -> l
             alike.append(np.zeros((1, cols), dtype=bool))
             turn_rows.append(np.array([index], dtype=np.int64))
             row0 += 1
-        body = _layout(turn.text, font, cols, geometry.tab_size, geometry.reflow)
+        body = _layout(turn.text, font, cols, geometry.tab_size, geometry.reflow, font.break_glyph(geometry.break_mark))
         grids.append(body.grid)
         kinds.append(body.kinds)
         masks.append(body.text_cells)
@@ -697,6 +699,7 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
     chars = np.array(font.chars, dtype=object)
     chars[font.trailing] = " "
     chars[font.uncovered] = UNCOVERED_CHAR
+    mark = font.break_glyph(geometry.break_mark)
     turns: list[tuple[str | None, list[str]]] = []
     segments: list[Ids] = []
 
@@ -710,7 +713,7 @@ def decode(images: Sequence[Image.Image | Glyphs | Floats | Page], geometry: Geo
         segments.clear()
         if not turns:
             turns.append((None, []))
-        lines = np.split(ids, np.flatnonzero(ids == font.line_break)) if geometry.reflow else [ids]
+        lines = np.split(ids, np.flatnonzero(ids == mark)) if geometry.reflow else [ids]
         for k, line in enumerate(lines):
             turns[-1][1].append(_line_text(line[1:] if k else line, chars, font, geometry.tab_size))
 

@@ -22,8 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.snapshot.font import cells, face, load, parse_cell
-from toolkit.snapshot.geometry import MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
+from toolkit.snapshot.font import BREAK_MARKS, break_mark, cells, face, load, parse_cell
+from toolkit.snapshot.geometry import GUTTER, MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
 from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import LEGIBLE_CER
 from toolkit.snapshot.measured import CONTROL as CONTROL
@@ -114,8 +114,8 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
     """One row per glyph cell: the model's preset page in that cell, its characters per image token,
     the compression that gives, and the measured reader error.
 
-    Pages are laid out for transcript-shaped lines (``geometry.REFERENCE``), as ``geometry_for``
-    does.
+    Pages are laid out for transcript-shaped lines (``geometry.REFERENCE``) in the presets' layout
+    (``PRESET_REFLOW``), as ``geometry_for`` does.
 
     Args:
         model: The model whose pages apply.
@@ -140,7 +140,7 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
         found = reading(cell)
         if found is None:
             continue
-        p = cell_preset(model, cell)
+        p = cell_preset(model, cell, reflow=PRESET_REFLOW)
         name, cer = found.best
         rows.append({
             "model": model, "cell": cell, "page": f"{p.geometry.width}x{p.geometry.height}",
@@ -173,13 +173,15 @@ def choose(model: str) -> str:
     within = [item for item in measured if item.excess <= MAX_EXCESS and item.cell in kept]
     if not within:
         return min(measured, key=lambda item: item.excess).cell
-    return max(within, key=lambda item: (cell_preset(model, item.cell).chars_per_token, -item.excess)).cell
+    return max(within, key=lambda item: (cell_preset(model, item.cell, reflow=PRESET_REFLOW).chars_per_token,
+                                         -item.excess)).cell
 
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
            names: Sequence[str] = ("rapidocr",), reader_rows: int | None = 120, progress: bool = True,
            row_rules: Sequence[bool] = (False,), headers: Sequence[str] = ("bar",),
-           reflows: Sequence[bool] = (False,)) -> pl.DataFrame:
+           reflows: Sequence[bool] = (False,), break_marks: Sequence[str] = (BREAK_MARKS[0].name,),
+           column_counts: Sequence[int | None] = (None,), gutters: Sequence[int] = (GUTTER,)) -> pl.DataFrame:
     """Every candidate page for ``model``, rendered with ``sample`` and read by the independent readers
     at the size the model's encoder sees it, against the control. Slow: each candidate is read anew.
 
@@ -189,7 +191,9 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     ``headers`` asks for more than the default bar, every candidate renders ``sample`` as messages
     instead (``as_messages``: a header row about every ``MESSAGE_CHARS`` characters, as a history has
     them; the readers never see header rows, so only the rows and rules around them can differ). A
-    rule needs a line spacing of at least 1: combinations without one are left out.
+    rule needs a line spacing of at least 1: combinations without one are left out. Each of
+    ``column_counts`` (``None``: the count the page search finds best) and ``gutters`` picks a page of
+    its own; each of ``break_marks`` is tried on reflowed rows only (rows per line draw no break).
 
     Args:
         sample: The text to render and read.
@@ -203,9 +207,13 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
         headers: The header row styles to try.
         reflows: The layouts to try: with ``True``, rows reflowed on the page the search picks for
             them (``Geometry.reflow``; the readers are charged for every line break they miss).
+        break_marks: The line-break marks of reflowed rows to try (``font.BREAK_MARKS``).
+        column_counts: The text column counts to try (``None``: the page search's own choice).
+        gutters: The pixels between text columns to try.
 
     Returns:
-        Columns: model, cell, face, line_spacing, row_rule, header, reflow, fill, page, columns,
+        Columns: model, cell, face, line_spacing, row_rule, header, reflow, break_mark (null on rows
+        per line), gutter, fill, page, columns,
         seen_size, seen_evidence, compression (the last page as it is), compression_full (pages
         filled), reader, reader_cer, control_cer, excess, frontier (no other candidate compresses
         more at no greater excess).
@@ -218,19 +226,27 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
     from toolkit.snapshot.legibility import assess
 
     styles = [header_style(name) for name in headers]
-    grid = [(cell, spacing, rule, style, flow) for cell in (cell_names or cells()) for spacing in line_spacings
-            for rule in row_rules for style in styles for flow in reflows
+    marks = [break_mark(name).name for name in break_marks]
+    layouts_ = [(flow, mark) for flow in reflows for mark in (marks if flow else [None])]
+    grid = [(cell, spacing, rule, style, flow, mark, count, gutter)
+            for cell in (cell_names or cells()) for spacing in line_spacings
+            for rule in row_rules for style in styles for flow, mark in layouts_
+            for count in column_counts for gutter in gutters
             if spacing >= 1 or not (rule or style == "rule")]
     text: str | list[Passage] = as_messages(sample) if any(style != "bar" for style in styles) else sample
     rows = []
-    for cell, spacing, rule, style, flow in tqdm(grid, desc=f"pages for {model}", disable=not progress):
-        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample, reflow=flow).geometry,
+    for cell, spacing, rule, style, flow, mark, count, gutter in tqdm(grid, desc=f"pages for {model}",
+                                                                      disable=not progress):
+        geometry = replace(cell_preset(model, cell, line_spacing=spacing, sample=sample, reflow=flow,
+                                       break_mark=mark or BREAK_MARKS[0].name, gutter=gutter,
+                                       columns=count).geometry,
                            row_rule=rule, header=style)
         found = assess(text, geometry, model, reader_names=names, reader_rows=reader_rows)
         read_ = found.legibility
         rows.append({
             "model": model, "cell": cell, "face": face(cell), "line_spacing": spacing,
-            "row_rule": rule, "header": style, "reflow": flow, "fill": found.fill,
+            "row_rule": rule, "header": style, "reflow": flow, "break_mark": mark, "gutter": gutter,
+            "fill": found.fill,
             "page": f"{geometry.width}x{geometry.height}", "columns": geometry.columns,
             "seen_size": f"{found.seen_size[0]}x{found.seen_size[1]}", "seen_evidence": found.seen_evidence,
             "compression": found.compression, "compression_full": found.compression_full,
@@ -238,7 +254,7 @@ def search(sample: str, model: str, cell_names: Iterable[str] | None = None, lin
             "control_cer": read_.control_cer, "excess": read_.excess,
         })
     frame = pl.DataFrame(rows, schema_overrides={"reader_cer": pl.Float64, "control_cer": pl.Float64,
-                                                 "excess": pl.Float64})
+                                                 "excess": pl.Float64, "break_mark": pl.String})
     return frame.with_columns(frontier=pl.Series(frontier(frame["compression_full"].to_list(),
                                                           frame["excess"].to_list())))
 
@@ -315,8 +331,25 @@ def frontier(compression: Sequence[float], excess: Sequence[float | None]) -> li
     return out
 
 
+PRESET_REFLOW = True
+"""The presets run lines on (``Geometry.reflow``): by the rule that chose the cell (the most
+compression with both readers within ``MAX_EXCESS`` of their control), read by
+``python -m benchmarks.preset_table ../shared/corpora --chars 30000 --seed 3 --rows 150 --reflow``
+on a draw the cells were not chosen on (2026-12-04), reflowed pages keep both readers within the
+point and carry about 1.4 times the text of a row per line (Claude Sonnet 4.5 3.52x, gpt-4o 5.39x
+on full pages; the figures per model are in ``docs/findings.md``)."""
+PRESET_BREAK_MARK = BREAK_MARKS[0].name
+"""The line-break mark of the presets' reflowed rows (``font.BREAK_MARKS``): ``¬``, which neither
+engine's character set holds, so every break costs the reader and the control alike an edit. On the
+same draw tesseract reads the other two far better, but nearer the rule's edge: ``§`` 2.5% against a
+control of 1.4% on Claude's page and 3.9% against 2.6% on gpt-4o's (outside it), ``»`` 1.8% against
+1.4% and 3.8% against 2.8% (one point over, to the rounding), where ``¬`` read 3.5% against 3.4% and
+5.2% against 4.4%; RapidOCR read all three within 0.6 points under its control."""
+
+
 def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
-           max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Preset:
+           max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool | None = None,
+           break_mark: str | None = None) -> Preset:
     """The page for ``model`` (``toolkit.snapshot.geometry.preset``) in ``cell``, or, without one, in
     the cell ``choose`` takes from the measured readers' tradeoff.
 
@@ -328,11 +361,14 @@ def preset(model: str, cell: str | None = None, *, margin: int = 2, line_spacing
         max_side: The longest page side allowed, in pixels.
         sample: Text whose line lengths the characters per token are counted on (default: the
             reference lengths of transcript lines).
+        reflow: Reflowed rows or a row per line (default: the presets' layout, ``PRESET_REFLOW``).
+        break_mark: The line-break mark of reflowed rows (default: ``PRESET_BREAK_MARK``).
 
     Returns:
         The page, its image tokens, characters per token, and how the size the model sees is known."""
     return cell_preset(model, cell or choose(model), margin=margin, line_spacing=line_spacing,
-                       max_side=max_side, sample=sample)
+                       max_side=max_side, sample=sample, reflow=PRESET_REFLOW if reflow is None else reflow,
+                       break_mark=break_mark or PRESET_BREAK_MARK)
 
 
 def presets(cell: str | None = None) -> dict[str, Preset]:
@@ -349,7 +385,8 @@ def presets(cell: str | None = None) -> dict[str, Preset]:
 
 
 def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_spacing: int = 0,
-                 max_side: int = MAX_PAGE_SIDE, sample: str | None = None) -> Geometry:
+                 max_side: int = MAX_PAGE_SIDE, sample: str | None = None, reflow: bool | None = None,
+                 break_mark: str | None = None) -> Geometry:
     """The page a snapshot for ``model`` uses: the provider's page that its encoder sees unshrunk with
     the most characters per image token, in the glyph cell the independent readers can read.
 
@@ -362,7 +399,10 @@ def geometry_for(model: str, cell: str | None = None, *, margin: int = 2, line_s
         max_side: The longest page side allowed, in pixels.
         sample: Text whose line lengths the characters per token are counted on (default: the
             reference lengths of transcript lines, ``REFERENCE_LINES``).
+        reflow: Reflowed rows or a row per line (default: the presets' layout, ``PRESET_REFLOW``).
+        break_mark: The line-break mark of reflowed rows (default: ``PRESET_BREAK_MARK``).
 
     Returns:
-        The page's size, glyph cell and spacing."""
-    return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample).geometry
+        The page's size, glyph cell, spacing and layout."""
+    return preset(model, cell, margin=margin, line_spacing=line_spacing, max_side=max_side, sample=sample,
+                  reflow=reflow, break_mark=break_mark).geometry
