@@ -45,7 +45,7 @@ BUILTIN_RAISES = frozenset({"ValueError", "KeyError", "FileNotFoundError", "Look
 INTERNAL_INVARIANTS: frozenset[tuple[str, str]] = frozenset({
     ("toolkit/corpus/formats/inspect_log.py", "role"),
     ("toolkit/snapshot/font.py", "is not distinct"),
-    ("toolkit/snapshot/font.py", "the line-break mark is some glyph's bitmap"),
+    ("toolkit/snapshot/font.py", "break mark is some glyph's bitmap"),
     ("toolkit/snapshot/render.py", "collide"),
 })
 """The bare builtin raises allowed to stay, by file and a fragment of the message: each guards an

@@ -171,7 +171,13 @@ class Font:
         return self.breaks[0]
 
     def break_glyph(self, name: str) -> int:
-        """The glyph of the break mark called ``name``."""
+        """The glyph of the break mark called ``name``.
+
+        Args:
+            name: The name of one of ``BREAK_MARKS`` (``not``, ``section``, ``guillemet``).
+
+        Returns:
+            The glyph's index in the atlas."""
         return self.breaks[BREAK_MARKS.index(break_mark(name))]
 
     def covers(self, char: str) -> bool:
