@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PIL import Image
 
@@ -11,6 +13,7 @@ from toolkit.snapshot.legibility import shown
 from toolkit.snapshot.readers import (
     RapidOcr,
     Strip,
+    Tesseract,
     control,
     edit_distance,
     normalise,
@@ -86,3 +89,26 @@ def test_tesseract_reads_the_control() -> None:
     lines = [line for line in TEXT.splitlines() if line][:8]
     engine, = readers(["tesseract"])
     assert read([control(lines)], engine).cer < 0.05
+
+
+@pytest.mark.parametrize("chosen", [None, "2"])
+def test_tesseract_runs_on_one_thread_unless_the_caller_chose(chosen: str | None,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its OpenMP threads spin against each other on a busy machine (a strip took seconds): the call
+    sees a limit of 1, or the caller's own, and the process's environment is as it was after."""
+    pytesseract = pytest.importorskip("pytesseract")
+    seen: list[str | None] = []
+
+    def image_to_string(*args: object, **kwargs: object) -> str:
+        seen.append(os.environ.get("OMP_THREAD_LIMIT"))
+        return "ok"
+
+    monkeypatch.setattr(pytesseract, "image_to_string", image_to_string)
+    if chosen is None:
+        monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    else:
+        monkeypatch.setenv("OMP_THREAD_LIMIT", chosen)
+    strip = Strip(Image.new("L", (80, 24), 255), ("ok",), 24.0, 8.0)
+    assert Tesseract().text(strip) == "ok"
+    assert seen == [chosen or "1"]
+    assert os.environ.get("OMP_THREAD_LIMIT") == chosen

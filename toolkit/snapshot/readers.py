@@ -32,9 +32,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import os
 import shutil
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -256,8 +258,26 @@ class Tesseract:
             return ""
         widest = max(span(line) for line in strip.lines) + 1
         block = strip.image.crop((0, 0, min(strip.image.width, round(widest * strip.advance)), strip.image.height))
-        return str(pytesseract.image_to_string(enlarge(block, strip.pitch, self.row_height, self.resample),
-                                               config="--psm 6"))
+        with _one_thread():
+            return str(pytesseract.image_to_string(enlarge(block, strip.pitch, self.row_height, self.resample),
+                                                   config="--psm 6"))
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """tesseract single-threaded unless the caller chose ``OMP_THREAD_LIMIT``: its OpenMP threads
+    spin against each other and against any busy core, so one small strip takes seconds where one
+    thread takes a fraction of that (tesseract-ocr/tesseract#3109 and #898; ``bench_ocr`` measures
+    the same for RapidOCR's thread pool). pytesseract passes this process's environment to the
+    binary, so the limit is set for the call only."""
+    if "OMP_THREAD_LIMIT" in os.environ:
+        yield
+        return
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("OMP_THREAD_LIMIT", None)
 
 
 def tesseract_available() -> bool:
