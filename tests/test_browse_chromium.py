@@ -80,8 +80,8 @@ def test_markup_in_a_transcript_renders_as_text_and_runs_nothing(browser: Any, t
 
 
 def test_a_demo_session_draws_offline_with_every_replay_panel_filled(browser: Any, tmp_path: Path) -> None:
-    corpus = load(DATA / "claude_code")
-    chosen = corpus.longest()
+    corpus = load(DATA / "claude_code" / "export-investigation.jsonl")
+    chosen = corpus.longest()  # the investigation: every kind of block, and a page a screenshot can take whole
     path = tmp_path / "demo.html"
     path.write_text(page(corpus, chosen, replay=[Replay("anthropic", "native"), Replay("openai-chat", "prose")]),
                     encoding="utf-8")

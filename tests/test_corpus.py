@@ -36,7 +36,7 @@ def test_unknown_and_empty_files_are_problems_and_the_rest_loads(tmp_path: Path)
     assert reasons["notes.log"].startswith("unknown format")
     assert reasons["empty.jsonl"] == "empty file"
     assert len(corpus.sessions) == len(load(DATA).sessions)
-    assert set(corpus.formats.values()) == {"claude_code", "openai_chat"}
+    assert set(corpus.formats.values()) == {"claude_code", "codex", "openai_chat"}
 
 
 def test_strict_raises_on_the_first_problem(tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_info_json_is_one_object_with_the_documented_keys(capsys: pytest.Capture
     for key in ("files", "sessions", "messages", "blocks", "tool_calls", "events", "problems"):
         assert key in data
     assert set(data["blocks"]) == {"text", "tool_use", "tool_result", "reasoning", "image", "opaque"}
-    assert data["files"] == 6 and data["sessions"] == 6
+    assert data["files"] == 8 and data["sessions"] == 8
     assert data["tool_calls"] == sum(1 for s in load(DATA).sessions for _, b in s.blocks()
                                      if isinstance(b, ToolUse))
 

@@ -192,7 +192,7 @@ def test_progress_counts_files_and_problems(tmp_path: Path, capsys: pytest.Captu
     (root / "broken.json").write_text("{not json", encoding="utf-8")
     ingest(root, tmp_path / "out", workers=2, part_bytes=1, progress=True)
     err = capsys.readouterr().err
-    assert "7/7" in err and "problems=1" in err and "file/s" in err
+    assert "9/9" in err and "problems=1" in err and "file/s" in err
 
 
 def test_import_command_with_workers(tmp_path: Path) -> None:
@@ -200,7 +200,7 @@ def test_import_command_with_workers(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "toolkit.cli", "import", str(DATA), "-o", str(out),
                              "--workers", "2"], capture_output=True, text=True, cwd=REPO, check=False)
     assert result.returncode == 0, result.stderr
-    assert "wrote 6 sessions from 6 files" in result.stdout
+    assert "wrote 8 sessions from 8 files" in result.stdout
     assert_same(load(out), load(DATA))
     missing = subprocess.run([sys.executable, "-m", "toolkit.cli", "import", str(tmp_path / "nope"), "-o",
                               str(out)], capture_output=True, text=True, cwd=REPO, check=False)

@@ -272,8 +272,8 @@ def test_the_copy_loads_with_the_same_counts_and_stays_valid(
     corpus, out, _, summary = planted
     before, after = counts(corpus), counts(out)
     assert after == before
-    assert before["sessions"] == 8 and before["formats"] == {"claude_code": 3, "openai_chat": 3, "recording": 1,
-                                                             "inspect": 1}
+    assert before["sessions"] == 10 and before["formats"] == {"claude_code": 4, "codex": 1, "openai_chat": 3,
+                                                              "recording": 1, "inspect": 1}
     for rel, text in all_text(out).items():
         if rel.endswith(".jsonl"):
             for line in text.splitlines():

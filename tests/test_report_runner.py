@@ -116,7 +116,7 @@ def test_a_cell_that_hangs_fails_the_report_fast_and_is_named(tmp_path: Path) ->
     assert "time.sleep(600)  # the hanging cell" in results[0].error
     assert results[0].seconds < 60
     assert (tmp_path / "out" / "index.html").exists()
-    assert CELL_TIMEOUT < 600 and cell_timeout(DATA) == CELL_TIMEOUT  # below nbclient's own default
+    assert CELL_TIMEOUT < 600 and CELL_TIMEOUT <= cell_timeout(DATA) < CELL_TIMEOUT + 10  # below nbclient's own default
 
 
 def test_scrub_replaces_paths_only_where_they_stand_as_paths() -> None:

@@ -1,5 +1,6 @@
-"""The demo corpus: small, deterministic sessions in real formats (Claude Code JSONL and OpenAI
-Chat Completions request bodies) that exercise everything downstream.
+"""The demo corpus: deterministic sessions in real formats (Claude Code JSONL, a Codex CLI rollout
+and OpenAI Chat Completions request bodies) that exercise everything downstream, two of them long
+enough to reach a real model's window and compact there by their client's own rule.
 
 ``python -m toolkit.demo data`` writes it; ``--scale N`` writes N varied copies of the Claude Code
 sessions for the import benchmark. The same arguments always give the same bytes."""
@@ -13,7 +14,7 @@ import io
 import json
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -66,6 +67,7 @@ class ClaudeCodeWriter:
     clock: datetime = START
     counter: int = 0
     last_uuid: str | None = None
+    version: str = CC_VERSION
 
     def _uuid(self) -> str:
         self.counter += 1
@@ -77,7 +79,7 @@ class ClaudeCodeWriter:
 
     def _base(self, kind: str, parent: str | None, sidechain: bool = False) -> dict[str, Any]:
         return {"parentUuid": parent, "isSidechain": sidechain, "userType": "external", "cwd": self.cwd,
-                "sessionId": self.session_id, "version": CC_VERSION, "gitBranch": "main", "type": kind}
+                "sessionId": self.session_id, "version": self.version, "gitBranch": "main", "type": kind}
 
     def user(self, content: str | list[dict[str, Any]], parent: str | bool | None = True,
              tool_use_result: Any = None) -> str:
@@ -300,6 +302,305 @@ def claude_session_long(seed: str, days: int = 18) -> ClaudeCodeWriter:
     return w
 
 
+CLAUDE_CODE_TOOLS_TOKENS = 16_500
+"""What the generated usage counts for Claude Code's system prompt and tool specs (assumed)."""
+
+
+def counted_by(model: str) -> Callable[[str], int]:
+    """The toolkit's own count of a text for ``model`` (exact o200k for OpenAI, the estimate calibrated on
+    reported usage for Claude): a demo has no provider to report its usage, so the usage it writes is
+    this count, which makes it no evidence for the estimate."""
+    from toolkit.costs.text import text_tokens
+
+    return lambda text: text_tokens(text, model).tokens
+
+
+@dataclass
+class Growth:
+    """The context a generated session's requests carry, from what its messages hold: what the usage
+    it writes says each request read from the cache and wrote to it."""
+
+    base: int
+    measure: Callable[[str], int]
+    grown: int = 0
+    sent: int = 0
+
+    def add(self, content: str) -> None:
+        self.grown += self.measure(content)
+
+    def restart(self, *contents: str) -> None:
+        """After a compaction: the context holds only what the client kept."""
+        self.grown = self.sent = 0
+        for content in contents:
+            self.add(content)
+
+    @property
+    def tokens(self) -> int:
+        return self.base + self.grown
+
+    def request(self, output: int) -> dict[str, int]:
+        """Anthropic usage for the next request: the prefix sent before is read from the cache, the rest
+        written to it."""
+        now = self.tokens
+        usage = {"input_tokens": 3, "cache_creation_input_tokens": max(0, now - self.sent - 3),
+                 "cache_read_input_tokens": self.sent, "output_tokens": output}
+        self.sent = now
+        return usage
+
+
+def claude_session_window(seed: str, modules: int = 34) -> ClaudeCodeWriter:
+    """A session that reaches Claude's 200K window (Claude Code 2.1): a migration module by module,
+    each read, edited and tested, so the history grows past the point where Claude Code compacts
+    (its own rule for claude-sonnet-4-5: 200,000 less a 20,000 summary reserve and a 13,000 buffer).
+    It compacts there as 2.1 records it (``compactMetadata`` with ``preTokens`` and ``postTokens``),
+    then reads again two files it read before and carries on, so the path the simulator replays runs
+    past the window and what compacting lost can be seen in the calls made again."""
+    sid = str(uuid.uuid5(NAMESPACE, f"session:{seed}"))
+    w = ClaudeCodeWriter(session_id=sid, seed=seed, version="2.1.42")
+    growth = Growth(CLAUDE_CODE_TOOLS_TOKENS, counted_by(MODEL))
+    compact_at = 200_000 - 20_000 - 13_000
+    names = [f"src/billing/{area}_{k:02d}.py" for k, area in
+             enumerate(["invoice", "ledger", "refund", "tax", "discount", "payout"] * 8)][:modules]
+
+    state = {"done": 0, "compacted": False, "output": 0}
+
+    def compact() -> None:
+        """Claude Code 2.1's automatic compaction, before the request that would pass its threshold."""
+        state["compacted"] = True
+        boundary = w._uuid()
+        metadata = {"trigger": "auto", "preTokens": growth.tokens}
+        w.raw({**w._base("system", None), "subtype": "compact_boundary", "content": "Conversation compacted",
+               "isMeta": False, "level": "info", "logicalParentUuid": w.last_uuid, "uuid": boundary,
+               "timestamp": w._tick(40), "compactMetadata": metadata})
+        w.last_uuid = boundary
+        done = names[: state["done"]]
+        summary = ("This session is being continued from a previous conversation that ran out of context. "
+                   "The conversation is summarized below:\nAnalysis: the user asked to migrate src/billing "
+                   f"from float to Decimal one module at a time. Done so far ({len(done)} of {len(names)}): "
+                   f"{', '.join(done)}. Each was read, its float() calls replaced by Decimal(), and its tests run; "
+                   "rounding cases were fixed by quantizing to cents. Next: the remaining modules in order.")
+        growth.restart(summary)
+        w.user(summary)
+        w.records[-1].update(isCompactSummary=True, isVisibleInTranscriptOnly=True)
+        metadata["postTokens"] = growth.tokens
+
+    def reply(blocks: list[dict[str, Any]], output: int = 160) -> None:
+        if not state["compacted"] and growth.tokens + state["output"] >= compact_at:
+            compact()
+        usage = growth.request(output)
+        state["output"] = output
+        for block in blocks:
+            growth.add(block.get("text") or block.get("thinking") or json.dumps(block.get("input"), ensure_ascii=False))
+        w.assistant(blocks, usage=usage)
+
+    def result(cid: str, output: str, is_error: bool = False) -> None:
+        growth.add(output)
+        w.result(cid, output, is_error=is_error)
+
+    prompt = ("Migrate src/billing from float to Decimal, one module at a time: read each, change the "
+              "arithmetic, run its tests. Keep the public signatures.")
+    growth.add(prompt)
+    w.user(prompt, parent=None)
+    reread = False
+    for k, name in enumerate(names):
+        if state["compacted"] and not reread:
+            reread = True
+            for again in (names[0], names[k // 2]):
+                call, cid = w.tool_use("Read", {"file_path": f"/home/demo/project/{again}"})
+                reply([text(f"Checking {again} again: the summary does not say how it rounds."), call])
+                result(cid, _code(again, 40 + names.index(again) % 9, seed))
+        call, cid = w.tool_use("Read", {"file_path": f"/home/demo/project/{name}"})
+        reply([text(f"Module {k + 1} of {len(names)}: {name}."), call])
+        result(cid, _code(name, 40 + k % 9, seed))
+        call, cid = w.tool_use("Edit", {"file_path": f"/home/demo/project/{name}", "old_string": "float(",
+                                        "new_string": "Decimal(", "replace_all": True})
+        reply([thinking(f"{name} converts with float(); Decimal keeps cents exact.", f"{seed}e{k}"), call])
+        result(cid, f"The file /home/demo/project/{name} has been updated.")
+        test = name.replace("src/billing/", "tests/billing/test_")
+        call, cid = w.tool_use("Bash", {"command": f"python -m pytest {test} -q", "description": "Run its tests"})
+        reply([call], output=60)
+        failed = k % 11 == 5
+        log = long_log(70 + k % 5 * 8, f"{seed}:{name}")
+        result(cid, log if failed else log.replace("FAILED", "PASSED").replace("1 failed, ", "0 failed, "),
+               is_error=failed)
+        if failed:
+            call, cid = w.tool_use("Bash", {"command": f"python -m pytest {test} -q --lf"})
+            reply([text("One rounding case fails; quantize to cents and run it again."), call], output=90)
+            result(cid, f"1 passed in 0.{k % 9 + 1}1s")
+        state["done"] = k + 1
+    reply([text(f"All {len(names)} modules of src/billing use Decimal now; every module's tests pass.")])
+    return w
+
+
+CODEX_VERSION = "0.63.0"
+CODEX_INSTRUCTIONS_TOKENS = 9_000
+"""What the generated usage counts for Codex's instructions and tool specs (assumed)."""
+CODEX_SUMMARY_PREFIX = ("Another language model started to solve this problem and produced a summary of its "
+                        "thinking process. You also have access to the state of the tools that were used by that "
+                        "language model. Use this to build on the work that has already been done and avoid "
+                        "duplicating work. Here is the summary produced by the other language model, use the "
+                        "information in this summary to  assist with your own analysis:")
+"""codex-rs/core/templates/compact/summary_prefix.md (openai/codex@0100b103, read 2026-12): the text
+Codex puts before the summary it keeps."""
+COMPACT_PROMPT = ("You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another LLM "
+                  "that will resume the task.\n\nInclude:\n- Goal / user objective\n- Current progress and key "
+                  "decisions made\n- Important context, constraints, or user preferences\n- What remains to be done "
+                  "(clear next steps)\n- Any critical data, examples, or references needed to continue\n\nBe concise, "
+                  "structured, and focused on helping the next LLM seamlessly continue the work.\n")
+"""codex-rs/core/templates/compact/prompt.md (openai/codex@11baefb5, read 2026-12): the request that
+writes the summary sends the history and this prompt."""
+
+
+@dataclass
+class CodexWriter:
+    """Builds a Codex CLI rollout the way Codex CLI 0.6x writes one: envelope lines of
+    ``session_meta``, ``turn_context``, ``response_item`` and ``event_msg`` (one ``token_count`` per
+    sampling request, with the running total), and a ``compacted`` record where it compacted
+    (codex-rs/core/src/compact.rs and protocol.rs, openai/codex@0100b103)."""
+
+    session_id: str
+    seed: str
+    model: str = "gpt-5.1-codex"
+    cwd: str = "/home/demo/service"
+    window: int = 272_000
+    lines_out: list[dict[str, Any]] = field(default_factory=list)
+    clock: datetime = START + timedelta(days=2)
+    counter: int = 0
+    total: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"), 0))
+
+    def put(self, kind: str, payload: dict[str, Any], seconds: int = 2) -> None:
+        self.clock += timedelta(seconds=seconds)
+        stamp = self.clock.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        self.lines_out.append({"timestamp": stamp, "type": kind, "payload": payload})
+
+    def meta(self) -> None:
+        self.put("session_meta", {"id": self.session_id, "timestamp": self.clock.isoformat().replace("+00:00", "Z"),
+                                  "cwd": self.cwd, "originator": "codex_cli_rs", "cli_version": CODEX_VERSION,
+                                  "instructions": None, "source": "cli", "model_provider": "openai"})
+        self.item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": (
+            f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n"
+            "  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n"
+            "  <shell>bash</shell>\n</environment_context>")}]})
+
+    def turn(self, prompt: str) -> None:
+        self.item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]})
+        self.put("event_msg", {"type": "user_message", "message": prompt, "images": []})
+        self.put("turn_context", {"cwd": self.cwd, "approval_policy": "on-request",
+                                  "sandbox_policy": {"mode": "workspace-write", "network_access": False},
+                                  "model": self.model, "effort": "medium", "summary": "auto"})
+
+    def item(self, payload: dict[str, Any]) -> None:
+        self.put("response_item", payload, seconds=1)
+
+    def tokens(self, context: int, cached: int, output: int, repeat: bool = False) -> int:
+        """One sampling request's usage as Codex records it (``repeat``: the same count written again
+        after the turn's next ``turn_context``, as 0.5x-0.6x do); returns what Codex compares with its
+        compaction limit, the request's input and output."""
+        last = {"input_tokens": context, "cached_input_tokens": cached, "output_tokens": output,
+                "reasoning_output_tokens": output // 3, "total_tokens": context + output}
+        if not repeat:
+            for key, value in last.items():
+                self.total[key] += value
+        self.put("event_msg", {"type": "token_count", "info": {
+            "total_token_usage": dict(self.total), "last_token_usage": last, "model_context_window": self.window}})
+        return context + output
+
+    def turn_context(self) -> None:
+        self.put("turn_context", {"cwd": self.cwd, "approval_policy": "on-request",
+                                  "sandbox_policy": {"mode": "workspace-write", "network_access": False},
+                                  "model": self.model, "effort": "medium", "summary": "auto"})
+
+    def call_id(self) -> str:
+        self.counter += 1
+        return "call_" + hashlib.sha256(f"{self.seed}:c{self.counter}".encode()).hexdigest()[:24]
+
+    def request(self, growth: Growth, reasoning: str, command: str, output: str) -> int:
+        """One sampling request that runs a shell command, in the order Codex writes it: the reasoning
+        event, the request's usage, the reasoning and call items, the command's output, the next
+        ``turn_context`` and the usage again. Returns the count Codex compares with its limit."""
+        self.put("event_msg", {"type": "agent_reasoning", "text": reasoning})
+        arguments = json.dumps({"command": ["bash", "-lc", command], "workdir": self.cwd})
+        result = json.dumps({"output": output, "metadata": {"exit_code": 0, "duration_seconds": 0.4}})
+        context, cached = growth.tokens, growth.sent
+        counted = self.tokens(context, cached, growth.measure(reasoning) + growth.measure(arguments))
+        growth.sent = context
+        body = base64.urlsafe_b64encode(hashlib.sha512(f"{self.seed}:{reasoning}".encode()).digest() * 4).decode()
+        cid = self.call_id()
+        self.item({"type": "reasoning", "summary": [{"type": "summary_text", "text": reasoning}], "content": None,
+                   "encrypted_content": "gAAAAAB" + body})
+        self.item({"type": "function_call", "name": "shell", "call_id": cid, "arguments": arguments})
+        self.item({"type": "function_call_output", "call_id": cid, "output": result})
+        self.turn_context()
+        self.tokens(context, cached, counted - context, repeat=True)
+        for part in (reasoning, arguments, result):
+            growth.add(part)
+        return counted
+
+    def say(self, growth: Growth, message: str) -> None:
+        """A request whose reply is a message to the user, its usage written first as in ``request``."""
+        self.tokens(growth.tokens, growth.sent, growth.measure(message))
+        growth.sent = growth.tokens
+        self.put("event_msg", {"type": "agent_message", "message": message})
+        self.item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": message}]})
+        growth.add(message)
+
+    def lines(self) -> Iterator[str]:
+        for record in self.lines_out:
+            yield json.dumps(record, ensure_ascii=False)
+
+
+def codex_session_compacted(seed: str, services: int = 60) -> CodexWriter:
+    """A Codex session that compacts by Codex's own rule: a service's handlers upgraded one by one until
+    a request's input and output reach 90% of gpt-5.1-codex's 272,000-token window, where Codex asks the
+    model for a summary inside the turn (no tools, nothing cached), keeps the user's messages and the
+    prefixed summary (``compacted``, ``context_compacted``), and the same turn goes on."""
+    w = CodexWriter(str(uuid.uuid5(NAMESPACE, f"session:{seed}")), seed)
+    w.meta()
+    prompts = ["Upgrade every handler in services/ from the v1 to the v2 client API; run each handler's tests.",
+               "Also keep the old retry defaults where a handler set its own."]
+    growth = Growth(CODEX_INSTRUCTIONS_TOKENS, counted_by(w.model))
+    for item in w.lines_out[1:]:
+        growth.add(item["payload"]["content"][0]["text"])
+    w.turn(prompts[0])
+    growth.add(prompts[0])
+    limit = 0.9 * w.window
+    done = 0
+
+    def step(reasoning: str, command: str, output: str) -> None:
+        """A request, and the compaction Codex runs after it when its count reaches the limit."""
+        if w.request(growth, reasoning, command, output) < limit or any(r["type"] == "compacted" for r in w.lines_out):
+            return
+        w.turn_context()
+        w.tokens(growth.tokens + growth.measure(COMPACT_PROMPT), 0, 900)
+        summary = (f"{CODEX_SUMMARY_PREFIX}\nUpgrading services/handlers from client_v1 to client_v2, one handler "
+                   f"at a time: {done} of {services} done (sed replaces client_v1, then the handler's tests run; "
+                   "all passed). The user asked to keep the old retry defaults where a handler set its own. "
+                   f"Next: handler {done + 1} onwards, in the same order.")
+        w.put("compacted", {"message": summary, "replacement_history": None})
+        w.put("event_msg", {"type": "context_compacted"})
+        growth.restart(*prompts, summary)
+
+    for k in range(services):
+        name = f"services/handlers/{['orders', 'users', 'stock', 'mail', 'audit'][k % 5]}_{k:02d}.py"
+        step(f"**Reading {name}**", f"sed -n '1,200p' {name}", _code(name, 44 + k % 7, seed))
+        step("**Patching the client calls**", f"sed -i 's/client_v1/client_v2/g' {name} && git diff --stat {name}",
+             f" {name} | {6 + k % 4} +++---\n 1 file changed, {6 + k % 4} insertions(+), {6 + k % 4} deletions(-)")
+        log = long_log(60 + k % 6 * 9, f"{seed}:{name}")
+        step("**Running its tests**", f"python -m pytest tests/{name.split('/')[-1].replace('.py', '')}_test.py -q",
+             log.replace("FAILED", "PASSED").replace("1 failed, ", "0 failed, "))
+        done = k + 1
+        if k == 3:
+            message = f"{name} done; the retry defaults differ per handler. Shall I keep them?"
+            w.say(growth, message)
+            w.turn(prompts[1])
+            growth.add(prompts[1])
+    message = (f"All {services} handlers use client_v2; their tests pass, and handlers with their own retry "
+               "defaults keep them.")
+    w.say(growth, message)
+    return w
+
+
 def chat_tools(version: int) -> list[dict[str, Any]]:
     """Tool specs as sent, changing between sessions: v2 re-describes ``search``, v3 adds ``fetch``."""
     search_description = ("Search the knowledge base." if version == 1
@@ -381,6 +682,8 @@ def write(out: Path, scale: int = 0, log_lines: int = 120) -> list[Path]:
     put("claude_code/fix-tests.jsonl", claude_session_fix_test("demo-fix").lines())
     put("claude_code/refactor-killed.jsonl", claude_session_killed("demo-refactor").lines())
     put("claude_code/export-investigation.jsonl", claude_session_long("demo-export").lines())
+    put("claude_code/billing-decimal-migration.jsonl", claude_session_window("demo-window").lines())
+    put("codex/handlers-upgrade.jsonl", codex_session_compacted("demo-codex").lines())
     for version in (1, 2, 3):
         path = out / "openai_chat" / f"support-run-{version}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

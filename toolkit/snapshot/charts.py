@@ -56,7 +56,7 @@ PUBLISHED: tuple[Published, ...] = (
 ours (glyph-level legibility after the provider's resize): a marker, not a like-for-like score."""
 
 
-def samples(corpus: Corpus, count: int = 5, limit: int = 120_000) -> dict[str, str]:
+def samples(corpus: Corpus, count: int = 5, limit: int = 20_000) -> dict[str, str]:
     """Texts to try pages on: the prose of the longest sessions, each cut to ``limit`` characters."""
     ranked = sorted(corpus.sessions, key=lambda s: len(s.path()), reverse=True)[:count]
     out: dict[str, str] = {}
