@@ -357,27 +357,30 @@ def claude_session_window(seed: str, modules: int = 34) -> ClaudeCodeWriter:
     past the window and what compacting lost can be seen in the calls made again."""
     sid = str(uuid.uuid5(NAMESPACE, f"session:{seed}"))
     w = ClaudeCodeWriter(session_id=sid, seed=seed, version="2.1.42")
+    from toolkit.compaction.clients import claude_code_threshold
+    from toolkit.costs.windows import client_window
+
     growth = Growth(CLAUDE_CODE_TOOLS_TOKENS, counted_by(MODEL))
-    compact_at = 200_000 - 20_000 - 13_000
+    compact_at = claude_code_threshold("2.1", MODEL, client_window("claude-code", MODEL).input)
     names = [f"src/billing/{area}_{k:02d}.py" for k, area in
              enumerate(["invoice", "ledger", "refund", "tax", "discount", "payout"] * 8)][:modules]
 
-    state = {"done": 0, "compacted": False, "output": 0}
+    done, compacted, last_output = 0, False, 0
 
     def compact() -> None:
         """Claude Code 2.1's automatic compaction, before the request that would pass its threshold."""
-        state["compacted"] = True
+        nonlocal compacted
+        compacted = True
         boundary = w._uuid()
         metadata = {"trigger": "auto", "preTokens": growth.tokens}
         w.raw({**w._base("system", None), "subtype": "compact_boundary", "content": "Conversation compacted",
                "isMeta": False, "level": "info", "logicalParentUuid": w.last_uuid, "uuid": boundary,
                "timestamp": w._tick(40), "compactMetadata": metadata})
         w.last_uuid = boundary
-        done = names[: state["done"]]
         summary = ("This session is being continued from a previous conversation that ran out of context. "
                    "The conversation is summarized below:\nAnalysis: the user asked to migrate src/billing "
-                   f"from float to Decimal one module at a time. Done so far ({len(done)} of {len(names)}): "
-                   f"{', '.join(done)}. Each was read, its float() calls replaced by Decimal(), and its tests run; "
+                   f"from float to Decimal one module at a time. Done so far ({done} of {len(names)}): "
+                   f"{', '.join(names[:done])}. Each was read, its float() calls replaced by Decimal(), and its tests run; "
                    "rounding cases were fixed by quantizing to cents. Next: the remaining modules in order.")
         growth.restart(summary)
         w.user(summary)
@@ -385,10 +388,11 @@ def claude_session_window(seed: str, modules: int = 34) -> ClaudeCodeWriter:
         metadata["postTokens"] = growth.tokens
 
     def reply(blocks: list[dict[str, Any]], output: int = 160) -> None:
-        if not state["compacted"] and growth.tokens + state["output"] >= compact_at:
+        nonlocal last_output
+        if not compacted and growth.tokens + last_output >= compact_at:
             compact()
         usage = growth.request(output)
-        state["output"] = output
+        last_output = output
         for block in blocks:
             growth.add(block.get("text") or block.get("thinking") or json.dumps(block.get("input"), ensure_ascii=False))
         w.assistant(blocks, usage=usage)
@@ -403,7 +407,7 @@ def claude_session_window(seed: str, modules: int = 34) -> ClaudeCodeWriter:
     w.user(prompt, parent=None)
     reread = False
     for k, name in enumerate(names):
-        if state["compacted"] and not reread:
+        if compacted and not reread:
             reread = True
             for again in (names[0], names[k // 2]):
                 call, cid = w.tool_use("Read", {"file_path": f"/home/demo/project/{again}"})
@@ -427,7 +431,7 @@ def claude_session_window(seed: str, modules: int = 34) -> ClaudeCodeWriter:
             call, cid = w.tool_use("Bash", {"command": f"python -m pytest {test} -q --lf"})
             reply([text("One rounding case fails; quantize to cents and run it again."), call], output=90)
             result(cid, f"1 passed in 0.{k % 9 + 1}1s")
-        state["done"] = k + 1
+        done = k + 1
     reply([text(f"All {len(names)} modules of src/billing use Decimal now; every module's tests pass.")])
     return w
 
@@ -486,9 +490,7 @@ class CodexWriter:
     def turn(self, prompt: str) -> None:
         self.item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]})
         self.put("event_msg", {"type": "user_message", "message": prompt, "images": []})
-        self.put("turn_context", {"cwd": self.cwd, "approval_policy": "on-request",
-                                  "sandbox_policy": {"mode": "workspace-write", "network_access": False},
-                                  "model": self.model, "effort": "medium", "summary": "auto"})
+        self.turn_context()
 
     def item(self, payload: dict[str, Any]) -> None:
         self.put("response_item", payload, seconds=1)
@@ -555,6 +557,9 @@ def codex_session_compacted(seed: str, services: int = 60) -> CodexWriter:
     a request's input and output reach 90% of gpt-5.1-codex's 272,000-token window, where Codex asks the
     model for a summary inside the turn (no tools, nothing cached), keeps the user's messages and the
     prefixed summary (``compacted``, ``context_compacted``), and the same turn goes on."""
+    from toolkit.compaction.clients import threshold
+    from toolkit.compaction.policy import POLICIES
+
     w = CodexWriter(str(uuid.uuid5(NAMESPACE, f"session:{seed}")), seed)
     w.meta()
     prompts = ["Upgrade every handler in services/ from the v1 to the v2 client API; run each handler's tests.",
@@ -564,13 +569,15 @@ def codex_session_compacted(seed: str, services: int = 60) -> CodexWriter:
         growth.add(item["payload"]["content"][0]["text"])
     w.turn(prompts[0])
     growth.add(prompts[0])
-    limit = 0.9 * w.window
-    done = 0
+    limit = threshold(POLICIES["codex"], w.model, w.window)
+    done, compacted = 0, False
 
     def step(reasoning: str, command: str, output: str) -> None:
         """A request, and the compaction Codex runs after it when its count reaches the limit."""
-        if w.request(growth, reasoning, command, output) < limit or any(r["type"] == "compacted" for r in w.lines_out):
+        nonlocal compacted
+        if w.request(growth, reasoning, command, output) < limit or compacted:
             return
+        compacted = True
         w.turn_context()
         w.tokens(growth.tokens + growth.measure(COMPACT_PROMPT), 0, 900)
         summary = (f"{CODEX_SUMMARY_PREFIX}\nUpgrading services/handlers from client_v1 to client_v2, one handler "
