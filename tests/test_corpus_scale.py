@@ -207,21 +207,35 @@ def test_import_command_with_workers(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no such file or directory" in missing.stderr
 
 
+WINDOW_SESSIONS = ("billing-decimal-migration.jsonl", "handlers-upgrade.jsonl")
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo corpus without its two sessions that reach a real window: six sessions in three
+    formats still spread over the workers, and a 30,000-token window still makes policies act, at a
+    quarter of the simulation (the engines' sameness does not grow with a session's length)."""
+    root = tmp_path_factory.mktemp("swept") / "data"
+    shutil.copytree(DATA, root, ignore=shutil.ignore_patterns(*WINDOW_SESSIONS))
+    return root
+
+
 def _sweep(corpus: Corpus, **engine: object) -> pl.DataFrame:
     return simulate_corpus(corpus, ["claude-sonnet-4-5", "gpt-4o"], ["none", "ladder-no-summary"], window=30_000,
                            progress=False, **engine)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
-def single_sweep() -> pl.DataFrame:
-    """The demo corpus's sweep in this process: what the engines must give again."""
-    single = _sweep(load(DATA))
+def single_sweep(swept: Path) -> pl.DataFrame:
+    """The sweep in this process: what the engines must give again."""
+    single = _sweep(load(swept))
     assert single["compactions"].sum() > 0, "the window is small enough that policies act"
+    assert single["file"].n_unique() == 6
     return single
 
 
-def test_a_sweep_in_two_processes_is_the_sweep_in_one(single_sweep: pl.DataFrame) -> None:
-    assert _sweep(load(DATA), workers=2).equals(single_sweep)
+def test_a_sweep_in_two_processes_is_the_sweep_in_one(swept: Path, single_sweep: pl.DataFrame) -> None:
+    assert _sweep(load(swept), workers=2).equals(single_sweep)
 
 
 @pytest.fixture(scope="module")
@@ -249,13 +263,13 @@ def test_ray_tasks_load_and_ingest_as_one_process(local_ray: None, path: Path, t
 
 
 @pytest.mark.slow
-def test_a_sweep_as_ray_tasks_is_the_sweep_in_one(local_ray: None, single_sweep: pl.DataFrame) -> None:
-    assert _sweep(load(DATA), engine="ray").equals(single_sweep)
+def test_a_sweep_as_ray_tasks_is_the_sweep_in_one(local_ray: None, swept: Path, single_sweep: pl.DataFrame) -> None:
+    assert _sweep(load(swept), engine="ray").equals(single_sweep)
 
 
-def test_simulate_command_with_workers() -> None:
+def test_simulate_command_with_workers(swept: Path) -> None:
     def run(*extra: str) -> str:
-        result = subprocess.run([sys.executable, "-m", "toolkit.cli", "simulate", str(DATA), "--model", "gpt-4o",
+        result = subprocess.run([sys.executable, "-m", "toolkit.cli", "simulate", str(swept), "--model", "gpt-4o",
                                  "--policy", "ladder-no-summary", "--window", "30000", "--json", *extra],
                                 capture_output=True, text=True, cwd=REPO, check=False)
         assert result.returncode == 0, result.stderr

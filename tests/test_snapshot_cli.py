@@ -24,7 +24,7 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     source.write_text(text, encoding="utf-8")
     out = tmp_path / "pages"
     assert main(["snapshot", str(source), "--model", "gpt-5.4", "-o", str(out), "--json",
-                 "--readers", "rapidocr", "--reader-rows", "30"]) == 0
+                 "--readers", "rapidocr", "--reader-rows", "3"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) >= KEYS
     geometry = geometry_for("gpt-5.4")

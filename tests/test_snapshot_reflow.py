@@ -160,7 +160,7 @@ def test_search_varies_the_layout_and_reads_reflowed_rows_with_their_breaks() ->
 
     sample = TEXT[:3000]
     frame = search(sample, "claude-sonnet-4.5", ["dejavu-aa-fullhint-6x11"], line_spacings=(0,),
-                   reflows=(False, True), names=("rapidocr",), reader_rows=12, progress=False)
+                   reflows=(False, True), names=("rapidocr",), reader_rows=4, progress=False)
     assert frame["reflow"].to_list() == [False, True]
     lines, flowed = frame.row(0, named=True), frame.row(1, named=True)
     assert flowed["fill"] > 0.9 > 0.8 > lines["fill"]  # a tab's fill cells are no characters

@@ -387,8 +387,8 @@ def describe(result: Assessment) -> str:
 
 
 EXPLORER_READERS = ("rapidocr",)
-EXPLORER_ROWS = 30
-"""The explorer's reader: RapidOCR (a Python dependency, so present wherever the toolkit is) on 30
+EXPLORER_ROWS = 10
+"""The explorer's reader: RapidOCR (a Python dependency, so present wherever the toolkit is) on 10
 rows spread over the pages, only when asked (its button): a reading takes seconds on a busy machine,
 too long to follow every change of a control (``assess`` with more rows and tesseract gives the
 fuller figure)."""
