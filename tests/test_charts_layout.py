@@ -333,6 +333,34 @@ def test_generation_legend_shows_whole_names() -> None:
     assert graph["width"] <= 700  # the legend sits under the plot, not beside it
 
 
+def _simulated(policy: str, model: str, session: str, cost: float, retention: float, rejected: int) -> dict[str, Any]:
+    return {"file": f"{session}.jsonl", "session": session, "policy": policy, "model": model, "turn": 1,
+            "cost_usd": cost, "compactions": 0, "rejected": rejected, "cache_break": False, "context_tokens": 1000,
+            "retention": retention, "facts": 10, "needed": 0, "needed_lost": 0}
+
+
+def test_compaction_frontier_gives_every_policy_its_own_row_and_a_legend_of_its_colours() -> None:
+    """Policies that act alike (each of them, on a session that never fills the window) sat on one
+    spot of the old scatter, hiding each other, and its legend drew paler colours than the means."""
+    from toolkit.compaction.charts import ORDER, frontier
+
+    policies = ORDER[:5]
+    rows = [_simulated(p, m, s, 0.5 if s == "a" else 1.5, 1.0, 3 if p == "none" and m == "gpt-5" else 0)
+            for m in ("gpt-5", "claude-sonnet-4-5") for p in policies for s in ("a", "b")]
+    graph = scenegraph(frontier(pl.DataFrame(rows)))
+    diamonds = [d for d in marks(graph, "symbol") if d.get("shape") == "diamond"]
+    assert len(diamonds) == 2 * 2 * len(policies)  # model x panel x policy
+    places = {(round(d["x"]), round(d["y"])) for d in diamonds}
+    assert len({d["y"] for d in diamonds}) == len(policies) and len(places) == len(policies) * 2
+    refused = [d for d in diamonds if d["fill"] == "firebrick"]
+    assert len(refused) == 2, "none on gpt-5 let requests overflow: its mean is drawn red in both panels"
+    legend = [i for g in nodes(graph) if g.get("role") == "legend-symbol" for i in g.get("items", [])]
+    assert {i["fill"] for i in legend} == {d["fill"] for d in diamonds} and all(i.get("opacity", 1) == 1
+                                                                                 for i in legend)
+    labels = sorted({t["text"] for t in marks(graph, "text")})
+    assert labels == ["$1.000", "100%"], "each mean says its value: (0.5 + 1.5) / 2 and every fact kept"
+
+
 # ---------------------------------------------------------------- 02: the four modes side by side
 
 

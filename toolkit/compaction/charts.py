@@ -36,30 +36,49 @@ def per_session(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+FRONTIER_ROW = 20
+"""Height of one policy's row in the frontier, in pixels: room for its mean's label."""
+
+
 def frontier(frame: pl.DataFrame) -> Any:
-    """Cost per session against retention, per policy, one panel per model: the tradeoff a policy
-    makes. The best policies sit top left (cheap, nothing lost)."""
+    """Per model, each policy's mean cost per session beside the share of facts it kept at the
+    last turn: the tradeoff a policy makes. A row per policy, so that policies which act alike (all
+    of them, on sessions that never fill the window) cannot hide one another in one place; faint
+    ticks are the sessions behind each mean, and a red mean marks a policy that let requests
+    overflow the window (the provider refuses those, so its cost is not comparable)."""
     sessions = per_session(frame)
-    means = sessions.group_by("policy", "model", "provider").agg(
-        pl.col("cost_usd").mean(), pl.col("retention").mean(), pl.len().alias("sessions"),
-        pl.col("rejected").sum())
-    panels = []
+    means = (sessions.group_by("policy", "model", maintain_order=True)
+             .agg(pl.col("cost_usd").mean(), pl.col("retention").mean(), pl.len().alias("sessions"),
+                  pl.col("rejected").sum())
+             .with_columns(overflow=pl.col("rejected") > 0))
+    named = set(sessions["policy"])
+    order = [p for p in ORDER if p in named] + sorted(named - set(ORDER))
+    rows = []
     for model in sessions["model"].unique(maintain_order=True).to_list():
-        points = alt.Chart(sessions.filter(pl.col("model") == model)).mark_circle(size=40, opacity=0.35).encode(
-            x=alt.X("cost_usd:Q", title="cost per session (USD, list prices)", scale=alt.Scale(zero=False)),
-            y=alt.Y("retention:Q", title="facts kept at the last turn", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("policy:N", sort=ORDER),
-            tooltip=["session", "policy", "model", alt.Tooltip("cost_usd:Q", format=".4f"),
-                     alt.Tooltip("retention:Q", format=".3f"), "compactions", "rejected"],
-        )
-        centre = alt.Chart(means.filter(pl.col("model") == model)).mark_point(
-            size=220, filled=True, shape="diamond").encode(
-            x="cost_usd:Q", y="retention:Q", color=alt.Color("policy:N", sort=ORDER),
-            tooltip=["policy", "model", "sessions", alt.Tooltip("cost_usd:Q", format=".4f"),
-                     alt.Tooltip("retention:Q", format=".3f"), "rejected"],
-        )
-        panels.append((points + centre).properties(width=240, height=220, title=model))
-    return alt.hconcat(*panels)
+        own, mean = sessions.filter(pl.col("model") == model), means.filter(pl.col("model") == model)
+        panels = [_frontier_panel(own, mean, order, column, title, fmt, scale)
+                  for column, title, fmt, scale in (
+                      ("cost_usd", "mean cost per session (USD, list prices)", "$.3f", alt.Scale(zero=True)),
+                      ("retention", "facts kept at the last turn", ".0%", alt.Scale(domain=[0, 1])))]
+        rows.append(alt.hconcat(*panels).properties(title=model))
+    return alt.vconcat(*rows).resolve_scale(color="shared")
+
+
+def _frontier_panel(sessions: pl.DataFrame, means: pl.DataFrame, order: list[str], column: str, title: str,
+                    fmt: str, scale: alt.Scale) -> Any:
+    y = alt.Y("policy:N", sort=order, scale=alt.Scale(domain=order), title=None)
+    ticks = alt.Chart(sessions).mark_tick(opacity=0.4, thickness=1, size=FRONTIER_ROW * 0.6, color="gray").encode(
+        x=alt.X(f"{column}:Q", title=title, scale=scale, axis=alt.Axis(format=fmt)), y=y,
+        tooltip=["session", "policy", alt.Tooltip(f"{column}:Q", format=fmt), "compactions", "rejected"])
+    colour = alt.Color("overflow:N", title="requests over the window",
+                       scale=alt.Scale(domain=[False, True], range=["steelblue", "firebrick"]),
+                       legend=alt.Legend(labelExpr="datum.value ? 'some, refused' : 'none'"))
+    centre = alt.Chart(means).mark_point(filled=True, size=110, shape="diamond", opacity=1).encode(
+        x=f"{column}:Q", y=y, color=colour,
+        tooltip=["policy", "sessions", alt.Tooltip(f"{column}:Q", format=fmt), "rejected"])
+    label = alt.Chart(means).mark_text(align="left", dx=9, fontSize=10).encode(
+        x=f"{column}:Q", y=y, text=alt.Text(f"{column}:Q", format=fmt))
+    return (ticks + centre + label).properties(width=260, height=FRONTIER_ROW * len(order))
 
 
 def context_over_turns(frame: pl.DataFrame, session: str, model: str) -> Any:
