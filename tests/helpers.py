@@ -110,6 +110,17 @@ def readable_corpora() -> list[Path]:
     return sorted(p for p in CORPORA.iterdir() if p.is_dir() and readable(p.name))
 
 
+def showcases(corpus: Corpus) -> dict[str, Session]:
+    """Per format of ``corpus``, its session with the most kinds of block (the shortest of those):
+    the one that shows most of what a reader of that format draws."""
+    chosen: dict[str, Session] = {}
+    for name in sorted({s.format for s in corpus.sessions}):
+        candidates = [s for s in corpus.sessions if s.format == name and s.messages]
+        if candidates:
+            chosen[name] = min(candidates, key=lambda s: (-len({b.kind for _, b in s.blocks()}), len(s.messages)))
+    return chosen
+
+
 def readable_corpus_files() -> list[Path]:
     """``corpus_files()`` of the formats the toolkit reads."""
     return [p for p in corpus_files() if readable(p.relative_to(CORPORA))]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
-from tests.helpers import IMAGES, PICTURE, chain, png, readable_corpora, session
+from tests.helpers import IMAGES, PICTURE, chain, png, readable_corpora, session, showcases
 from toolkit.browse import bodies, browser, fragment, layout, message_anchor, page, session_anchor
 from toolkit.browse.usage import message_usage
 from toolkit.cli import main
@@ -262,11 +262,9 @@ def test_the_browser_draws_a_real_session_of_each_format(folder: Path) -> None:
     those), drawn with the bodies of its own wire: one article per message, one call per tool use,
     every stored image inline, every event, valid markup."""
     corpus = load(folder)
-    formats = sorted({s.format for s in corpus.sessions})
-    assert formats, f"{folder.name}: no session read"
-    for name in formats:
-        candidates = [s for s in corpus.sessions if s.format == name and s.messages]
-        chosen = min(candidates, key=lambda s: (-len({b.kind for _, b in s.blocks()}), len(s.messages)))
+    chosen_by_format = showcases(corpus)
+    assert chosen_by_format, f"{folder.name}: no session read"
+    for name, chosen in chosen_by_format.items():
         text = page(corpus, chosen, subagents=False)
         tags = parsed(text)
         articles = [attrs for tag, attrs in tags.tags if tag == "article"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import DATA, REPO
-from tests.helpers import IMAGES, PICTURE, chromium, gated
+from tests.helpers import IMAGES, PICTURE, chromium, gated, readable_corpora, showcases
 from toolkit.browse import Replay, page, session_anchor
 from toolkit.corpus import Corpus, load
 from toolkit.record import Event, Message, Session, Text, ToolResult, ToolUse, Usage
@@ -77,6 +77,29 @@ def test_markup_in_a_transcript_renders_as_text_and_runs_nothing(browser: Any, t
     assert not errors, errors
     assert not blocked, blocked
     assert (SHOTS / "browse-hostile.png").stat().st_size > 5_000
+
+
+@pytest.mark.parametrize("folder", readable_corpora(), ids=[p.name for p in readable_corpora()])
+def test_a_real_session_of_each_format_draws_offline(browser: Any, folder: Path, tmp_path: Path) -> None:
+    """Per format of the shared corpora, the session that shows most kinds of block, with the bodies
+    of its own wire: drawn in Chromium with the network blocked, no console error, a drawn article
+    for every message, and a screenshot of its first screen."""
+    corpus = load(folder)
+    chosen_by_format = showcases(corpus)
+    assert chosen_by_format, f"{folder.name}: no session read"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name, chosen in chosen_by_format.items():
+        path = tmp_path / f"{name}.html"
+        path.write_text(page(corpus, chosen, subagents=False), encoding="utf-8")
+        blocked: list[str] = []
+        errors: list[str] = []
+        tab = opened(browser, path, blocked, errors)
+        drawn = tab.evaluate("() => [...document.querySelectorAll('article')].filter(a => a.offsetHeight > 0).length")
+        assert drawn == len(chosen.messages), (name, drawn, len(chosen.messages))
+        tab.screenshot(path=str(SHOTS / f"browse-{folder.name}-{name}.png"))
+        tab.context.close()
+        assert not errors, (name, errors)
+        assert not blocked, (name, blocked)
 
 
 def test_a_demo_session_draws_offline_with_every_replay_panel_filled(browser: Any, tmp_path: Path) -> None:
