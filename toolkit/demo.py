@@ -94,6 +94,12 @@ class ClaudeCodeWriter:
         self.last_uuid = uid
         return uid
 
+    def usage(self) -> dict[str, int]:
+        """The usage the latest reply records unless it is given one: a cached prefix (the client's
+        system prompt and tools, assumed 14,000 tokens) that grows by an assumed 900 a request."""
+        return {"input_tokens": 4, "cache_creation_input_tokens": 512,
+                "cache_read_input_tokens": 14000 + 900 * self.counter, "output_tokens": 180}
+
     def assistant(self, blocks: list[dict[str, Any]], parent: str | bool | None = True,
                   usage: dict[str, int] | None = None) -> str:
         """One API reply, split into one record per block as Claude Code writes it."""
@@ -101,8 +107,7 @@ class ClaudeCodeWriter:
         self.counter += 1
         msg_id = "msg_01" + hashlib.sha256(f"{self.seed}:m{self.counter}".encode()).hexdigest()[:22]
         req_id = "req_01" + hashlib.sha256(f"{self.seed}:r{self.counter}".encode()).hexdigest()[:22]
-        use = usage or {"input_tokens": 4, "cache_creation_input_tokens": 512,
-                        "cache_read_input_tokens": 14000 + 900 * self.counter, "output_tokens": 180}
+        use = usage or self.usage()
         for block in blocks:
             record = self._base("assistant", par if isinstance(par, str) else None)
             record["message"] = {"id": msg_id, "type": "message", "role": "assistant", "model": MODEL,
@@ -204,10 +209,11 @@ def claude_session_killed(seed: str) -> ClaudeCodeWriter:
     w.assistant([text("ripgrep is not installed; using the Grep tool instead."), call])
     w.result(cid, "src/parser.py:12:def parse(text):\nsrc/parser.py:88:def parse_line(line):")
     w.assistant([text("Found two entry points.")])
+    before = sum(w.records[-1]["message"]["usage"].values())  # the last request and what its reply added
     boundary = w._uuid()
     w.raw({**w._base("system", None), "subtype": "compact_boundary", "content": "Conversation compacted",
            "isMeta": False, "level": "info", "logicalParentUuid": w.last_uuid,
-           "compactMetadata": {"trigger": "manual", "preTokens": 17600},
+           "compactMetadata": {"trigger": "manual", "preTokens": before},
            "uuid": boundary, "timestamp": w._tick()})
     w.last_uuid = boundary
     summary = w.user("This session is being continued from a previous conversation. Summary: the user "
@@ -215,7 +221,10 @@ def claude_session_killed(seed: str) -> ClaudeCodeWriter:
     w.records[-1]["isCompactSummary"] = True
     w.last_uuid = summary
     call, cid = w.tool_use("Bash", {"command": "python -m pytest tests/test_parser.py -x"})
-    w.assistant([thinking("Run the parser tests before splitting functions.", seed + "k"), call])
+    # after the compaction the request is the cached system prompt and tools, then the summary
+    w.assistant([thinking("Run the parser tests before splitting functions.", seed + "k"), call],
+                usage={"input_tokens": 4, "cache_creation_input_tokens": 260, "cache_read_input_tokens": 14000,
+                       "output_tokens": 180})
     return w
 
 
