@@ -70,6 +70,16 @@ def test_demo_corpus_exercises_everything_downstream(demo: object) -> None:
     assert len(hashes) == 3, "tool specs change between sessions"
 
 
+def test_every_demo_compaction_leaves_less_than_it_found(demo: object) -> None:
+    """A compaction whose next request was larger than the count it recorded (a manual one once
+    recorded 17,600 before and its next request 29,816 after) reads as a toolkit bug to a newcomer."""
+    from toolkit.compaction import observed
+
+    found = observed(demo)  # type: ignore[arg-type]
+    assert found.height == 3 and set(found["trigger"]) == {"auto", "manual"}
+    assert found.filter(pl.col("tokens_after") >= pl.col("tokens_before")).is_empty(), found
+
+
 def test_demo_generator_is_deterministic(tmp_path: Path) -> None:
     write_demo(tmp_path / "a")
     write_demo(tmp_path / "b")
