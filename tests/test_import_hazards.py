@@ -466,6 +466,42 @@ def test_a_ctrl_c_while_finished_workers_exit_is_one_line_too(monkeypatch: pytes
     assert workers.UNJOINED == []
 
 
+@pytest.mark.parametrize("outcome", ["converted", "swallowed"])
+def test_a_ctrl_c_an_extension_turned_into_another_error_is_still_one_line(
+        outcome: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Ctrl-C can land inside a compiled extension's callback, which reports it as its own error
+    (polars: ``TypeError: '<unprintable str object>' is not a Polars data type``) or drops it; the
+    command still ends as interrupted, one line and 130, never a traceback or a success."""
+    import toolkit.cli.info as info
+    from toolkit.cli import INTERRUPTED, main
+
+    def run(args: object) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)  # the signal is handled at the next bytecode, well before this ends
+        except KeyboardInterrupt:
+            if outcome == "converted":
+                raise TypeError("'<unprintable str object>' is not a Polars data type") from None
+        return 0
+
+    monkeypatch.setattr(info, "run_info", run)
+    assert main(["info", str(DATA)]) == INTERRUPTED
+    assert capsys.readouterr().err.strip() == "toolkit info: interrupted"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_error_without_a_ctrl_c_is_not_called_an_interruption(monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolkit.cli.info as info
+    from toolkit.cli import main
+
+    def run(args: object) -> int:
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(info, "run_info", run)
+    with pytest.raises(TypeError, match="a bug"):
+        main(["info", str(DATA)])
+
+
 def test_what_a_killed_write_left_beside_the_corpus_is_removed_by_the_next(tmp_path: Path) -> None:
     """A write killed before its swap leaves its directory beside the corpus (nothing runs at a
     SIGKILL); the next write of the same corpus removes it, and leaves alone one still being written."""

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from types import FrameType
 
 from toolkit.cli.commands import COMMANDS, Command, help_for
 from toolkit.errors import ToolkitError
@@ -48,27 +51,57 @@ INTERRUPTED = 130
 """The exit code of a command stopped by Ctrl-C: 128 + SIGINT, as a shell reports it."""
 
 
+class _Heard:
+    """Whether a Ctrl-C reached this command. The ``KeyboardInterrupt`` it raises can surface inside
+    a compiled extension's callback, which may turn it into another error (polars reports it as a
+    ``TypeError`` about a data type) or swallow it; the flag is what the signal itself left."""
+
+    sigint = False
+
+
+def _hear_sigint(signum: int, frame: FrameType | None) -> None:
+    _Heard.sigint = True
+    signal.default_int_handler(signum, frame)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a ``ToolkitError`` it does not handle itself (bad input: a wrong name or
     value, a missing path, a file that cannot be read) is one line on standard error and exit code
     2, as argparse does for a bad option, so no subcommand catches errors only to print them. Ctrl-C
-    is one line too, and exit code 130, not a traceback."""
+    is one line too, and exit code 130, not a traceback, whatever error it surfaced as and even when
+    something swallowed it."""
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command(words)
     parser = build_parser(command or "")
     args = parser.parse_args(words)
+    _Heard.sigint = False
+    previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    listening = previous is signal.default_int_handler  # not where the caller ignores or handles Ctrl-C
+    if listening:
+        signal.signal(signal.SIGINT, _hear_sigint)
     try:
         code: int = args.func(args)
         workers = sys.modules.get("toolkit.workers")  # imported only by commands that start workers
         if workers is not None:
             workers.join_workers()
-    except ToolkitError as exc:
+    except KeyboardInterrupt:
+        return _interrupted(args.command)
+    except Exception as exc:
+        if _Heard.sigint:
+            return _interrupted(args.command)
+        if not isinstance(exc, ToolkitError):
+            raise
         print(f"toolkit {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"toolkit {args.command}: interrupted", file=sys.stderr)
-        return INTERRUPTED
-    return code
+    finally:
+        if listening:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    return _interrupted(args.command) if _Heard.sigint else code
+
+
+def _interrupted(command: str) -> int:
+    print(f"toolkit {command}: interrupted", file=sys.stderr)
+    return INTERRUPTED
 
 
 if __name__ == "__main__":
