@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
-from toolkit.browse.sessions import session_table
+from toolkit.browse.sessions import client_version, session_table
 from toolkit.cli import main
 from toolkit.corpus import load
 
@@ -47,3 +47,38 @@ def test_client_versions_come_from_the_sessions_own_records(corpora: Path) -> No
     assert rows[("codex", "localpush_desktop0.104_sanitized_a.jsonl")] == "0.104.0-alpha.1"
     claude = session_table(load(corpora / "claude_code" / "golfgod_v2.0.22_compaction_forks_images.chat.json"))
     assert {r.client_version for r in claude} == {"2.0.22"}
+
+
+def test_importers_keep_the_client_version_their_source_writes(corpora: Path) -> None:
+    """Claude Code and Qwen Code write ``version`` on every record, OpenCode on its session, inspect
+    the inspect_ai release in its eval's ``packages``: each session's ``client`` event keeps it, so a
+    session none of whose kept records is a raw source record still names its client (the demo's
+    export-investigation had none before)."""
+    demo = {r.file: r.client_version for r in session_table(load(DATA / "claude_code"))}
+    assert demo["export-investigation.jsonl"] == demo["fix-tests.jsonl"] == "2.0.22"
+    viewer = load(corpora / "claude_code" / "viewer_v1.0.98_orchestrator_sidechains.jsonl").sessions
+    assert len(viewer) == 6 and {client_version(s) for s in viewer} == {"1.0.98"}, "sidechains name it themselves"
+    opencode = session_table(load(corpora / "opencode"))
+    assert len(opencode) == 2 and {r.client_version for r in opencode} == {"1.0.107"}
+    (qwen,) = [r for r in session_table(load(corpora / "qwen_code")) if r.parent_session_id is None]
+    assert qwen.client_version == "0.14.0"
+    inspect = {r.client_version for r in session_table(load(corpora / "trajectories" / "inspect_popularity.eval"))}
+    assert inspect == {"0.3.58.dev16+g6a87748b"}
+    specstory = session_table(load(corpora / "specstory_cursor"))
+    assert [r.client_version for r in specstory] == [None], "2.1.0 is SpecStory's release, not Cursor's"
+
+
+def test_a_session_resumed_in_a_newer_client_keeps_each_version(tmp_path: Path) -> None:
+    """A ``client`` event where Claude Code's ``version`` first appears and where it changes; the
+    session's version is the one it started in."""
+    def record(uid: str, parent: str | None, version: str) -> dict[str, object]:
+        return {"type": "user", "uuid": uid, "parentUuid": parent, "sessionId": "s", "version": version,
+                "timestamp": "2025-10-01T10:00:00Z", "message": {"role": "user", "content": f"hi {uid}"}}
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (record("a", None, "2.0.1"), record("b", "a", "2.0.1"),
+                                                      record("c", "b", "2.0.5"))) + "\n", encoding="utf-8")
+    (session,) = load(path).sessions
+    clients = [(e.text, e.message_id, e.source.line if e.source else None) for e in session.events if e.type == "client"]
+    assert clients == [("claude_code 2.0.1", "a", 1), ("claude_code 2.0.5", "c", 3)]
+    assert session_table(load(path))[0].client_version == "2.0.1"

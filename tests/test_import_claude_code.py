@@ -307,7 +307,8 @@ def test_mimo_titles_reasoning_providers_and_last_prompt(corpora: Path) -> None:
     by_uuid = {r["uuid"]: r for r in records if "uuid" in r}
     last_leaf = [r for r in records if r["type"] == "last-prompt"][-1]["leafUuid"]
     assert reply_head(by_uuid, last_leaf) in {m.id for m in session.path()}
-    kinds = Counter(e.kind for e in session.events)
+    assert [e.text for e in session.events if e.type == "client"] == ["claude_code 2.1.145"]
+    kinds = Counter(e.kind for e in session.events if e.type != "client")
     assert kinds["attachment"] == sum(1 for r in records if r["type"] == "attachment")
     assert kinds["meta"] == sum(1 for r in records if r["type"] in (
         "queue-operation", "ai-title", "last-prompt", "file-history-snapshot", "system"))
@@ -358,11 +359,13 @@ def test_synthetic_error_stub_and_attachment_parent(corpora: Path) -> None:
 def test_progress_queue_and_hook_records_are_events(corpora: Path) -> None:
     records = raw_records(TEAMWORK)
     session = main_session(load(TEAMWORK), TEAMWORK)
-    kinds = Counter(e.kind for e in session.events)
+    assert [e.text for e in session.events if e.type == "client"] == ["claude_code 2.1.15"]
+    kept = [e for e in session.events if e.type != "client"]
+    kinds = Counter(e.kind for e in kept)
     types = Counter(r["type"] for r in records)
     assert kinds["progress"] == types["progress"]
     assert kinds["meta"] == types["queue-operation"] + types["file-history-snapshot"] + types["system"]
-    assert len(session.events) == sum(n for t, n in types.items() if t not in ("user", "assistant"))
+    assert len(kept) == sum(n for t, n in types.items() if t not in ("user", "assistant"))
     progress = [e for e in session.events if e.kind == "progress"]
     assert {e.type for e in progress} == {r["data"]["type"] for r in records if r["type"] == "progress"}
 

@@ -149,7 +149,9 @@ def test_inspect_events_are_the_transcripts_and_nothing_invented(corpora: Path) 
     path = corpora / "trajectories" / "inspect_browser_gpt4omini.json"
     sample = json.loads(path.read_text())["samples"][0]
     (session,) = load(path).sessions
-    assert len(session.events) == transcript_events(sample["events"]) == 43
+    client, *transcript = session.events  # the first names the inspect_ai release of the eval's packages
+    assert (client.type, client.text) == ("client", "inspect_ai 0.3.95.dev16+g6527d0861")
+    assert len(transcript) == transcript_events(sample["events"]) == 43
     assert not [e for e in session.events if e.type in ("sample", "sample_fields")]
     (init,) = [e for e in session.events if e.type == "sample_init"]
     assert isinstance(init.raw, dict) and isinstance(init.raw["sample_fields"], dict)

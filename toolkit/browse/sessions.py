@@ -10,32 +10,44 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from toolkit.browse.usage import recorded_cost
+from toolkit.corpus.formats.importer import CLIENT_EVENT
 from toolkit.measured import measured_usage
 from toolkit.record import JsonValue, Session
 
 if TYPE_CHECKING:
     from toolkit.corpus.corpus import Corpus
 
-_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][\w.]+)?")
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][\w.]+)*")
 VERSION_KEYS = ("cli_version", "version", "client_version")
-"""Keys of a source record naming the client's version: Claude Code writes ``version`` on every
-record, Codex ``cli_version`` in its ``session_meta``, OpenCode ``version`` on its session."""
+"""Keys of a kept source record naming the client's version (Codex's ``session_meta`` writes
+``cli_version``)."""
 
 
 def client_version(session: Session) -> str | None:
-    """The client version the session's own records name (in the raw JSON its events keep), if any."""
+    """The client version the session's source names: its first ``client`` event's (the importers
+    keep there the version Claude Code, Qwen Code, OpenCode and Cline SDK write), else the first
+    one a source record its events keep names (Codex's ``session_meta``)."""
+    for event in session.events:
+        if event.kind == "meta" and event.type == CLIENT_EVENT and (found := _named(event.raw)) is not None:
+            return found
     for event in session.events:
         raw: JsonValue = event.raw
         if isinstance(raw, dict) and isinstance(raw.get("payload"), dict):
             payload = raw["payload"]
             assert isinstance(payload, dict)
             raw = {**payload, **raw}
-        if not isinstance(raw, dict):
-            continue
-        for key in VERSION_KEYS:
-            value = raw.get(key)
-            if isinstance(value, str) and _VERSION.fullmatch(value):
-                return value
+        if (found := _named(raw)) is not None:
+            return found
+    return None
+
+
+def _named(raw: JsonValue) -> str | None:
+    if not isinstance(raw, dict):
+        return None
+    for key in VERSION_KEYS:
+        value = raw.get(key)
+        if isinstance(value, str) and _VERSION.fullmatch(value):
+            return value
     return None
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
+from toolkit.browse.sessions import client_version as session_version
 from toolkit.corpus.frames import utc
 from toolkit.record import Event, Message, Session, ToolResult
 
@@ -137,16 +138,11 @@ def _post_tokens(event: Event) -> int | None:
 
 def client_version(session: Session, event: Event | None = None) -> str | None:
     """The client version that wrote ``event`` (Claude Code stamps every record), else the one the
-    session names at its start (Codex's ``session_meta.cli_version``)."""
+    session names (``toolkit.browse.sessions.client_version``)."""
     found = _raw(event).get("version") if event is not None else None
     if isinstance(found, str) and found:
         return found
-    for other in session.events:
-        if other.type == "session_meta":
-            version = _raw(other).get("cli_version")
-            if isinstance(version, str) and version:
-                return version
-    return None
+    return session_version(session)
 
 
 def _trigger(event: Event, after: list[Message], summary: Message | None) -> tuple[Trigger, str | None]:

@@ -62,9 +62,11 @@ from toolkit.corpus.formats.anthropic_messages import (
     server_result,
 )
 from toolkit.corpus.formats.importer import (
+    CLIENT_EVENT,
     Head,
     ImportContext,
     Importer,
+    client_event,
     collector_paused,
     iter_json_lines,
     iter_json_lines_bytes,
@@ -576,7 +578,7 @@ class _EventDraft:
 
 
 class _SessionDraft:
-    __slots__ = ("drafts", "events", "id", "key", "last_prompt", "parent_session_id")
+    __slots__ = ("drafts", "events", "id", "key", "last_prompt", "parent_session_id", "version")
 
     def __init__(self, key: tuple[str, str], sid: str, parent_session_id: str | None) -> None:
         self.key = key
@@ -585,6 +587,8 @@ class _SessionDraft:
         self.events: list[_EventDraft] = []
         self.parent_session_id = parent_session_id
         self.last_prompt: str | None = None
+        self.version: str | None = None
+        """The client version of the session's last record that named one."""
 
 
 class _FileReader:
@@ -741,6 +745,7 @@ class _FileReader:
     def _node(self, node: _Node) -> None:
         line, rec, uid = node[0], node[1], node[2]
         session = self._session_for(node)
+        self._client(session, line, rec, uid)
         kind = rec.get("type")
         if kind == "user" or kind == "assistant":
             self._message(node, kind, session)
@@ -748,6 +753,18 @@ class _FileReader:
         parent = _tree_parent(rec, self.nodes)
         self.through[uid] = parent
         session.events.append(self._event(line, rec, kind, parent))
+
+    def _client(self, session: _SessionDraft, line: int, rec: dict[str, Any], uid: str) -> None:
+        """A ``client`` event where a record's ``version`` (written on every record) first names one
+        and wherever it changes: a session resumed in a newer client carries both."""
+        version = text_of(rec.get("version"))
+        if not version or version == session.version:
+            return
+        session.version = version
+        kept = client_event(NAME, version, None)
+        event = _EventDraft("meta", CLIENT_EVENT, rec, uid, kept.text, line)
+        event.raw = kept.raw
+        session.events.append(event)
 
     def _event(self, line: int, rec: dict[str, Any], kind: object, anchor: object) -> _EventDraft:
         name = kind if isinstance(kind, str) else "?"

@@ -52,7 +52,7 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.formats.anthropic_messages import content_to_blocks
-from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.importer import CLIENT_EVENT, Head, ImportContext, Importer, parse_time, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where
@@ -407,7 +407,7 @@ def _read_history(path: Path, ctx: ImportContext, doc: list[Any]) -> Session:
                             .isdisjoint(m) for m in doc):
         told = ("Roo Code", "content")
     if told is not None:
-        task.event("meta", "client", {"client": told[0], "told_by": told[1]}, None, text=told[0])
+        task.event("meta", CLIENT_EVENT, {"client": told[0], "told_by": told[1]}, None, text=told[0])
     pending: list[_Call] = []
     reasoning: list[Block] = []
     model = provider = mode = None
@@ -546,7 +546,7 @@ def _read_ui(path: Path, ctx: ImportContext, rows: list[Any]) -> Session:
     task.title = "UI log only (ui_messages.json)"
     told = client_of(path)
     if told is not None:
-        task.event("meta", "client", {"client": told[0], "told_by": told[1]}, None, text=told[0])
+        task.event("meta", CLIENT_EVENT, {"client": told[0], "told_by": told[1]}, None, text=told[0])
     group: tuple[Role, list[Block], int, datetime | None] | None = None
     parent: str | None = None
     usage: Usage | None = None

@@ -59,7 +59,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.importer import CLIENT_EVENT, Head, ImportContext, Importer, parse_time, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import (
     as_int,
@@ -278,12 +278,12 @@ def read_messages(path: Path, ctx: ImportContext, doc: Mapping[str, Any], compac
     origin = obj(doc.get("origin"))
     manifest = _manifest(reading, path)
     meta = obj(manifest.get("metadata"))
-    client = [t for t in (text_of(origin.get("source")) or text_of(manifest.get("source")),
-                          text_of(origin.get("version")) or text_of(obj(meta.get("sessionHistoryOrigin")).get("version")))
-              if t]
-    if client:
-        reading.event("meta", "client", {"origin": origin, "agent": doc.get("agent"), "taskType": doc.get("taskType")},
-                      None, text=" ".join(client))
+    source = text_of(origin.get("source")) or text_of(manifest.get("source"))
+    version = text_of(origin.get("version")) or text_of(obj(meta.get("sessionHistoryOrigin")).get("version"))
+    if source or version:
+        reading.event("meta", CLIENT_EVENT, {"client": source, "version": version, "origin": origin,
+                                             "agent": doc.get("agent"), "taskType": doc.get("taskType")},
+                      None, text=" ".join(t for t in (source, version) if t))
     model, provider = text_of(manifest.get("model")), text_of(manifest.get("provider"))
     system = text_of(doc.get("system_prompt"))
     if model or provider or system:

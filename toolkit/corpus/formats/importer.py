@@ -24,7 +24,7 @@ from toolkit.corpus.formats.tolerant import salvage
 from toolkit.corpus.imageheader import image_header
 from toolkit.corpus.linking import Linker
 from toolkit.jsontext import DEEP_RECURSION_LIMIT
-from toolkit.record import Image, JsonValue, Opaque, Problem, RecordError, Session
+from toolkit.record import Event, Image, JsonValue, Opaque, Problem, RecordError, Session, SourceRef
 
 
 @contextmanager
@@ -361,6 +361,19 @@ def line_of(data: bytes | str, offset: int) -> int:
     if isinstance(data, bytes):
         return data.count(b"\n", 0, offset) + 1
     return data.count("\n", 0, offset) + 1
+
+
+CLIENT_EVENT = "client"
+"""The meta event naming the client that wrote a session (Cline's, Cline SDK's): its raw holds
+``client`` and, where the source writes one, ``version`` (``toolkit.browse.client_version``)."""
+
+
+def client_event(client: str, version: str, source: SourceRef | None, time: datetime | None = None,
+                 message_id: str | None = None) -> Event:
+    """The client version a session's source writes, kept on the session as its ``client`` event, so
+    no reader needs the source's own record shape to find it."""
+    return Event("meta", CLIENT_EVENT, time, message_id, f"{client} {version}",
+                 {"client": client, "version": version}, source)
 
 
 def parse_time(value: object) -> datetime | None:

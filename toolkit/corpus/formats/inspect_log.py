@@ -32,6 +32,7 @@ from toolkit.corpus.formats.importer import (
     Head,
     ImportContext,
     Importer,
+    client_event,
     guess_media_type,
     line_of,
     parse_arguments,
@@ -380,6 +381,10 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
     for raw_event in _walk_events(sample.get("events"), state, label, report=True):
         state.events.append(_event(raw_event, label, state))
     _sample_fields(sample, label, state)
+    packages = spec.get("packages")
+    version = text_of(packages.get("inspect_ai")) if isinstance(packages, dict) else None
+    if version:  # the eval's ``packages``: the inspect_ai release that ran it
+        state.events.insert(0, client_event("inspect_ai", version, state.source(), parse_time(spec.get("created"))))
     run_configs = _run_configs(model_events, state)
     task = text_of(spec.get("task"))
     return Session(

@@ -60,7 +60,7 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.formats.importer import Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, client_event, parse_time, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.sqlitefile import SQLITE_HEADER, connect, holds
@@ -879,7 +879,10 @@ class Builder:
     # -- the session -----------------------------------------------------------------------------
 
     def session(self, info: dict[str, Any], file: str, source: SourceRef) -> Session:
-        """The session with its info's own events (its change summary, share, revert)."""
+        """The session with its info's own events (its client version, change summary, share, revert)."""
+        version = text_of(info.get("version"))
+        if version:
+            self.events.append(client_event(FORMAT, version, source, parse_time(obj(info.get("time")).get("created"))))
         summary = info.get("summary")
         if isinstance(summary, dict) and summary:
             self.event("summary", "session.summary", _summary_text(summary), summary, source, attached=False)

@@ -506,7 +506,7 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     build = _Build(name, session_id, "user" if provider.startswith("claudecode") else "tool")
     events: list[Event] = [Event("meta", "export_header", time=_time(parsed.started),
                                  text=f"{parsed.provider or ''} {session_id}".strip(),
-                                 raw={"version": parsed.version, "provider": parsed.provider,
+                                 raw={"specstory_version": parsed.version, "provider": parsed.provider,
                                       "sessions": list(parsed.session_ids), "started": parsed.started,
                                       "title": parsed.title}, source=SourceRef(name, 1))]
     for number, line in parsed.preamble:
