@@ -104,6 +104,23 @@ def test_client_only_records_are_not_requests_or_context() -> None:
     assert cal.exact_o200k().estimate(reqs[0]) == count_exact("hi")
 
 
+def test_a_usage_of_zeros_is_no_reported_count() -> None:
+    """A reply whose backend wrote only zeros measured nothing: it is no request of 0 tokens, so it
+    makes no growth pair with the reply after it (0 to 20,000 would be one)."""
+    zeros = Usage(input=0, output=0, cache_read=0, cache_write=0)
+    session = _session([
+        ("u1", "user", (Text("hi " * 40),), None, ()),
+        ("a1", "assistant", (Text("first"),), Usage(input=18_000), ()),
+        ("u2", "user", (Text("go on"),), None, ()),
+        ("a2", "assistant", (Text("second"),), zeros, ()),
+        ("u3", "user", (Text("and then"),), None, ()),
+        ("a3", "assistant", (Text("third"),), Usage(input=20_000), ()),
+    ])
+    reqs, _ = cal.requests([session])
+    assert [(r.message_id, r.reported, r.previous) for r in reqs] == [("a1", 18_000, None), ("a3", 20_000, "a1")]
+    assert [(a.message_id, b.message_id) for a, b in cal.growth_pairs(reqs)] == [("a1", "a3")]
+
+
 def test_unknown_models_and_redacted_sessions_are_reported() -> None:
     unknown = _session([("u", "user", (Text("x"),), None, ()), ("a", "assistant", (Text("y"),), Usage(input=5), ())],
                        model="mimo-v2.5-pro", sid="m")

@@ -107,3 +107,37 @@ def test_the_shared_claude_code_files_agree_with_the_rule(corpora: Path) -> None
     assert unknown["teamwork_v2.1.15_progress_queue.chat.json"] > 50
     assert not any("mimo" in name for name in unknown), "their zeros are unknown by the other rule"
 
+
+
+def test_a_usage_of_zeros_is_null_in_every_usage_column_of_the_frames(tmp_path: Path) -> None:
+    """An all-zero usage measured nothing: every token column of the frames is null for it, not
+    input 0 and cache 0 beside a null output."""
+    path = tmp_path / "zeros.jsonl"
+    reply = _reply("a1", "u1", 2, "msg_1", [{"type": "text", "text": "No response requested."}], 0, "end_turn")
+    reply["message"]["usage"] = {"input_tokens": 0, "cache_read_input_tokens": 0,
+                                 "cache_creation_input_tokens": 0, "output_tokens": 0}
+    records = [_record("user", "u1", None, 1, message={"role": "user", "content": "hi"}), reply]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    corpus = load(path, progress=False)
+    (message,) = [m for m in corpus.sessions[0].messages if m.role == "assistant"]
+    assert message.usage is not None and measured_usage(message) is None
+    columns = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    row = corpus.frames()["messages"].filter(role="assistant").select(columns).row(0)
+    assert row == (None, None, None, None)
+
+
+def test_the_frames_usage_columns_are_the_measured_usage(corpora: Path) -> None:
+    """Every token column of every message of the shared Claude Code files is its measured usage's,
+    the mimo replies whose backend wrote zeros included (null throughout)."""
+    corpus = load(corpora / "claude_code", progress=False)
+    frames = corpus.frames()["messages"]
+    columns = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    rows = {(r[0], r[1]): r[2:] for r in frames.select("session_id", "message_id", *columns).rows()}
+    zeros = 0
+    for session in corpus.sessions:
+        for message in session.messages:
+            used = measured_usage(message)
+            expected = (None,) * 4 if used is None else (used.input, used.output, used.cache_read, used.cache_write)
+            assert rows[(session.id, message.id)] == expected, (session.file, message.id)
+            zeros += message.usage is not None and used is None
+    assert zeros >= 5

@@ -9,8 +9,8 @@
     provider, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, blocks, text_chars,
     sidechain, tags, file, line, images (every image the message carries, inside tool results too).
     Token columns are the usage of the request that produced the message, as the source reported
-    it (null where it reported none), except that ``output_tokens`` is null where the count is
-    below what the reply wrote (``toolkit.measured``: a streaming client's first-chunk count, not
+    it (null where it reported none or only zeros, which measure nothing), except that
+    ``output_tokens`` is null where the count is below what the reply wrote (``toolkit.measured``: a streaming client's first-chunk count, not
     the reply's). A Codex compaction's summary (a ``user`` message tagged
     ``compact_summary``) carries the usage of the request that wrote it, so summed over messages a
     rollout's usage equals its own final cumulative ``total_token_usage``
@@ -71,7 +71,7 @@ import polars as pl
 
 from toolkit.content import block_images, input_size
 from toolkit.jsontext import json_text
-from toolkit.measured import output_count
+from toolkit.measured import measured, output_count
 from toolkit.pairing import OpenCalls
 from toolkit.record import (
     Block,
@@ -195,7 +195,9 @@ def session_rows(
     open_calls: OpenCalls[dict[str, Any]] = OpenCalls()
     call_rows: list[dict[str, Any]] = []
     for index, message in enumerate(session.messages):
-        usage = message.usage
+        # toolkit.measured.measured_usage's rules, on the written size this loop counts anyway: a usage
+        # of zeros measured nothing, so every column is null, not 0
+        usage = message.usage if measured(message.usage) else None
         text_chars = 0
         written = 0  # what the reply wrote, as toolkit.measured.written_size counts it
         message_images = 0

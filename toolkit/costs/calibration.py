@@ -42,6 +42,7 @@ from toolkit.costs.models import Family, UnknownModelError, resolve
 from toolkit.costs.text import ESTIMATORS, FEATURES, FRAMING, count_exact, features
 from toolkit.errors import InvalidInput
 from toolkit.jsontext import json_text
+from toolkit.measured import measured
 from toolkit.record import Image, JsonValue, Message, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
 if TYPE_CHECKING:
@@ -245,7 +246,9 @@ def _session_requests(session: Session, skipped: list[str]) -> list[UsageSample]
     model_of: dict[str, str] = {}
     cache: dict[tuple[str, str], _MessageParts] = {}
     for message in session.messages:
-        if message.role != "assistant" or message.usage is None or message.usage.context is None:
+        usage = message.usage
+        # a usage of zeros measured nothing (toolkit.measured): no request of 0 tokens to fit or pair
+        if message.role != "assistant" or usage is None or not measured(usage) or usage.context is None:
             continue
         if NOT_SENT & set(message.tags):
             continue
@@ -261,7 +264,7 @@ def _session_requests(session: Session, skipped: list[str]) -> list[UsageSample]
         model_of[message.id] = model
         out.append(UsageSample(
             file=session.file, session=session.id, format=session.format, provider=family.provider,
-            model=model, family=family.name, message_id=message.id, reported=message.usage.context,
+            model=model, family=family.name, message_id=message.id, reported=usage.context,
             vector=carried.vector, images=carried.images, unknown_images=carried.unknown_images,
             previous=carried.previous,
         ))
