@@ -185,7 +185,7 @@ def _print_plan(planned: Plan, chosen: Spread | None, args: argparse.Namespace) 
         limits = f"{overall}, {each}, seed {args.seed}"
         print(f"points: {len(chosen.points)} chosen of {chosen.candidates} where the recorded reply called a tool "
               f"({limits}); {chosen.skipped} of the {chosen.examined} examined skipped: the same body in every mode")
-    notes = planned.notes().most_common()
+    notes = planned.note_groups()
     if notes:
         print("fidelity notes (requests carrying each):")
         for note, count in notes[:NOTES_SHOWN]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import Counter
@@ -359,6 +360,36 @@ class SessionPlan:
     unpriced: int
 
 
+_COUNT = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?![\w-]|\.\d)")
+"""A count in a note's words: a number standing alone, not part of a name (``gpt-4o``,
+``claude-sonnet-4-5``) or a decimal."""
+
+
+def notes_grouped(notes: Counter[str]) -> list[tuple[str, int]]:
+    """Notes that differ only in their counts as one, each count the range it took (``1 to 4``) and the
+    requests summed, most carried first; a note says the same thing however many it counted.
+
+    Args:
+        notes: Each distinct note with the requests carrying it (``Plan.notes``).
+
+    Returns:
+        Each grouped note with its requests.
+    """
+    groups: dict[str, list[tuple[list[str], int]]] = {}
+    for note, carried in notes.items():
+        groups.setdefault(_COUNT.sub("\0", note), []).append((_COUNT.findall(note), carried))
+    out: list[tuple[str, int]] = []
+    for shape, members in groups.items():
+        words = shape.split("\0")
+        text = words[0]
+        for slot, rest in enumerate(words[1:]):
+            written = {counts[slot] for counts, _ in members}
+            values = sorted(int(c.replace(",", "")) for c in written)
+            text += (written.pop() if len(written) == 1 else f"{values[0]:,} to {values[-1]:,}") + rest
+        out.append((text, sum(carried for _, carried in members)))
+    return sorted(out, key=lambda item: -item[1])
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """What a run would ask for, and what it would cost by estimate."""
@@ -412,6 +443,16 @@ class Plan:
             The count of requests per note.
         """
         return Counter(note for e in self.estimates for note in e.fidelity)
+
+    def note_groups(self) -> list[tuple[str, int]]:
+        """The fidelity notes as a reader takes them, most carried first: notes that differ only in
+        a count (``tools: 2 recorded name(s)...``, ``tools: 3 ...``) are one note, the count shown as
+        the range it took (``notes_grouped``).
+
+        Returns:
+            Each note with how many requests carry it.
+        """
+        return notes_grouped(self.notes())
 
     def output_sources(self) -> Counter[OutputSource]:
         """How many requests' output estimate came from each source.
