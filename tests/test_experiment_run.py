@@ -185,6 +185,20 @@ def test_ollama_through_the_openai_compatible_base_url(corpus: Corpus, server: L
     assert all(r["cost_usd"] is None and r["usage"]["input"] == 212 for r in replies), "unpriced: no cost"
 
 
+def test_a_reply_without_usage_is_unknown_not_free(corpus: Corpus, server: LocalServer, tmp_path: Path) -> None:
+    """An OpenAI-compatible server that leaves ``usage`` out measured nothing: the ledger says so
+    (no usage, no cost), rather than logging a reply of 0 tokens that cost $0."""
+    server.default = Canned({key: value for key, value in OLLAMA_SAID.items() if key != "usage"})
+    out = tmp_path / "results.jsonl"
+    trial = Trial(POINT, "openai-chat", "gpt-5-mini", "text", 1)
+    outcome = run([trial], corpus, out, endpoint=Endpoint(base_url=f"{server.url}/v1"))
+    assert outcome.sent == 1 and outcome.spent_usd == 0.0
+    [reply] = _lines(out, "reply")
+    assert reply["usage"] is None and reply["cost_usd"] is None
+    [row] = load_results(out).select("input_tokens", "output_tokens", "cost_usd").to_dicts()
+    assert row == {"input_tokens": None, "output_tokens": None, "cost_usd": None}
+
+
 def test_a_crash_mid_run_loses_nothing_and_the_rerun_skips_what_is_done(
         corpus: Corpus, server: LocalServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)

@@ -290,7 +290,7 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
             "fidelity": list(job.request.notes), "response": response, "text": reply.text,
             "calls": list(reply.calls), "stop": reply.stop,
             "usage": {"input": reply.fresh_input, "cached": reply.cached, "cache_write": reply.cache_write,
-                      "output": reply.output},
+                      "output": reply.output} if reply.measured else None,
             "cost_usd": cost, **score(job, reply), "time": _now(),
             "seconds": round(time.monotonic() - started, 3),
         }

@@ -77,6 +77,13 @@ class Reply:
     output: int
     stop: str | None
 
+    @property
+    def measured(self) -> bool:
+        """Whether the provider reported a usage: a response without one (some OpenAI-compatible
+        servers leave it out) reads as all zeros, which is unknown, not a free reply
+        (``toolkit.measured``)."""
+        return any((self.fresh_input, self.cached, self.cache_write, self.output))
+
 
 Sender = Callable[[dict[str, Any], str], dict[str, Any]]
 """Sends one wire body for a model, returns the provider's response JSON."""
@@ -307,9 +314,12 @@ def read_generate(response: Mapping[str, Any]) -> Reply:
 
 
 def reply_cost(model: str, reply: Reply) -> float | None:
-    """``toolkit.costs.request_cost`` on the reported usage (``None``: the model has no price)."""
+    """``toolkit.costs.request_cost`` on the reported usage (``None``: the model has no price, or the
+    reply reported no usage)."""
     from toolkit.costs import request_cost
 
+    if not reply.measured:
+        return None
     try:
         return request_cost(model, reply.fresh_input, reply.output, reply.cached, reply.cache_write).total
     except ValueError:
