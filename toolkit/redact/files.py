@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from toolkit.corpus import SKIP_DIRS
 from toolkit.errors import InvalidInput, MissingPath
+from toolkit.inflating import Inflated, zip_member
 from toolkit.redact.bodies import (
     _coalesce,
     _Contents,
@@ -38,8 +39,9 @@ class FileReport:
     """What redaction did to one file: ``redacted`` (secrets replaced), ``clean`` (scanned, copied
     as is), ``partial`` (scanned and copied, secrets found replaced, but some part could not be
     scanned: a recorded body that does not decode; ``reason`` says which), ``refused`` (not copied:
-    compressed, so it cannot be read, or holding a secret that cannot be replaced), ``skipped`` (a
-    version-control or tool directory, not copied) or ``error`` (could not be read or written).
+    compressed in a way that cannot be read or past the bound on inflating, or holding a secret that
+    cannot be replaced), ``skipped`` (a version-control or tool directory, not copied) or ``error``
+    (could not be read or written).
     A file that is not UTF-8 is read byte for byte (``reason`` says so) and redacted like text.
     ``path`` is where the file sits in the copy, its secrets replaced in its name too."""
 
@@ -167,7 +169,7 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
             for info in archive.infolist():
                 if info.is_dir():
                     continue
-                opened = read(archive.read(info))
+                opened = read(zip_member(archive, info))
                 if isinstance(opened, str):
                     return _Plan(source, rel, "refused", f"member {info.filename}: {opened}")
                 text, encodings[info.filename] = opened
@@ -175,6 +177,8 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
                 texts[info.filename] = _Contents(
                     contents.findings, contents.bodies, tuple(f"{info.filename}: {r}" for r in contents.unscanned),
                     contents.viewed)
+    except Inflated as exc:
+        return _Plan(source, rel, "refused", f"{exc}: a zip bomb, or too large to read, so it is not copied")
     except _ZIP_ERRORS as exc:
         return _Plan(source, rel, "error", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
     notes = sorted({note for e in encodings.values() if (note := e.note())})
@@ -316,8 +320,10 @@ def redact(
     Every file is read as text (byte for byte where it is not UTF-8) and written with placeholders
     in place of secrets: seen raw, with JSON escapes undone, inside base64 and hex runs and inside
     the base64 (and gzip) bodies of recorded exchanges (each encoded back as it was), and in file
-    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member. A compressed
-    file, or one holding a secret that cannot be replaced, is refused: reported, not copied.
+    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member; gzip, bzip2
+    and xz files are decompressed, redacted and compressed again. A file compressed in a way the
+    standard library cannot undo (zstd, 7z), one that would inflate past ``toolkit.inflating``'s
+    bound, or one holding a secret that cannot be replaced, is refused: reported, not copied.
     Version-control and tool directories (``.git``, ``.venv``...) are not copied. A file that cannot
     be read or written is reported with its reason and the run goes on. Raises ``InvalidInput`` (a
     ``ValueError``), before writing anything, when ``out`` is ``path`` or a file of the copy would
@@ -434,7 +440,7 @@ def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placehold
     with zipfile.ZipFile(plan.source) as archive:
         comment = archive.comment
         for info in archive.infolist():
-            data = archive.read(info)
+            data = zip_member(archive, info)
             if info.filename in plan.texts:
                 text, encoding = _text(data)
                 done = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)
