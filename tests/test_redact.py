@@ -776,6 +776,17 @@ def test_a_file_that_inflates_past_the_bound_is_refused_naming_it_and_the_bound(
         (name, "unreadable") for name in refused}
 
 
+def test_the_help_says_what_becomes_of_compressed_files_and_archive_members(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        command(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "members' names redacted too" in text
+    assert "gzip, bzip2 and xz files are decompressed, redacted and compressed again" in text
+    assert "A zstd or 7z file, a file or ZIP member that would inflate past 100 times" in text
+
+
 # --- the shared corpora ------------------------------------------------------------------------
 
 

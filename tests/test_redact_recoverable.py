@@ -4,10 +4,11 @@ pydantic-ai YAML cassette, an inspect ``.eval`` archive, an aider Markdown histo
 readers undo and raw scans do not: JSON ``\\u`` and ``\\/`` escapes (also two levels deep), base64
 and hex dumps of a ``.env`` (also ones followed by a word of their alphabet, ``Done``), provider keys
 that only their variable's name announces, passwords on command lines, an AWS secret in CLI output,
-a file with one invalid UTF-8 byte, a token in a file name, the home folder's user name in a second
-file. The check that nothing is left is written here, independently of ``toolkit.redact``: it decodes
-every JSON and YAML string (and JSON inside them), every base64 and hex run (also without its last
-line), each file's bytes and each path.
+a file with one invalid UTF-8 byte, a token in a file name and one in an archive member's name, the
+home folder's user name in a second file. The check that nothing is left is written here,
+independently of ``toolkit.redact``: it decodes every JSON and YAML string (and JSON inside them),
+every base64 and hex run (also without its last line), each file's bytes and each path (of a file or
+an archive's member).
 
 Planted secrets are generated at run time from a fixed seed, prefixes split, so that no secret
 scanner flags this file."""
@@ -90,6 +91,7 @@ def secrets() -> dict[str, str]:
         "one-line base64 (base64 -w0) followed by Done: STRIPE_API_KEY (Gemini output)": "sk" + "_live_" + token(rng, 40),
         "base64 with a full last line followed by EOF: SESSION_SECRET (Codex output)": token(rng, 32),
         "hex with a full last line followed by Done: MAILGUN_API_KEY (Codex output)": "key-" + token(rng, 32, HEX),
+        "github token in the name of an .eval member": "gh" + "p_" + token(rng, 36),
     }
 
 
@@ -215,12 +217,13 @@ def plant(root: Path) -> dict[str, str]:
                                                       + "\n" + json.dumps({"DB_PASSWORD": s[keys[17]]}))
                 data = json.dumps(sample).encode()
             archive.writestr(info, data)
+        archive.writestr(f"attachments/clone-{s[keys[27]]}.log", "cloned\n")
 
     # aider: one invalid byte in the prose, a key elsewhere
     path = corpus / SOURCES["aider"]
     data = path.read_bytes().replace(b"Repo-map:", b"Repo-map\xff:", 1)
     path.write_bytes(data + f"\n#### use {s[keys[21]]} please  \n".encode())
-    assert len(keys) == 27
+    assert len(keys) == 28
     return s
 
 
@@ -287,6 +290,7 @@ def readings(root: Path) -> Iterator[tuple[str, str]]:
         if data.startswith(b"PK\x03\x04"):
             with zipfile.ZipFile(path) as archive:
                 members = [(f"{rel}!{n}", archive.read(n)) for n in archive.namelist()]
+            yield from ((f"{where} (its name)", where) for where, _ in members)
         for where, content in members:
             text = content.decode("utf-8", "surrogateescape")
             yield where, text
@@ -376,6 +380,7 @@ def test_verify_passes_on_the_copy_and_fails_on_the_original(
                  "anthropic-key", "home-user", "url-password", "google-key"):
         assert f": {kind} (" in printed, kind
     assert re.search(r"codex/rollout-[^ ]*\.jsonl: github-token", printed)
+    assert re.search(r"trajectories/inspect_popularity\.eval: github-token", printed)
 
 
 def test_the_copy_loads_with_the_same_counts(redacted: tuple[Path, Path, dict[str, str], Any, Any]) -> None:

@@ -4,6 +4,7 @@ inspect ``.eval`` log member by member) and written to the copy, and what the ru
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import zipfile
@@ -117,10 +118,13 @@ class _Plan:
     """Per zip member (``""`` for a plain text file)."""
     encodings: dict[str, Encoding] = field(default_factory=dict)
     """How each member (``""``: the file) holds its text, where that is not plain UTF-8."""
+    names: tuple[Finding, ...] = ()
+    """The secrets in the names of a ZIP archive's members (a folder or file named for a token)."""
 
     def findings(self) -> Iterator[Finding]:
         for contents in self.texts.values():
             yield from contents.all_findings()
+        yield from self.names
 
     def unscanned(self) -> list[str]:
         return [reason for contents in self.texts.values() for reason in contents.unscanned]
@@ -164,9 +168,11 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
     tells the caller to)."""
     texts: dict[str, _Contents] = {}
     encodings: dict[str, Encoding] = {}
+    names: list[Finding] = []
     try:
         with zipfile.ZipFile(source) as archive:
             for info in archive.infolist():
+                names.extend(_name_findings(info.filename, rules))
                 if info.is_dir():
                     continue
                 opened = read(zip_member(archive, info))
@@ -183,7 +189,7 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
         return _Plan(source, rel, "error", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
     notes = sorted({note for e in encodings.values() if (note := e.note())})
     reason = f"members: {'; '.join(notes)}" if notes else None
-    return _Plan(source, rel, "zip", reason, texts=texts, encodings=encodings)
+    return _Plan(source, rel, "zip", reason, texts=texts, encodings=encodings, names=tuple(names))
 
 
 def _walk(root: Path) -> list[_Plan]:
@@ -320,8 +326,9 @@ def redact(
     Every file is read as text (byte for byte where it is not UTF-8) and written with placeholders
     in place of secrets: seen raw, with JSON escapes undone, inside base64 and hex runs and inside
     the base64 (and gzip) bodies of recorded exchanges (each encoded back as it was), and in file
-    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member; gzip, bzip2
-    and xz files are decompressed, redacted and compressed again. A file compressed in a way the
+    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member, the names of
+    members redacted too; gzip, bzip2 and xz files are decompressed, redacted and compressed again.
+    A file compressed in a way the
     standard library cannot undo (zstd, 7z), one that would inflate past ``toolkit.inflating``'s
     bound, or one holding a secret that cannot be replaced, is refused: reported, not copied.
     Version-control and tool directories (``.git``, ``.venv``...) are not copied. A file that cannot
@@ -373,7 +380,7 @@ def _redact(
         for plan in plans:
             rel, renamed = _renamed(plan.rel, rules, known, placeholders, len(rules))
             where = destination if not source.is_dir() else destination / rel
-            report = _write(plan, where, known, placeholders, len(rules), rel, renamed)
+            report = _write(plan, where, known, placeholders, rules, rel, renamed)
             by_kind.update(report.findings)
             reports.append(report)
             bar.update(1)
@@ -398,15 +405,15 @@ def _report(plan: _Plan, counts: Counter[str], unscanned: Sequence[str] = (), re
     return FileReport(rel, status, _ordered(counts), "; ".join(notes) or None)
 
 
-def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int, rel: str,
+def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, rules: Sequence[_Rule], rel: str,
            renamed: Counter[str]) -> FileReport:
     if plan.mode in ("error", "skipped", "refused"):
         return _report(plan, renamed, rel=rel)
     try:
         if plan.mode == "zip":
-            done = _write_zip(plan, where, known, placeholders, priority)
+            done = _write_zip(plan, where, known, placeholders, rules)
         else:
-            done = _write_text(plan, where, known, placeholders, priority)
+            done = _write_text(plan, where, known, placeholders, len(rules))
     except (OSError, UnicodeError, *_ZIP_ERRORS) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return FileReport(rel, "error", reason=f"cannot write the copy: {reason}")
@@ -432,10 +439,13 @@ def _write_text(plan: _Plan, where: Path, known: _Known, placeholders: _Placehol
     return done
 
 
-def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> _Redacted:
+def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders,
+               rules: Sequence[_Rule]) -> _Redacted:
+    """An archive rewritten member by member, the secrets in members' names replaced too."""
     counts: Counter[str] = Counter()
     reasons: list[str] = []
     left = 0
+    priority = len(rules)
     members: list[tuple[zipfile.ZipInfo, bytes]] = []
     with zipfile.ZipFile(plan.source) as archive:
         comment = archive.comment
@@ -449,6 +459,11 @@ def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placehold
                 if done.text != text:
                     data = write(done.text, encoding)
                     counts.update(done.counts)
+            name, renamed = _renamed(info.filename, rules, known, placeholders, priority)
+            if renamed:
+                info = copy.copy(info)
+                info.filename = info.orig_filename = name
+                counts.update(renamed)
             members.append((info, data))
     done = _Redacted("", counts, reasons, left)
     if left:
