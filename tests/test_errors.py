@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA, REPO
-from toolkit.cli import INTERRUPTED, main
+from toolkit.cli import BROKEN_PIPE, INTERRUPTED, main
 from toolkit.corpus import Corpus, load
 from toolkit.costs import UnknownModelError, resolve
 from toolkit.costs.text import VocabularyError
@@ -328,3 +328,20 @@ def test_ctrl_c_is_one_line_and_exit_130(module: str, attribute: str, argv: list
     assert main(argv) == INTERRUPTED == 130
     captured = capsys.readouterr()
     assert captured.err == f"toolkit {argv[0]}: interrupted\n" and captured.out == ""
+
+
+@pytest.mark.parametrize("reads", [0, 1])
+def test_a_reader_that_closes_early_ends_the_command_quietly(reads: int) -> None:
+    """``toolkit info DATA | head -1``: a reader that closes standard output (before reading, or after
+    a line) ends the command without a traceback, with 141 (``BROKEN_PIPE``, 128 + SIGPIPE) where a
+    write met the closed pipe; after a line the rest may still fit the pipe's buffer, and then it is 0."""
+    command = subprocess.Popen([sys.executable, "-m", "toolkit.cli", "info", str(DATA)], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert command.stdout is not None and command.stderr is not None
+    lines = [command.stdout.readline() for _ in range(reads)]
+    command.stdout.close()
+    err = command.stderr.read().decode()
+    code = command.wait(timeout=120)
+    assert err == ""
+    assert code == BROKEN_PIPE == 141 if not reads else code in (0, BROKEN_PIPE)
+    assert all(line.startswith(b"files ") for line in lines)

@@ -390,9 +390,9 @@ def test_a_second_store_of_the_same_sessions_names_the_option(tmp_path: Path) ->
 def test_an_eval_member_that_inflates_like_a_bomb_is_a_problem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import zipfile
 
-    from toolkit.corpus.formats import inspect_log
+    from toolkit import inflating
 
-    monkeypatch.setattr(inspect_log, "INFLATED_FREELY", 1 << 20)  # the bound, scaled down to a test's size
+    monkeypatch.setattr(inflating, "INFLATED_FREELY", 1 << 20)  # the bound, scaled down to a test's size
     path = tmp_path / "bomb.eval"
     header = {"version": 2, "status": "success", "eval": {"task": "t", "model": "openai/gpt-4o"}}
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:

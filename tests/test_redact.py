@@ -739,6 +739,54 @@ def test_command_refuses_to_write_inside_its_source(tmp_path: Path, capsys: pyte
     assert not (source / "out").exists()
 
 
+def test_a_file_that_inflates_past_the_bound_is_refused_naming_it_and_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The importer's bound on inflating (``toolkit.inflating``) holds here too: a ZIP member or a
+    gzip, bzip2 or xz file past it is refused, read no further than the bound."""
+    import bz2
+    import lzma
+
+    from toolkit import inflating
+
+    monkeypatch.setattr(inflating, "INFLATED_FREELY", 1 << 20)  # the bound, scaled down to a test's size
+    source = tmp_path / "src"
+    source.mkdir()
+    bomb = b'{"text": "' + b" " * (8 << 20) + b'"}'
+    with zipfile.ZipFile(source / "bomb.eval", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", "{}")
+        archive.writestr("samples/1_epoch_1.json", bomb)
+    (source / "bomb.jsonl.gz").write_bytes(gzip.compress(bomb))
+    (source / "bomb.jsonl.bz2").write_bytes(bz2.compress(bomb))
+    (source / "bomb.jsonl.xz").write_bytes(lzma.compress(bomb))
+    (source / "small.jsonl.gz").write_bytes(gzip.compress(b'{"to": "jane.roe@acme-widgets.io"}' + b" " * (512 << 10)))
+    assert command([str(source), "-o", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    refused = {line.split()[1]: line for line in out.splitlines() if line.lstrip().startswith("refused")}
+    assert set(refused) == {"bomb.eval", "bomb.jsonl.gz", "bomb.jsonl.bz2", "bomb.jsonl.xz"}, out
+    assert "member samples/1_epoch_1.json inflates past 1 MiB from " in refused["bomb.eval"]
+    for name in ("bomb.jsonl.gz", "bomb.jsonl.bz2", "bomb.jsonl.xz"):
+        assert "-compressed: it inflates past 1 MiB from " in refused[name], refused[name]
+        assert "the bound is 100 times the stored size, at least 1 MiB, at most 2048 MiB" in refused[name]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["small.jsonl.gz"]
+    assert b"<redacted:email:1>" in gzip.decompress((tmp_path / "out" / "small.jsonl.gz").read_bytes())
+    assert command(["--verify", str(source), "--json"]) == 1
+    leaks = json.loads(capsys.readouterr().out)["leaks"]
+    assert {(leak["path"], leak["kind"]) for leak in leaks if leak["kind"] == "unreadable"} == {
+        (name, "unreadable") for name in refused}
+
+
+def test_the_help_says_what_becomes_of_compressed_files_and_archive_members(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        command(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "members' names redacted too" in text
+    assert "gzip, bzip2 and xz files are decompressed, redacted and compressed again" in text
+    assert "A zstd or 7z file, a file or ZIP member that would inflate past 100 times" in text
+
+
 # --- the shared corpora ------------------------------------------------------------------------
 
 

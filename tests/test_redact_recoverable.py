@@ -2,11 +2,13 @@
 them, in copies of the shared corpora (Claude Code JSONL, Codex JSONL, a Gemini CLI session, a
 pydantic-ai YAML cassette, an inspect ``.eval`` archive, an aider Markdown history), hidden the ways
 readers undo and raw scans do not: JSON ``\\u`` and ``\\/`` escapes (also two levels deep), base64
-and hex dumps of a ``.env``, provider keys that only their variable's name announces, passwords on
-command lines, an AWS secret in CLI output, a file with one invalid UTF-8 byte, a token in a file
-name, the home folder's user name in a second file. The check that nothing is left is written here,
+and hex dumps of a ``.env`` (also ones followed by a word of their alphabet, ``Done``), provider keys
+that only their variable's name announces, passwords on command lines, an AWS secret in CLI output,
+a file with one invalid UTF-8 byte, a token in a file name and one in an archive member's name, the
+home folder's user name in a second file. The check that nothing is left is written here,
 independently of ``toolkit.redact``: it decodes every JSON and YAML string (and JSON inside them),
-every base64 and hex run, each file's bytes and each path.
+every base64 and hex run (also without its last line), each file's bytes and each path (of a file or
+an archive's member).
 
 Planted secrets are generated at run time from a fixed seed, prefixes split, so that no secret
 scanner flags this file."""
@@ -86,6 +88,10 @@ def secrets() -> dict[str, str]:
         "anthropic key in a file with an invalid UTF-8 byte (aider)": "sk-" + "ant-api03-" + token(rng, 93) + "AA",
         "github token in a file name": "gh" + "p_" + token(rng, 36),
         "home folder user name in a second file (Gemini)": USER,
+        "one-line base64 (base64 -w0) followed by Done: STRIPE_API_KEY (Gemini output)": "sk" + "_live_" + token(rng, 40),
+        "base64 with a full last line followed by EOF: SESSION_SECRET (Codex output)": token(rng, 32),
+        "hex with a full last line followed by Done: MAILGUN_API_KEY (Codex output)": "key-" + token(rng, 32, HEX),
+        "github token in the name of an .eval member": "gh" + "p_" + token(rng, 36),
     }
 
 
@@ -94,6 +100,13 @@ def secrets() -> dict[str, str]:
 
 def jsonl(records: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def full_lines(text: str, width: int) -> bytes:
+    """``text`` after a comment line as long as it takes for its bytes to fill whole lines of ``width``
+    (57 bytes are a line of ``base64``, 30 one of ``xxd -p``; 3 bytes, base64 without ``=`` padding)."""
+    head = "# " + "-" * (-(len(text.encode()) + 3) % width) + "\n"
+    return (head + text).encode()
 
 
 def escape(raw: str, literal: str, escaped: str) -> str:
@@ -142,6 +155,12 @@ def plant(root: Path) -> dict[str, str]:
     hexdump = f"GROQ_API_KEY={s[keys[8]]}\nPORT=8080\n".encode().hex()
     inner["output"] += (f"\ngit remote -v: token {s[keys[2]]}\n$ xxd -p .env\n"
                         + "\n".join(hexdump[i:i + 60] for i in range(0, len(hexdump), 60)) + "\n")
+    # runs whose last line is full, followed by a word of their alphabet that is no part of them
+    inner["output"] += ("$ base64 .env.prod; echo EOF\n" + base64.encodebytes(full_lines(
+        f"SESSION_SECRET={s[keys[25]]}\n", 57)).decode() + "EOF\n")
+    hexdump = full_lines(f"MAILGUN_API_KEY={s[keys[26]]}\n", 30).hex()
+    inner["output"] += ("$ xxd -p .env.mail && echo Done\n"
+                        + "\n".join(hexdump[i:i + 60] for i in range(0, len(hexdump), 60)) + "\nDone\n")
     output["output"] = json.dumps(inner)
     raw = jsonl(records)
     ghp = s[keys[2]]
@@ -162,7 +181,8 @@ def plant(root: Path) -> dict[str, str]:
                     for c in m.get("toolCalls") or [] if "output" in c["result"][0]["functionResponse"]["response"])
     response["output"] += (f"\n$ cat .env\nOPENROUTER_API_KEY={s[keys[9]]}\nDEEPSEEK_API_KEY={s[keys[10]]}\n"
                            f"HF_TOKEN={s[keys[11]]}\nGROQ_API_KEY={s[keys[12]]}\n$ whoami\n{USER}\n"
-                           f"$ echo $HOME\n/home/{USER}\n")
+                           f"$ echo $HOME\n/home/{USER}\n$ base64 -w0 .env.stripe; echo; echo Done\n"
+                           + base64.b64encode(full_lines(f"STRIPE_API_KEY={s[keys[24]]}\n", 3)).decode() + "\nDone\n")
     raw = json.dumps(session, ensure_ascii=False, indent=2)
     raw = escape(raw, s[keys[3]], s[keys[3]].replace("@", "\\u0040"))
     raw = escape(raw, "postgres://app:", "postgres:\\/\\/app:")
@@ -197,12 +217,13 @@ def plant(root: Path) -> dict[str, str]:
                                                       + "\n" + json.dumps({"DB_PASSWORD": s[keys[17]]}))
                 data = json.dumps(sample).encode()
             archive.writestr(info, data)
+        archive.writestr(f"attachments/clone-{s[keys[27]]}.log", "cloned\n")
 
     # aider: one invalid byte in the prose, a key elsewhere
     path = corpus / SOURCES["aider"]
     data = path.read_bytes().replace(b"Repo-map:", b"Repo-map\xff:", 1)
     path.write_bytes(data + f"\n#### use {s[keys[21]]} please  \n".encode())
-    assert len(keys) == 24
+    assert len(keys) == 28
     return s
 
 
@@ -246,12 +267,15 @@ RUN = re.compile(r"(?:[A-Za-z0-9+/]{16,}={0,2}\n?)+")
 
 
 def decoded_runs(text: str) -> Iterator[str]:
+    """Each run of base64 or hex lines decoded, and decoded again without its last line: a word of the
+    alphabet after a dump (``Done``, ``EOF``) reads as one more line of it and spoils the whole."""
     for match in RUN.finditer(text):
-        payload = match.group().replace("\n", "")
-        if len(payload) % 2 == 0 and all(c in string.hexdigits for c in payload):
-            yield bytes.fromhex(payload).decode("utf-8", "replace")
-        with contextlib.suppress(binascii.Error, ValueError):
-            yield base64.b64decode(payload + "=" * (-len(payload) % 4)).decode("utf-8", "replace")
+        lines = match.group().split("\n")
+        for payload in {"".join(lines), "".join(lines[:-1]), "".join(lines[:-2])} - {""}:
+            if len(payload) % 2 == 0 and all(c in string.hexdigits for c in payload):
+                yield bytes.fromhex(payload).decode("utf-8", "replace")
+            with contextlib.suppress(binascii.Error, ValueError):
+                yield base64.b64decode(payload + "=" * (-len(payload) % 4)).decode("utf-8", "replace")
 
 
 def readings(root: Path) -> Iterator[tuple[str, str]]:
@@ -266,6 +290,7 @@ def readings(root: Path) -> Iterator[tuple[str, str]]:
         if data.startswith(b"PK\x03\x04"):
             with zipfile.ZipFile(path) as archive:
                 members = [(f"{rel}!{n}", archive.read(n)) for n in archive.namelist()]
+            yield from ((f"{where} (its name)", where) for where, _ in members)
         for where, content in members:
             text = content.decode("utf-8", "surrogateescape")
             yield where, text
@@ -355,6 +380,7 @@ def test_verify_passes_on_the_copy_and_fails_on_the_original(
                  "anthropic-key", "home-user", "url-password", "google-key"):
         assert f": {kind} (" in printed, kind
     assert re.search(r"codex/rollout-[^ ]*\.jsonl: github-token", printed)
+    assert re.search(r"trajectories/inspect_popularity\.eval: github-token", printed)
 
 
 def test_the_copy_loads_with_the_same_counts(redacted: tuple[Path, Path, dict[str, str], Any, Any]) -> None:
@@ -440,3 +466,33 @@ def test_compressed_and_utf16_files_are_redacted_zstd_refused_and_verify_names_w
     assert key not in json.dumps(data)
     assert main(["redact", str(src)]) == 2
     assert "give -o OUT" in capsys.readouterr().err
+
+
+def test_a_word_of_the_alphabet_beside_a_dump_hides_nothing(tmp_path: Path) -> None:
+    """A line of base64 characters after a dump (or before it) is no part of it: the dump is still
+    decoded, its secret replaced and the word kept; ``verify`` of the original names each file."""
+    from toolkit.redact import redact_and_verify, verify
+
+    rng = random.Random(31)
+    planted = {name: token(rng, 32) for name in ("w0", "eof", "hex", "before")}
+    src = tmp_path / "src"
+    src.mkdir()
+    dumps = {
+        "w0": "$ base64 -w0 .env; echo; echo Done\n" + base64.b64encode(full_lines(
+            f"API_SECRET={planted['w0']}\n", 3)).decode() + "\nDone\n",
+        "eof": "$ base64 .env; echo EOF\n" + base64.encodebytes(full_lines(
+            f"API_SECRET={planted['eof']}\n", 57)).decode() + "EOF\n",
+        "hex": "$ xxd -p -c0 .env && echo Done\n" + full_lines(f"API_SECRET={planted['hex']}\n", 1).hex() + "\nDone\n",
+        "before": "ReleaseCandidateBuild2026x\n" + base64.encodebytes(
+            f"API_SECRET={planted['before']}\nLOG_LEVEL=debug\n# {'-' * 80}\n".encode()).decode(),
+    }
+    for name, text in dumps.items():
+        (src / f"{name}.json").write_text(json.dumps({"output": text}))
+    assert {leak.path for leak in verify(src, homes=())} == {f"{name}.json" for name in dumps}
+    summary, leaks = redact_and_verify(src, tmp_path / "out", homes=())
+    assert leaks == () and {f.status for f in summary.files} == {"redacted"}
+    assert {label: where for label, where in recoverable(tmp_path / "out", planted).items() if where} == {}
+    words = {"w0": "Done", "eof": "EOF", "hex": "Done", "before": "ReleaseCandidateBuild2026x"}
+    for name, text in dumps.items():
+        copy = json.loads((tmp_path / "out" / f"{name}.json").read_text())["output"]
+        assert words[name] in copy.splitlines() and copy.count("\n") == text.count("\n"), name

@@ -9,7 +9,9 @@ the commands from the table in ``commands.py`` and imports none of them, so it s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -49,6 +51,10 @@ def _command(argv: Sequence[str]) -> str | None:
 
 INTERRUPTED = 130
 """The exit code of a command stopped by Ctrl-C: 128 + SIGINT, as a shell reports it."""
+BROKEN_PIPE = 141
+"""The exit code of a command whose reader closed standard output early (``toolkit info | head -1``):
+128 + SIGPIPE, what a shell reports for a program SIGPIPE ended, as it ends ``cat`` or ``grep``
+there. Not 0: under ``set -o pipefail`` a reader that stopped early is seen, as with those."""
 
 
 class _Heard:
@@ -69,7 +75,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     value, a missing path, a file that cannot be read) is one line on standard error and exit code
     2, as argparse does for a bad option, so no subcommand catches errors only to print them. Ctrl-C
     is one line too, and exit code 130, not a traceback, whatever error it surfaced as and even when
-    something swallowed it."""
+    something swallowed it. A standard output its reader closed (``| head -1``) ends the command
+    quietly with exit code 141 (``BROKEN_PIPE``), as SIGPIPE ends other programs of a pipeline."""
+    try:
+        try:
+            code = _main(argv)
+        except SystemExit:  # argparse's --help and usage errors: what they printed is flushed here
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()  # here, not at exit, where a closed output is a message Python prints
+    except BrokenPipeError:
+        return _closed_stdout()
+    return code
+
+
+def _closed_stdout() -> int:
+    """Standard output pointed at the null device, so that the flush at exit, which would fail
+    again on the closed pipe, writes nowhere (the recipe of Python's ``signal`` documentation,
+    "Note on SIGPIPE")."""
+    with contextlib.suppress(OSError, ValueError):  # a stand-in without a descriptor (a test's capture)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     command = _command(words)
     parser = build_parser(command or "")
@@ -108,4 +139,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["COMMANDS", "INTERRUPTED", "Command", "build_parser", "help_for", "main"]
+__all__ = ["BROKEN_PIPE", "COMMANDS", "INTERRUPTED", "Command", "build_parser", "help_for", "main"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from toolkit.cli.commands import help_for, require_empty_folder_refused
 from toolkit.errors import InvalidInput
+from toolkit.inflating import INFLATE_RATIO, INFLATED_FREELY, INFLATED_MOST
 from toolkit.redact import Leak, RedactionSummary, redact, redact_and_verify, verify
 
 
@@ -85,8 +86,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "user names replaced by placeholders such as <redacted:openai-key:1>, in file names too; every file "
         "keeps its format. Secrets are looked for as readers see them: with JSON escapes undone, inside "
         "base64 and hex runs and the base64 or gzip bodies of recorded exchanges (encoded back as they "
-        "were), in files that are not UTF-8 byte for byte. A compressed file, or one with a secret that "
-        "cannot be replaced, is refused (listed, not copied). --verify reads the copy again with the same "
+        "were), in files that are not UTF-8 byte for byte. ZIP archives (inspect .eval) are rewritten member "
+        "by member, members' names redacted too; gzip, bzip2 and xz files are decompressed, redacted and "
+        "compressed again. A zstd or 7z file, a file or ZIP member that would inflate past "
+        f"{INFLATE_RATIO} times its compressed size (at least {INFLATED_FREELY >> 20} MiB, at most "
+        f"{INFLATED_MOST >> 30} GiB, the importer's bound), or a file with a secret that cannot be replaced, "
+        "is refused (listed with the reason, not copied). --verify reads the copy again with the same "
         "decoders and fails if anything is left. Exit status: 0 done, 1 some file refused or not read or "
         "written, or --verify found something (listed), 2 bad arguments.",
     )

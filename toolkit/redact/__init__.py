@@ -12,7 +12,8 @@ run, so a redacted session still reads coherently.
 It looks for secrets the way readers will read the copy, since a redaction that leaks is worse than
 none: raw, with JSON escapes undone (``views``), inside base64 and hex runs of tool output
 (``runs``) and the base64 (maybe gzip) bodies of cassettes (``bodies``), each encoded back as it
-was, and in file and folder names. What cannot be replaced is not copied: the file is refused.
+was, and in file, folder and archive member names. What cannot be replaced is not copied: the file
+is refused.
 
 Detection reuses the regexes of detect-secrets' plugins where it has them (AWS, GitHub, GitLab,
 Slack, Stripe, JWT, private-key headers, URL credentials, OpenAI, PyPI, SendGrid), adds the formats

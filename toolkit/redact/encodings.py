@@ -1,7 +1,8 @@
 """How a file's bytes hold its text: UTF-8, UTF-16 with a byte-order mark (what Windows PowerShell
 writes on ``>``), or bytes that are neither (each invalid byte kept as a lone surrogate, so the text
-is written back byte for byte around the replacements); maybe gzip-, bzip2- or xz-compressed. A file
-is read to its text this way and written back the same way, so no file is copied unread."""
+is written back byte for byte around the replacements); maybe gzip-, bzip2- or xz-compressed (and
+decompressed only up to ``toolkit.inflating``'s bound). A file is read to its text this way and
+written back the same way, so no file is copied unread."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import lzma
 import zlib
 from dataclasses import dataclass
 from typing import Literal, assert_never
+
+from toolkit.inflating import Inflated, decompress
 
 Charset = Literal["utf-8", "bytes", "utf-16-le", "utf-16-be"]
 Compression = Literal["", "gzip", "bzip2", "xz"]
@@ -51,14 +54,17 @@ def read(data: bytes) -> tuple[str, Encoding] | str:
     mtime = 0
     for magic, compressed in _COMPRESSIONS:
         if data.startswith(magic):
+            what = f"{compressed}-compressed: it"
             try:
                 if compressed == "gzip":
                     mtime = int.from_bytes(data[4:8], "little")
-                    data = gzip.decompress(data)
+                    data = decompress(data, lambda raw: gzip.GzipFile(fileobj=raw), what)
                 elif compressed == "bzip2":
-                    data = bz2.decompress(data)
+                    data = decompress(data, bz2.BZ2File, what)
                 else:
-                    data = lzma.decompress(data)
+                    data = decompress(data, lzma.LZMAFile, what)
+            except Inflated as exc:
+                return f"{exc}: a bomb, or too large to read, so it is not copied"
             except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
                 return f"{compressed}-compressed but does not decompress ({exc}), so it is not copied"
             compression = compressed

@@ -4,6 +4,7 @@ inspect ``.eval`` log member by member) and written to the copy, and what the ru
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import zipfile
@@ -16,6 +17,7 @@ from typing import Any, Literal
 
 from toolkit.corpus import SKIP_DIRS
 from toolkit.errors import InvalidInput, MissingPath
+from toolkit.inflating import Inflated, zip_member
 from toolkit.redact.bodies import (
     _coalesce,
     _Contents,
@@ -38,8 +40,9 @@ class FileReport:
     """What redaction did to one file: ``redacted`` (secrets replaced), ``clean`` (scanned, copied
     as is), ``partial`` (scanned and copied, secrets found replaced, but some part could not be
     scanned: a recorded body that does not decode; ``reason`` says which), ``refused`` (not copied:
-    compressed, so it cannot be read, or holding a secret that cannot be replaced), ``skipped`` (a
-    version-control or tool directory, not copied) or ``error`` (could not be read or written).
+    compressed in a way that cannot be read or past the bound on inflating, or holding a secret that
+    cannot be replaced), ``skipped`` (a version-control or tool directory, not copied) or ``error``
+    (could not be read or written).
     A file that is not UTF-8 is read byte for byte (``reason`` says so) and redacted like text.
     ``path`` is where the file sits in the copy, its secrets replaced in its name too."""
 
@@ -115,10 +118,13 @@ class _Plan:
     """Per zip member (``""`` for a plain text file)."""
     encodings: dict[str, Encoding] = field(default_factory=dict)
     """How each member (``""``: the file) holds its text, where that is not plain UTF-8."""
+    names: tuple[Finding, ...] = ()
+    """The secrets in the names of a ZIP archive's members (a folder or file named for a token)."""
 
     def findings(self) -> Iterator[Finding]:
         for contents in self.texts.values():
             yield from contents.all_findings()
+        yield from self.names
 
     def unscanned(self) -> list[str]:
         return [reason for contents in self.texts.values() for reason in contents.unscanned]
@@ -162,12 +168,14 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
     tells the caller to)."""
     texts: dict[str, _Contents] = {}
     encodings: dict[str, Encoding] = {}
+    names: list[Finding] = []
     try:
         with zipfile.ZipFile(source) as archive:
             for info in archive.infolist():
+                names.extend(_name_findings(info.filename, rules))
                 if info.is_dir():
                     continue
-                opened = read(archive.read(info))
+                opened = read(zip_member(archive, info))
                 if isinstance(opened, str):
                     return _Plan(source, rel, "refused", f"member {info.filename}: {opened}")
                 text, encodings[info.filename] = opened
@@ -175,11 +183,13 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
                 texts[info.filename] = _Contents(
                     contents.findings, contents.bodies, tuple(f"{info.filename}: {r}" for r in contents.unscanned),
                     contents.viewed)
+    except Inflated as exc:
+        return _Plan(source, rel, "refused", f"{exc}: a zip bomb, or too large to read, so it is not copied")
     except _ZIP_ERRORS as exc:
         return _Plan(source, rel, "error", f"a ZIP archive that cannot be read ({type(exc).__name__}: {exc})")
     notes = sorted({note for e in encodings.values() if (note := e.note())})
     reason = f"members: {'; '.join(notes)}" if notes else None
-    return _Plan(source, rel, "zip", reason, texts=texts, encodings=encodings)
+    return _Plan(source, rel, "zip", reason, texts=texts, encodings=encodings, names=tuple(names))
 
 
 def _walk(root: Path) -> list[_Plan]:
@@ -316,8 +326,11 @@ def redact(
     Every file is read as text (byte for byte where it is not UTF-8) and written with placeholders
     in place of secrets: seen raw, with JSON escapes undone, inside base64 and hex runs and inside
     the base64 (and gzip) bodies of recorded exchanges (each encoded back as it was), and in file
-    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member. A compressed
-    file, or one holding a secret that cannot be replaced, is refused: reported, not copied.
+    and folder names. ZIP archives (inspect ``.eval``) are rewritten member by member, the names of
+    members redacted too; gzip, bzip2 and xz files are decompressed, redacted and compressed again.
+    A file compressed in a way the
+    standard library cannot undo (zstd, 7z), one that would inflate past ``toolkit.inflating``'s
+    bound, or one holding a secret that cannot be replaced, is refused: reported, not copied.
     Version-control and tool directories (``.git``, ``.venv``...) are not copied. A file that cannot
     be read or written is reported with its reason and the run goes on. Raises ``InvalidInput`` (a
     ``ValueError``), before writing anything, when ``out`` is ``path`` or a file of the copy would
@@ -367,7 +380,7 @@ def _redact(
         for plan in plans:
             rel, renamed = _renamed(plan.rel, rules, known, placeholders, len(rules))
             where = destination if not source.is_dir() else destination / rel
-            report = _write(plan, where, known, placeholders, len(rules), rel, renamed)
+            report = _write(plan, where, known, placeholders, rules, rel, renamed)
             by_kind.update(report.findings)
             reports.append(report)
             bar.update(1)
@@ -392,15 +405,15 @@ def _report(plan: _Plan, counts: Counter[str], unscanned: Sequence[str] = (), re
     return FileReport(rel, status, _ordered(counts), "; ".join(notes) or None)
 
 
-def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int, rel: str,
+def _write(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, rules: Sequence[_Rule], rel: str,
            renamed: Counter[str]) -> FileReport:
     if plan.mode in ("error", "skipped", "refused"):
         return _report(plan, renamed, rel=rel)
     try:
         if plan.mode == "zip":
-            done = _write_zip(plan, where, known, placeholders, priority)
+            done = _write_zip(plan, where, known, placeholders, rules)
         else:
-            done = _write_text(plan, where, known, placeholders, priority)
+            done = _write_text(plan, where, known, placeholders, len(rules))
     except (OSError, UnicodeError, *_ZIP_ERRORS) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return FileReport(rel, "error", reason=f"cannot write the copy: {reason}")
@@ -426,15 +439,18 @@ def _write_text(plan: _Plan, where: Path, known: _Known, placeholders: _Placehol
     return done
 
 
-def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders, priority: int) -> _Redacted:
+def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placeholders,
+               rules: Sequence[_Rule]) -> _Redacted:
+    """An archive rewritten member by member, the secrets in members' names replaced too."""
     counts: Counter[str] = Counter()
     reasons: list[str] = []
     left = 0
+    priority = len(rules)
     members: list[tuple[zipfile.ZipInfo, bytes]] = []
     with zipfile.ZipFile(plan.source) as archive:
         comment = archive.comment
         for info in archive.infolist():
-            data = archive.read(info)
+            data = zip_member(archive, info)
             if info.filename in plan.texts:
                 text, encoding = _text(data)
                 done = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)
@@ -443,6 +459,11 @@ def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placehold
                 if done.text != text:
                     data = write(done.text, encoding)
                     counts.update(done.counts)
+            name, renamed = _renamed(info.filename, rules, known, placeholders, priority)
+            if renamed:
+                info = copy.copy(info)
+                info.filename = info.orig_filename = name
+                counts.update(renamed)
             members.append((info, data))
     done = _Redacted("", counts, reasons, left)
     if left:

@@ -3,7 +3,13 @@ a token pasted encoded. A run of base64 (or hex) characters long enough to hold 
 of one width (``base64`` wraps at 76, ``xxd -p`` at 60) joined by real or escaped line breaks, is
 decoded; where it spells text, that text is scanned like any other (``bodies`` encodes it back with
 the secrets replaced). Runs that decode to no text (images, hashes, random identifiers) are left
-alone."""
+alone.
+
+A word of the alphabet on the line after a dump (``Done``, ``EOF``) reads as its last line where the
+dump's own last line is full (``base64 -w0`` writes one line, which is always full), and spoils the
+decoding of the whole; so a run that does not decode is tried again without its last line. A line
+before a dump can join it too (the dump's lines are then wider or narrower than that one): where a
+run of one or two lines does not decode, the next run starts at its second line."""
 
 from __future__ import annotations
 
@@ -46,10 +52,9 @@ def _chunks(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The lines of a run that belong together: all as wide as the first but the last, which may be
-    narrower."""
-    spans = _chunks(text, start, end)
+def _lines(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The first lines of ``spans`` that belong together: all as wide as the first but the last,
+    which may be narrower."""
     if not spans:
         return []
     width = spans[0][1] - spans[0][0]
@@ -87,20 +92,31 @@ def decode_run(payload: str) -> tuple[str, Literal["base64", "hex"]] | None:
 def runs(text: str) -> Iterator[Run]:
     """Every encoded run of ``text`` that spells text, in order."""
     for match in _RUN.finditer(text):
-        lines = _lines(text, *match.span())
-        if not lines:
-            continue
-        start, end = lines[0][0], lines[-1][1]
-        payload = "".join(text[a:b] for a, b in lines)
-        if len(payload) < 24:
-            continue
-        decoded = decode_run(payload)
-        if decoded is None:
-            continue
-        spelled, alphabet = decoded
-        yield Run(start, end, tuple((a - start, b - start) for a, b in lines), spelled, alphabet,
-                  padded=payload.endswith("=") or len(payload) % 4 == 0,
-                  upper=alphabet == "hex" and any(c in "ABCDEF" for c in payload))
+        spans = _chunks(text, *match.span())
+        i = 0
+        while i < len(spans):
+            lines = _lines(text, spans[i:])
+            run = _run(text, lines) or (_run(text, lines[:-1]) if len(lines) > 1 else None)
+            if run is not None:
+                i += len(run.chunks)
+                yield run
+            else:  # a line before the dump may have taken its first line: start again after it
+                i += 1 if len(lines) <= 2 else len(lines)
+
+
+def _run(text: str, lines: list[tuple[int, int]]) -> Run | None:
+    """The run of ``lines`` (spans of ``text``), where they spell text."""
+    start, end = lines[0][0], lines[-1][1]
+    payload = "".join(text[a:b] for a, b in lines)
+    if len(payload) < 24:
+        return None
+    decoded = decode_run(payload)
+    if decoded is None:
+        return None
+    spelled, alphabet = decoded
+    return Run(start, end, tuple((a - start, b - start) for a, b in lines), spelled, alphabet,
+               padded=payload.endswith("=") or len(payload) % 4 == 0,
+               upper=alphabet == "hex" and any(c in "ABCDEF" for c in payload))
 
 
 def encode_run(text: str, alphabet: Literal["base64", "hex"], padded: bool, upper: bool) -> str:

@@ -48,7 +48,7 @@ from toolkit.corpus.formats.shapes import (
     surface_hash,
     text_of,
 )
-from toolkit.errors import InvalidInput
+from toolkit.inflating import Inflated, zip_member
 from toolkit.jsontext import json_text, loads, stringify
 from toolkit.record import (
     ROLES,
@@ -244,45 +244,13 @@ def _read_eval_zip(path: Path, ctx: ImportContext) -> list[Session]:
     return [session for _, session in loaded]
 
 
-INFLATED_FREELY = 256 << 20
-"""Bytes any member may inflate to."""
-INFLATE_RATIO = 100
-"""Beyond ``INFLATED_FREELY``, how many times its stored size a member may inflate to: JSON deflates
-about 5 to 20 times, and DEFLATE cannot pass about 1032 (zlib's technical details, "Maximum
-compression factor", https://www.zlib.net/zlib_tech.html); a member far past what JSON gives is a
-zip bomb, read only to fill memory."""
-INFLATED_MOST = 2 << 30
-"""Bytes no member is inflated beyond, whatever its stored size."""
-
-
-class Inflated(InvalidInput):
-    """A member inflating past its bounds (``INFLATED_FREELY``, ``INFLATE_RATIO``, ``INFLATED_MOST``)."""
-
-
-def _inflate(archive: zipfile.ZipFile, member: str) -> bytes:
-    """A member's bytes, read a piece at a time and given up on once past its bounds, whatever size
-    its header claims (a header can lie)."""
-    info = archive.getinfo(member)
-    bound = min(max(INFLATED_FREELY, INFLATE_RATIO * info.compress_size), INFLATED_MOST)
-    parts: list[bytes] = []
-    held = 0
-    with archive.open(info) as handle:
-        while part := handle.read(1 << 20):
-            held += len(part)
-            if held > bound:
-                raise Inflated(f"member inflates past {bound >> 20} MiB from {info.compress_size} bytes stored "
-                               f"(a zip bomb, or a sample too large to read); left out")
-            parts.append(part)
-    return b"".join(parts)
-
-
 def _member_json(archive: zipfile.ZipFile, member: str, path: Path, ctx: ImportContext) -> tuple[Any, bytes]:
     """A member's parsed JSON and its bytes (``None`` and a problem when it cannot be read)."""
     where = f"{ctx.name(path)}:{member}"
     try:
-        data = _inflate(archive, member)
+        data = zip_member(archive, member)
     except Inflated as exc:
-        ctx.problem(where, None, str(exc))
+        ctx.problem(where, None, f"{exc} (a zip bomb, or a sample too large to read); left out")
         return None, b""
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError) as exc:
         ctx.problem(where, None, f"member cannot be read from the archive: {exc}")
