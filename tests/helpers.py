@@ -26,6 +26,7 @@ import pytest
 from PIL import Image as PILImage
 
 from tests.conftest import CORPORA, corpus_files, missing_package
+from toolkit.browse import showcase
 from toolkit.compaction.summaries import Summary
 from toolkit.corpus import Corpus
 from toolkit.record import (
@@ -111,13 +112,13 @@ def readable_corpora() -> list[Path]:
 
 
 def showcases(corpus: Corpus) -> dict[str, Session]:
-    """Per format of ``corpus``, its session with the most kinds of block (the shortest of those):
-    the one that shows most of what a reader of that format draws."""
+    """Per format of ``corpus`` that has a session with messages, its ``toolkit.browse.showcase``: the
+    one that shows most of what a reader of that format draws."""
     chosen: dict[str, Session] = {}
     for name in sorted({s.format for s in corpus.sessions}):
         candidates = [s for s in corpus.sessions if s.format == name and s.messages]
         if candidates:
-            chosen[name] = min(candidates, key=lambda s: (-len({b.kind for _, b in s.blocks()}), len(s.messages)))
+            chosen[name] = showcase(candidates)
     return chosen
 
 

@@ -14,17 +14,21 @@ import pytest
 
 from tests.conftest import DATA
 from tests.helpers import IMAGES, PICTURE, chain, png, readable_corpora, session, showcases
-from toolkit.browse import bodies, browser, fragment, layout, message_anchor, page, session_anchor
+from toolkit.browse import bodies, browser, fragment, layout, message_anchor, page, session_anchor, showcase
+from toolkit.browse.rendering import shown
 from toolkit.browse.usage import message_usage
 from toolkit.cli import main
 from toolkit.corpus import Corpus, load
 from toolkit.costs import context_tokens
+from toolkit.errors import InvalidInput
 from toolkit.record import (
+    Block,
     Event,
     Image,
     Message,
     Opaque,
     Reasoning,
+    Role,
     Session,
     SourceRef,
     Text,
@@ -256,6 +260,45 @@ def test_show_writes_a_page_and_refuses_bad_input_in_one_line(tmp_path: Path, ca
         assert code == 2 and len(err.strip().splitlines()) == 1 and said in err, (args, err)
 
 
+def test_the_showcase_shows_the_most_with_the_least() -> None:
+    """More kinds of block beat length; among equals more kinds of marker (a compaction, a branch
+    point), then fewer messages; a session without messages only where none has any."""
+    def made(sid: str, *blocks: tuple[Role, tuple[Block, ...]], events: tuple[Event, ...] = ()) -> Session:
+        messages = chain(*((f"{sid}{i}", role, b) for i, (role, b) in enumerate(blocks)))
+        return Session(sid, "test", tuple(messages), messages[-1].id, events=events)
+
+    words: tuple[Role, tuple[Block, ...]] = ("user", (Text("hi"),))
+    long_plain = made("long", *([words] * 40))
+    called = made("called", words, ("assistant", (ToolUse("c1", "ls", {}),)), ("user", (ToolResult("c1", "a"),)))
+    pictured = made("pictured", words, ("assistant", (ToolUse("c1", "ls", {}),)),
+                    ("user", (ToolResult("c1", "a", images=(PICTURE,)),)))
+    compacted = made("compacted", words, words, ("assistant", (ToolUse("c1", "ls", {}),)),
+                     ("user", (ToolResult("c1", "a"),)), events=(Event("compaction", "compact_boundary"),))
+    empty = Session("empty", "test", (), None)
+    assert shown(pictured) == (frozenset({"text", "tool_use", "tool_result", "image"}), frozenset())
+    assert showcase([long_plain, called]) is called, "more kinds of block beat a longer session"
+    assert showcase([called, pictured]) is pictured, "an image inside a result is an image shown"
+    assert showcase([called, compacted]) is compacted, "a compaction marker breaks the tie before length"
+    assert showcase([made("longer", *([words] * 3)), made("short", words)]).id == "short"
+    assert showcase([empty, long_plain]) is long_plain and showcase([empty]) is empty
+    with pytest.raises(InvalidInput, match="no session"):
+        showcase([])
+
+
+def test_show_without_a_session_draws_every_block_kind_of_the_demo_in_a_short_session(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``toolkit show data`` opens on a session with every kind of block the demo holds, not on its
+    longest (a page of megabytes that shows no more kinds)."""
+    corpus = load(DATA)
+    code, _, err = run(["show", str(DATA), "-o", str(tmp_path / "page.html")], capsys)
+    assert code == 0
+    chosen = corpus.session(re.search(r"session (\S+) \(", err).group(1))  # type: ignore[union-attr]
+    every = set().union(*(shown(s)[0] for s in corpus.sessions))
+    assert shown(chosen)[0] == every == {"text", "tool_use", "tool_result", "reasoning", "image"}
+    assert len(chosen.messages) < len(corpus.longest().messages) / 5
+    assert chosen is showcase(corpus.sessions)
+
+
 @pytest.mark.parametrize("folder", readable_corpora(), ids=[p.name for p in readable_corpora()])
 def test_the_browser_draws_a_real_session_of_each_format(folder: Path) -> None:
     """Per format of the shared corpora, its session with the most kinds of block (the shortest of
@@ -289,7 +332,7 @@ def test_the_notebook_browser_searches_jumps_and_replays() -> None:
     view = browser(corpus)
     picker, searches, count, found, accordion, drawn = view.children
     query, tool, errors = searches.children
-    assert isinstance(drawn, widgets.HTML) and f'id="{session_anchor(corpus.longest().id)}"' in drawn.value
+    assert isinstance(drawn, widgets.HTML) and f'id="{session_anchor(showcase(corpus.sessions).id)}"' in drawn.value
     errors.value = True
     assert found.options and "blocks match" in count.value
     _, (session_at, index) = found.options[-1]

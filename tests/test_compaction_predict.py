@@ -66,5 +66,5 @@ def test_cli_predict_as_json_and_as_a_table(corpora: Path, capsys: pytest.Captur
     assert main(["compactions", str(corpora / GOLFGOD), "--predict"]) == 0
     header, line = capsys.readouterr().out.splitlines()
     assert header.split()[:5] == ["client", "version", "session", "trigger", "before"]
-    assert line.split()[:7] == ["claude_code", "2.0.22", "fb36f7a7-925d", "auto", "157,932", "58,685",
+    assert line.split()[:7] == ["claude_code", "2.0.22", "fb36f7a7-925d-4642-b220-ec2be3569883", "auto", "157,932", "58,685",
                                 "claude-code-2.0"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import DATA
 from toolkit.cli import main
 from toolkit.compaction.recorded import SCHEMA, history_before, observed
 from toolkit.corpus import load
@@ -222,7 +223,19 @@ def test_cli_lists_the_compactions_as_json_and_as_a_table(corpora: Path,
     assert main(["compactions", str(corpora / GOLFGOD)]) == 0
     header, line = capsys.readouterr().out.splitlines()
     assert header.split()[:4] == ["client", "session", "time", "(UTC)"]
-    assert line.split()[:6] == ["claude_code", "fb36f7a7-925d", "2025-10-21", "00:01:08", "auto", "157,932"]
+    assert line.split()[:6] == ["claude_code", "fb36f7a7-925d-4642-b220-ec2be3569883", "2025-10-21", "00:01:08", "auto", "157,932"]
+
+
+def test_cli_table_names_each_session_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every session id the table prints is the whole id, one ``toolkit show --session`` takes (a
+    cut id names no session)."""
+    ids = {s.id for s in load(DATA).sessions}
+    for args in (["compactions", str(DATA)], ["compactions", str(DATA), "--predict"]):
+        assert main(args) == 0
+        header, *lines = capsys.readouterr().out.splitlines()
+        at = header.split().index("session")  # the columns before it are one word each
+        printed = {line.split()[at] for line in lines}
+        assert len(printed) == 3 and printed <= ids, (args, printed)
 
 
 def test_cli_says_when_there_is_no_compaction(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,11 +16,12 @@ import pytest
 from tests.helpers import Counting, chain, session
 from toolkit.cli import main
 from toolkit.compaction import POLICIES, Policy, decisions, observed, simulate, simulate_corpus, summary
-from toolkit.compaction.simulator import fitting_window, replayed, turns, unrecorded
+from toolkit.compaction.simulator import fitting_window, replayed, simulate_at_windows, turns, unrecorded
 from toolkit.corpus import load
 from toolkit.costs import context_tokens
 from toolkit.costs.caching import input_cost
 from toolkit.costs.calibration import ContextCounter
+from toolkit.costs.windows import window_for
 from toolkit.record import Block, Role, Session, Text, ToolResult, ToolUse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -194,6 +195,29 @@ def test_a_fitting_window_is_three_quarters_of_the_largest_request(demo: list[Se
     assert window == round(int(frame["context_tokens"].max()) * 0.75 / 1000) * 1000  # type: ignore[arg-type]
     again = simulate_corpus(demo, ["gpt-5"], ["ladder"], window=window, progress=False)
     assert again["compactions"].sum() > 0
+
+
+NOTEBOOK_POLICIES = ["none", "elide-only", "claude-code-2.1", "codex", "gemini-cli", "anthropic-context-editing",
+                     "ladder", "ladder-no-summary"]
+"""Notebook 07's default policies."""
+
+
+def test_notebook_07_runs_the_demo_at_the_real_window(demo: list[Session]) -> None:
+    """The demo holds sessions past 200k tokens, so notebook 07's window choice keeps Claude Sonnet
+    4.5's real window (no fallback to a fitted one) and policies compact there."""
+    frame, fitted = simulate_at_windows(demo, ["claude-sonnet-4-5"], NOTEBOOK_POLICIES, progress=False)
+    assert fitted is None
+    assert set(frame["window"].to_list()) == {window_for("claude-sonnet-4-5").input} == {200_000}
+    compacted = frame.group_by("policy").agg(pl.col("compactions").sum()).filter(pl.col("compactions") > 0)
+    assert compacted.height >= 1 and "claude-code-2.1" in compacted["policy"].to_list()
+
+
+def test_the_window_falls_back_only_where_nothing_compacts(demo: list[Session]) -> None:
+    short = [_by_file(demo, "fix-tests")]
+    frame, fitted = simulate_at_windows(short, ["gpt-5"], ["ladder"], progress=False)
+    assert fitted is not None and set(frame["window"].to_list()) == {fitted} and frame["compactions"].sum() > 0
+    given, none = simulate_at_windows(short, ["gpt-5"], ["ladder"], window=400_000, progress=False)
+    assert none is None and set(given["window"].to_list()) == {400_000} and given["compactions"].sum() == 0
 
 
 @pytest.mark.parametrize(("argv", "says"), [

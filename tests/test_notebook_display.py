@@ -5,13 +5,18 @@ empty table as a line saying what is absent."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 from tests.conftest import REPO
+from tests.helpers import ANSWERED, SEEN
 from toolkit.errors import InvalidInput
-from toolkit.notebook import TABLE_ROWS, NoRows, readable, setup
+from toolkit.notebook import TABLE_ROWS, FirstRows, NoRows, readable, setup
+from toolkit.replay.analysis import stability
+from toolkit.replay.charts import stability_by_wire
+from toolkit.surface import SurfaceStore, surfaces
 
 
 @pytest.fixture
@@ -75,3 +80,47 @@ def test_a_percentage_of_a_column_that_is_not_a_share_is_refused() -> None:
         readable(frame, percent=["share"])
     with pytest.raises(InvalidInput, match="'tool' is not a number"):
         readable(frame, percent=["tool"])
+
+
+@pytest.mark.usefixtures("configured")
+def test_a_long_table_shows_its_first_rows_and_how_many_more() -> None:
+    """Past ``TABLE_ROWS`` polars would elide the middle and leave a shape to decode: ``readable``
+    shows the first rows and a line counting the rest, shares converted on the rows shown."""
+    frame = pl.DataFrame({"n": list(range(TABLE_ROWS * 3)), "share": [0.5] * (TABLE_ROWS * 3)})
+    shown = readable(frame, percent=["share"])
+    assert isinstance(shown, FirstRows) and shown.frame["n"].to_list() == list(range(TABLE_ROWS))
+    page = shown._repr_html_()
+    assert page.count("<tr>") == TABLE_ROWS + 2 and "…" not in page and "<td>50.0%</td>" in page
+    assert page.endswith("<p>100 more rows (150 in all)</p>")
+    assert repr(shown).endswith("\n100 more rows (150 in all)")
+    exact = readable(frame.head(TABLE_ROWS))
+    assert isinstance(exact, pl.DataFrame) and exact.height == TABLE_ROWS, "a table that fits is itself"
+
+
+def test_a_table_asked_for_fewer_rows_counts_the_rest() -> None:
+    """The notebooks' top-ten tables (09's search results) say how many they leave out."""
+    shown = readable(pl.DataFrame({"n": list(range(11))}), rows=10)
+    assert isinstance(shown, FirstRows) and shown.more == "1 more row (11 in all)"
+    assert isinstance(readable(pl.DataFrame({"n": list(range(10))}), rows=10), pl.DataFrame)
+    with pytest.raises(InvalidInput, match="at least 1"):
+        readable(pl.DataFrame({"n": [1]}), rows=0)
+
+
+def test_prefix_stability_shows_its_ratios_as_percentages() -> None:
+    """Notebook 02's stability table: ``ratio`` and ``replay_ratio`` are shares, shown as ``100.0%``
+    rather than ``1.0``."""
+    totals = stability_by_wire(stability([ANSWERED], points=4))
+    shown = readable(totals, percent=["ratio", "replay_ratio"])
+    assert isinstance(shown, pl.DataFrame)
+    assert {repr(v) for v in shown["ratio"].to_list()} == {"100.0%"}
+    assert {repr(v) for v in shown["replay_ratio"].to_list()} == {"100.0%"}
+
+
+def test_an_empty_shared_corpus_table_is_a_line(tmp_path: Path) -> None:
+    """Notebook 03's shared-corpus tables, over a corpus with no recorded surface, say so instead of
+    drawing a bare grid of headers."""
+    store = SurfaceStore(tmp_path)
+    table = surfaces([SEEN], store)
+    shown = readable(table.select("label", "tools", "tool_names", "bytes", "runs", "first_seen"),
+                     none="no recorded surfaces in the shared corpora")
+    assert isinstance(shown, NoRows) and "<table" not in shown._repr_html_()

@@ -55,6 +55,18 @@ def test_page_fetches_nothing_and_names_no_machine_path(report: dict[str, Execut
     assert "application/vnd.jupyter.widget-view+json" not in page, f"{stem} still holds a widget view"
 
 
+SESSION_PAGE_BOUND = 600_000
+"""Bytes the session browser's page (notebook 09) may take over ``data/``: every page of the report carries
+the template's style (a little under 270 KB), the showcase session adds its drawn page and the widget's
+saved state (about 170 KB together); the bound leaves room for a richer showcase and fails the page
+drawn over the longest session (over 2 MB: its drawn page and its copy in the widget state)."""
+
+
+def test_the_session_browser_page_stays_small(report: dict[str, Executed]) -> None:
+    size = (REPORTS / "09_session_browser.html").stat().st_size
+    assert size < SESSION_PAGE_BOUND, f"the session browser's page is {size:,} bytes"
+
+
 _CHECKS = """() => {
   const out = {charts: 0, empty_charts: [], unloaded: [], empty_outputs: [], tracebacks: 0, widgets: 0};
   const markSelector = 'g[class*="mark-"] path, g[class*="mark-"] rect, g[class*="mark-"] line, ' +

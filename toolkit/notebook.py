@@ -1,7 +1,8 @@
 """What every notebook needs before its first cell of analysis: a corpus path that resolves
 whether the notebook runs from ``notebooks/`` (JupyterLab) or the repository root (the report),
 charts that render without network (the report is opened offline), and tables a reader can read
-(``readable``: shares as percentages, an empty table as a line saying so)."""
+(``readable``: shares as percentages, the first rows and a count of the rest, an empty table as a line
+saying so)."""
 
 from __future__ import annotations
 
@@ -47,8 +48,9 @@ def setup() -> None:
 
 
 TABLE_ROWS = 50
-"""Rows a frame shows before the rest are elided (polars then shows the first and last half and
-the frame's shape), where polars' default of 8 hides most of any table a notebook means to show."""
+"""Rows a frame shows, where polars' default of 8 hides most of any table a notebook means to show:
+``readable`` shows the first ``TABLE_ROWS`` and a line counting the rest; a bare frame longer than that
+shows polars' elision (the first and last half and the frame's shape)."""
 
 TABLE_TEXT = 400
 """Characters a cell shows: full ids, paths and a corpus path to copy, not polars' default 30."""
@@ -81,6 +83,29 @@ class Share(float):
     __str__ = __repr__
 
 
+@dataclass(frozen=True, eq=False)
+class FirstRows:
+    """What a notebook shows of a table longer than it means to show: its first rows, then a line
+    saying how many more there are, where polars would elide the middle and leave the reader to work the
+    count out of a shape."""
+
+    frame: pl.DataFrame
+    """The rows shown."""
+    total: int
+    """The rows of the whole table."""
+
+    @property
+    def more(self) -> str:
+        rest = self.total - self.frame.height
+        return f"{rest:,} more row{'' if rest == 1 else 's'} ({self.total:,} in all)"
+
+    def __repr__(self) -> str:
+        return f"{self.frame!r}\n{self.more}"
+
+    def _repr_html_(self) -> str:
+        return f"{self.frame._repr_html_()}<p>{html.escape(self.more)}</p>"
+
+
 @dataclass(frozen=True)
 class NoRows:
     """What a notebook shows instead of a table with no rows: one line saying what is not there,
@@ -96,13 +121,16 @@ class NoRows:
 
 
 def readable(frame: pl.DataFrame, *, percent: Iterable[str] = (), none: str = "none",
-          digits: int = 1) -> pl.DataFrame | NoRows:
+             digits: int = 1, rows: int = TABLE_ROWS) -> pl.DataFrame | FirstRows | NoRows:
     """``frame`` as a notebook or the report shows it: each column named in ``percent`` (a share, 0
     to 1) shown as ``12.3%`` (``digits`` decimals; its values ``Share`` objects, still numbers; null
-    and NaN null), and a frame with no rows as the line ``none`` (say what is absent: "no error
+    and NaN null), a frame of more than ``rows`` rows as its first ``rows`` and a line counting the
+    rest (``FirstRows``), and a frame with no rows as the line ``none`` (say what is absent: "no error
     results"). The frame a library function returns keeps its own columns; this is what is shown."""
     import polars as pl
 
+    if rows < 1:
+        raise InvalidInput(f"rows must be at least 1, not {rows}")
     if frame.height == 0:
         return NoRows(none)
     shares = list(percent)
@@ -113,10 +141,11 @@ def readable(frame: pl.DataFrame, *, percent: Iterable[str] = (), none: str = "n
     wrong = [name for name in shares if not frame.schema[name].is_numeric()]
     if wrong:
         raise InvalidInput(f"column {', '.join(map(repr, wrong))} is not a number, so not a share")
-    return frame.with_columns(
+    shown = frame.head(rows).with_columns(
         pl.Series(name, [None if value is None or value != value else Share(value, digits)
-                         for value in frame[name].to_list()], dtype=pl.Object)
+                         for value in frame[name].head(rows).to_list()], dtype=pl.Object)
         for name in shares)
+    return shown if frame.height <= rows else FirstRows(shown, frame.height)
 
 
 def _configure(module: ModuleType) -> None:

@@ -1,7 +1,8 @@
 """Read a session turn by turn and search a corpus: ``toolkit show``, ``toolkit search``, the notebook
 browser (``browser``) and the session table of ``toolkit info --sessions``.
 
-``page``/``write`` draw a session as one offline HTML page (``toolkit.browse.rendering``), ``search``
+``page``/``write`` draw a session as one offline HTML page (``toolkit.browse.rendering``; ``showcase``
+chooses the session that shows the most with the least when none is named), ``search``
 finds blocks over the frames with the anchor of each result's message in that page, ``browser`` is
 the same in a notebook with ipywidgets controls. Names resolve on first use: the page needs no
 polars, the search and the widget do."""
@@ -14,7 +15,7 @@ from toolkit.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from toolkit.browse.anchors import block_anchor, message_anchor, session_anchor
-    from toolkit.browse.rendering import Replay, fragment, page, write
+    from toolkit.browse.rendering import Replay, choose, fragment, page, showcase, write
     from toolkit.browse.replaying import Bodies, bodies, default_wire
     from toolkit.browse.searching import search, text_rows
     from toolkit.browse.sessions import session_table
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "block_anchor": "toolkit.browse.anchors", "message_anchor": "toolkit.browse.anchors",
     "session_anchor": "toolkit.browse.anchors",
-    "Replay": "toolkit.browse.rendering", "fragment": "toolkit.browse.rendering", "page": "toolkit.browse.rendering",
-    "write": "toolkit.browse.rendering",
+    "Replay": "toolkit.browse.rendering", "choose": "toolkit.browse.rendering", "fragment": "toolkit.browse.rendering",
+    "page": "toolkit.browse.rendering", "showcase": "toolkit.browse.rendering", "write": "toolkit.browse.rendering",
     "Bodies": "toolkit.browse.replaying", "bodies": "toolkit.browse.replaying",
     "default_wire": "toolkit.browse.replaying",
     "search": "toolkit.browse.searching", "text_rows": "toolkit.browse.searching",
@@ -44,6 +45,7 @@ __all__ = [
     "block_anchor",
     "bodies",
     "browser",
+    "choose",
     "default_wire",
     "fragment",
     "layout",
@@ -53,6 +55,7 @@ __all__ = [
     "search",
     "session_anchor",
     "session_table",
+    "showcase",
     "text_rows",
     "write",
 ]

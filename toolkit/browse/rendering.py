@@ -13,7 +13,7 @@ import base64
 import html
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import assert_never
@@ -367,13 +367,63 @@ def _index(sessions: Sequence[Session]) -> str:
             f"</tr></thead><tbody>{rows}</tbody></table>")
 
 
+def shown(session: Session) -> tuple[frozenset[str], frozenset[str]]:
+    """What a page of ``session`` draws besides messages: its kinds of block (an image inside a tool
+    result counted as an image), and its markers (the key events and a branch point).
+
+    Args:
+        session: The session.
+
+    Returns:
+        (block kinds, marker kinds)."""
+    blocks = {block.kind for _, block in session.blocks()}
+    if any(isinstance(block, ToolResult) and block.images for _, block in session.blocks()):
+        blocks.add("image")
+    markers: set[str] = {event.kind for event in session.events if event.kind in KEY_EVENTS}
+    if len(session.leaves()) > 1:
+        markers.add("branch")
+    return frozenset(blocks), frozenset(markers)
+
+
+def showcase(sessions: Iterable[Session]) -> Session:
+    """The session that shows the most with the least: the most kinds of block, then the most kinds of
+    marker (compactions, summaries, errors, branch points), then the fewest messages (ties: the first).
+    The browser's default: the longest session of a corpus is the slowest page to build and read, and
+    shows no more kinds of thing for it.
+
+    Args:
+        sessions: The sessions to choose from.
+
+    Returns:
+        The session (one without messages only where none has any).
+
+    Raises:
+        InvalidInput: There is no session."""
+    def rank(session: Session) -> tuple[bool, int, int, int]:
+        blocks, markers = shown(session)
+        return not session.messages, -len(blocks), -len(markers), len(session.messages)
+
+    found = list(sessions)
+    if not found:
+        raise InvalidInput("the corpus holds no session to show")
+    return min(found, key=rank)
+
+
 def choose(corpus: Corpus, session_id: str | None) -> Session:
-    """The session named, else the longest (as ``toolkit replay`` chooses)."""
+    """The session named, else the ``showcase`` of the corpus.
+
+    Args:
+        corpus: The corpus.
+        session_id: A session's id, or ``None``.
+
+    Returns:
+        The session.
+
+    Raises:
+        InvalidInput: No session of that id, or no session at all."""
     if session_id is not None:
         return corpus.session(session_id)
-    if not corpus.sessions:
-        raise InvalidInput("the corpus holds no session to show")
-    return corpus.longest()
+    return showcase(corpus.sessions)
 
 
 def fragment(corpus: Corpus, session: Session | str | None = None, *, replay: Sequence[Replay] | None = None,
@@ -382,7 +432,7 @@ def fragment(corpus: Corpus, session: Session | str | None = None, *, replay: Se
 
     Args:
         corpus: The corpus.
-        session: The session shown: an id, a session, or ``None`` for the longest.
+        session: The session shown: an id, a session, or ``None`` for the ``showcase``.
         replay: The bodies to show beside it (default: the session's own provider's wire in
             ``native`` mode; ``()`` for none).
         subagents: Show its subagent sessions after it.
@@ -422,7 +472,7 @@ def page(corpus: Corpus, session: Session | str | None = None, *, replay: Sequen
 
     Args:
         corpus: The corpus, for the subagent sessions and the images the page embeds.
-        session: The session shown: an id, a session, or ``None`` for the longest.
+        session: The session shown: an id, a session, or ``None`` for the ``showcase``.
         replay: The bodies to show beside it, as ``fragment`` takes them.
         subagents: Show its subagent sessions after it.
 

@@ -39,7 +39,7 @@ def browser(corpus: Corpus, session: str | None = None) -> ipywidgets.VBox:
 
     Args:
         corpus: The corpus to browse.
-        session: The id of the session shown first (default: the longest).
+        session: The id of the session shown first (default: the corpus's ``showcase``).
 
     Returns:
         The widget, for a notebook cell's output."""

@@ -55,8 +55,6 @@ def table(found: list[dict[str, Any]], columns: tuple[tuple[str, str], ...] = CO
             return f"{value:,}"
         if key == "time":
             return str(value)[:19].replace("T", " ")
-        if key == "session":
-            return str(value)[:13]
         return str(value)
 
     grid = [[header for _, header in columns]] + [[cell(k, row[k]) for k, _ in columns] for row in found]

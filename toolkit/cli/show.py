@@ -31,12 +31,13 @@ def run_show(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show = sub.add_parser("show", help=help_for("show"), description=(
-        "Draw one session (the longest when --session is not given) and the subagent sessions it spawned as one "
-        "HTML page that loads nothing from the network: every block, calls with their results, reasoning, images, "
-        "compactions, branches, recorded usage beside the toolkit's estimate, and the exact replayed body up to "
-        "each message for each --wire x --mode."))
+        "Draw one session (when --session is not given, the one that shows the most with the least: the most "
+        "kinds of block, then of compaction, summary, error and branch markers, then the fewest messages) and the "
+        "subagent sessions it spawned as one HTML page that loads nothing from the network: every block, calls "
+        "with their results, reasoning, images, compactions, branches, recorded usage beside the toolkit's "
+        "estimate, and the exact replayed body up to each message for each --wire x --mode."))
     show.add_argument("path", help="a transcript file, a directory of them, or a saved corpus")
-    show.add_argument("--session", help="the session id (default: the longest session)")
+    show.add_argument("--session", help="the session id (default: the one that shows the most with the least)")
     show.add_argument("-o", "--output", help="the HTML file to write (default: standard output)")
     show.add_argument("--wire", action="append", choices=(*WIRES, "all"),
                       help="a wire whose bodies the page embeds (repeatable; default: the session's provider's)")

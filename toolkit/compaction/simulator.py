@@ -483,8 +483,35 @@ def summary(frame: pl.DataFrame) -> pl.DataFrame:
 
 def fitting_window(frame: pl.DataFrame, share: float = 0.75) -> int:
     """A window ``share`` of the largest request any run sent, rounded to a thousand tokens: for
-    seeing what policies do on sessions too short to reach a real model's window (the demo corpus)."""
+    seeing what policies do on sessions too short to reach a real model's window."""
     largest = frame["context_tokens"].max()
     if not isinstance(largest, int) or largest <= 0:
         raise InvalidInput("no request in the frame to size a window from")
     return max(1000, round(largest * share / 1000) * 1000)
+
+
+def simulate_at_windows(corpus: Corpus | Iterable[Session], models: Sequence[str], policies: Sequence[Policy | str],
+                        *, window: int | None = None, progress: bool = True) -> tuple[pl.DataFrame, int | None]:
+    """``simulate_corpus`` at each model's real window, or at ``fitting_window`` of it when no policy
+    compacted anything there (a corpus of short sessions shows no tradeoff at a real window); the
+    window given, if any, as it is. Notebook 07's choice, kept here so a test pins it.
+
+    Args:
+        corpus: A corpus, or any sessions.
+        models: The models to simulate for.
+        policies: ``Policy`` values, built-in names or TOML paths.
+        window: The input window to use instead of each model's (no fallback then).
+        progress: Show a progress bar.
+
+    Returns:
+        The frame, and the window it fell back to (``None``: each model's real one, or ``window``
+        as given).
+
+    Raises:
+        InvalidInput: A policy names no built-in policy and no file, or no request to size a window from.
+        UnknownModel: No family is known for a model."""
+    frame = simulate_corpus(corpus, models, policies, window=window, progress=progress)
+    if window is not None or frame["compactions"].sum() > 0:
+        return frame, None
+    fitted = fitting_window(frame)
+    return simulate_corpus(corpus, models, policies, window=fitted, progress=progress), fitted
