@@ -75,3 +75,12 @@ def test_a_percentage_of_a_column_that_is_not_a_share_is_refused() -> None:
         readable(frame, percent=["share"])
     with pytest.raises(InvalidInput, match="'tool' is not a number"):
         readable(frame, percent=["tool"])
+
+
+def test_a_table_names_its_sample_in_its_first_column() -> None:
+    frame = pl.DataFrame({"model": ["gpt-4o", "claude-sonnet-4.5"], "saving": [0.8, 0.7]})
+    shown = readable(frame, percent=["saving"], sample="data/: 1,234 characters")
+    assert isinstance(shown, pl.DataFrame) and shown.columns == ["sample", "model", "saving"]
+    assert shown["sample"].to_list() == ["data/: 1,234 characters"] * 2 and "<td>80.0%</td>" in shown._repr_html_()
+    with pytest.raises(InvalidInput, match="names its sample already"):
+        readable(shown.select("sample", "model"), sample="other")
