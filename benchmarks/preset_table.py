@@ -10,7 +10,8 @@ each reader's CER against its control, and how the size the model sees is known,
 reader read. ``--reflow`` / ``--lines``: reflowed rows (``Geometry.reflow``, on the page the search
 picks for them; a reader is charged for every line break it misses) or a row per line, in the preset's
 cell, whichever layout the presets use; ``--break-marks``: one row per break mark of reflowed rows.
-Slow: every preset is read anew (``--rows`` rows of each, spread over its pages).
+Slow: every preset is read anew (``--rows`` rows of each, spread over its pages). The compression is
+``toolkit.snapshot.savings.saving``'s, the figure notebooks 04 and 05 show on their own sample.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from pathlib import Path
 from toolkit.snapshot.font import break_mark, face, load
 from toolkit.snapshot.geometry import PRESET_MODELS, Geometry
 from toolkit.snapshot.geometry import preset as cell_preset
-from toolkit.snapshot.legibility import Assessment, assess
+from toolkit.snapshot.legibility import Assessment
+from toolkit.snapshot.savings import saving
 from toolkit.snapshot.tradeoff import geometry_for, reference_sample
 
 HEADER = ("| model | face and cell | rendering | page | image tokens / page | compression full / actual | "
@@ -83,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", default=",".join(PRESET_MODELS), help="comma-separated models")
     args = parser.parse_args(argv)
     sample = reference_sample(args.corpora, args.chars, seed=args.seed)
-    print(f"{len(sample):,} characters, reference_sample(seed={args.seed})", flush=True)
+    name = f"{len(sample):,} characters of {args.corpora.name}, reference_sample(seed={args.seed})"
+    print(name, flush=True)
     print(HEADER, flush=True)
     notes = []
     for model in args.models.split(","):
@@ -92,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         marks = args.break_marks.split(",") if args.break_marks and flow else [chosen.break_mark]
         for mark in marks:
             geometry = cell_preset(model, chosen.cell, reflow=flow, break_mark=mark).geometry
-            found = assess(sample, geometry, model, reader_names=("rapidocr", "tesseract"), reader_rows=args.rows)
+            found = saving(sample, model, name, geometry=geometry, reader_names=("rapidocr", "tesseract"),
+                           reader_rows=args.rows).assessment
             print(row(found), flush=True)
             notes.append(read_note(found))
     print("\n".join(notes), flush=True)

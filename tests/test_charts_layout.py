@@ -233,7 +233,7 @@ SWEEP = pl.DataFrame({
     "cell": ["4x6", "4x6", "6x10", "9x15", "6x10"], "scale": [1.0, 1.0, 1.0, 1.3, 1.3],
     "page": ["1092x1092", "1536x1536", "768x768", "2000x2000", "1420x1420"], "columns": [1, 1, 1, 2, 1],
     "pages": [3, 2, 4, 1, 2], "compression": [2.2, 3.4, 4.4, 9.0, 12.0],
-    "compression_full": [2.3, 3.5, 4.3, 9.5, 12.5], "legibility": [1.0, 1.0, 1.0, 0.97, 0.87],
+    "compression_full": [2.3, 3.5, 4.3, 9.5, 12.5], "atlas_decode": [1.0, 1.0, 1.0, 0.97, 0.87],
     "downscaled": [False, False, False, True, True],
 })
 """Our points put on top of the published ones, where labels crowd most."""

@@ -42,7 +42,7 @@ def test_cheapest_pages_skip_downscaled_sizes() -> None:
     frame = image_vs_text(TEXT * 4, ["gpt-4o"], sizes=[(512, 512), (2048, 2048)])
     best = cheapest_pages(frame).row(0, named=True)
     assert (best["width"], best["height"]) == (512, 512)  # 2048 would be cheaper but is shrunk to 768
-    assert best["saving"] == 1 - best["image_tokens"] / best["text_tokens"]
+    assert best["billed_saving"] == 1 - best["image_tokens"] / best["text_tokens"]
 
 
 def test_size_sweep_steps() -> None:
@@ -104,7 +104,7 @@ def test_frames_carry_evidence() -> None:
 def test_charts_build() -> None:
     frame = image_vs_text(TEXT, ["gpt-4o", "claude-sonnet-4-5"], sizes=[(384, 384), (1024, 1024)])
     bars = charts.savings(cheapest_pages(frame), "title").to_dict()
-    assert bars["encoding"]["x"]["field"] == "saving" and bars["title"] == "title"
+    assert bars["encoding"]["x"]["field"] == "billed_saving" and bars["title"] == "title"
     steps = charts.size_steps(size_sweep(["gpt-4o"], [512, 1024])).to_dict()
     assert steps["facet"]["column"]["field"] == "provider"
     explorer = charts.cell_explorer(TEXT, ["gpt-4o"])

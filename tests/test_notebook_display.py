@@ -124,3 +124,12 @@ def test_an_empty_shared_corpus_table_is_a_line(tmp_path: Path) -> None:
     shown = readable(table.select("label", "tools", "tool_names", "bytes", "runs", "first_seen"),
                      none="no recorded surfaces in the shared corpora")
     assert isinstance(shown, NoRows) and "<table" not in shown._repr_html_()
+
+
+def test_a_table_names_its_sample_in_its_first_column() -> None:
+    frame = pl.DataFrame({"model": ["gpt-4o", "claude-sonnet-4.5"], "saving": [0.8, 0.7]})
+    shown = readable(frame, percent=["saving"], sample="data/: 1,234 characters")
+    assert isinstance(shown, pl.DataFrame) and shown.columns == ["sample", "model", "saving"]
+    assert shown["sample"].to_list() == ["data/: 1,234 characters"] * 2 and "<td>80.0%</td>" in shown._repr_html_()
+    with pytest.raises(InvalidInput, match="names its sample already"):
+        readable(shown.select("sample", "model"), sample="other")

@@ -33,7 +33,7 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert data["uncovered_chars"] == 200
     # Ukrainian І, с, о, р, і share Latin I, c, o, p, i's bitmaps: they survive but are not read
     assert data["resized"] is False and data["lookalike_chars"] == 5 * 200
-    assert 0 <= data["reader_cer"] <= 1 and data["legible"] is (data["reader_cer"] <= 0.02)
+    assert 0 <= data["reader_cer"] <= 1 and data["legible"] is (data["reader_cer"] - data["control_cer"] <= 0.01)
     reading, = data["readers"].values()
     assert 0 < reading["chars"] < len(text) and data["seen_evidence"] == "documented"
     assert data["image_tokens"] == data["tokens_per_page"] * len(pages)

@@ -11,7 +11,7 @@ from toolkit.corpus import load as load_corpus
 from toolkit.snapshot.compact import turns
 from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, seen
-from toolkit.snapshot.legibility import LEGIBLE_CER, assess, compare, legibility
+from toolkit.snapshot.legibility import MAX_EXCESS, assess, compare, is_legible, legibility
 from toolkit.snapshot.readers import tesseract_available
 from toolkit.snapshot.render import Passage, read, render
 from toolkit.snapshot.tradeoff import geometry_for
@@ -97,13 +97,15 @@ def test_readers_cross_check_what_the_atlas_decode_cannot() -> None:
     assert tiny.readings[0].chars == plain.readings[0].chars == len("".join(PROSE.split()))
 
 
-def test_no_page_is_called_legible_above_the_threshold() -> None:
+def test_legible_is_one_rule_a_point_over_the_control() -> None:
+    assert is_legible(MAX_EXCESS) is True and is_legible(MAX_EXCESS + 1e-9) is False
+    assert is_legible(-0.004) is True and is_legible(None) is None
     for cell, legible in (("4x6", False), ("9x15", True)):
         result = assess(PROSE, Geometry(cell, 800, 400), "claude-sonnet-4.5", reader_names=("rapidocr",))
         row = result.as_dict()
-        cer = result.legibility.reader_cer
-        assert cer is not None and row["reader_cer"] == round(cer, 4)
-        assert row["legible"] is legible is (cer <= LEGIBLE_CER)
+        cer, control = result.legibility.reader_cer, result.legibility.control_cer
+        assert cer is not None and control is not None and row["reader_cer"] == round(cer, 4)
+        assert row["legible"] is legible is (cer - control <= MAX_EXCESS)
         assert row["legibility"] == 1.0
     unread = assess(PROSE, Geometry("9x15", 800, 400), "claude-sonnet-4.5")
     assert unread.as_dict()["reader_cer"] is None and unread.as_dict()["legible"] is None

@@ -7,7 +7,6 @@ import pytest
 from toolkit.snapshot.font import cells, parse_cell
 from toolkit.snapshot.geometry import PRESET_MODELS
 from toolkit.snapshot.geometry import preset as cell_preset
-from toolkit.snapshot.legibility import LEGIBLE_CER
 from toolkit.snapshot.tradeoff import (
     MAX_EXCESS,
     MEASURED,
@@ -76,7 +75,8 @@ def test_tradeoff_frame_marks_the_choice_and_never_calls_a_poor_reading_legible(
     frame = tradeoff("claude-sonnet-4.5", TEXT)
     assert frame["chosen"].sum() == 1
     assert frame.filter(frame["chosen"])["cell"].item() == choose("claude-sonnet-4.5")
-    assert (frame["legible"] == (frame["reader_cer"] <= LEGIBLE_CER)).all()
+    assert (frame["legible"] == (frame["excess"] <= MAX_EXCESS)).all()
+    assert frame.filter(frame["chosen"])["legible"].item(), "the preset's cell is legible by the rule that chose it"
     assert frame["compression"].null_count() == 0 and (frame["compression"] > 0).all()
     assert tradeoff("claude-sonnet-4.5")["compression"].null_count() == frame.height
 

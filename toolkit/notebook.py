@@ -2,7 +2,7 @@
 whether the notebook runs from ``notebooks/`` (JupyterLab) or the repository root (the report),
 charts that render without network (the report is opened offline), and tables a reader can read
 (``readable``: shares as percentages, the first rows and a count of the rest, an empty table as a line
-saying so)."""
+saying so, the sample a figure is of)."""
 
 from __future__ import annotations
 
@@ -121,18 +121,25 @@ class NoRows:
 
 
 def readable(frame: pl.DataFrame, *, percent: Iterable[str] = (), none: str = "none",
-             digits: int = 1, rows: int = TABLE_ROWS) -> pl.DataFrame | FirstRows | NoRows:
+             digits: int = 1, rows: int = TABLE_ROWS,
+             sample: str | None = None) -> pl.DataFrame | FirstRows | NoRows:
     """``frame`` as a notebook or the report shows it: each column named in ``percent`` (a share, 0
     to 1) shown as ``12.3%`` (``digits`` decimals; its values ``Share`` objects, still numbers; null
     and NaN null), a frame of more than ``rows`` rows as its first ``rows`` and a line counting the
-    rest (``FirstRows``), and a frame with no rows as the line ``none`` (say what is absent: "no error
-    results"). The frame a library function returns keeps its own columns; this is what is shown."""
+    rest (``FirstRows``), a frame with no rows as the line ``none`` (say what is absent: "no error
+    results"), and ``sample``, what the figures are of (corpus, sessions, characters), as a first
+    column on every row: two tables of one figure on different samples differ, and say why. The frame
+    a library function returns keeps its own columns; this is what is shown."""
     import polars as pl
 
     if rows < 1:
         raise InvalidInput(f"rows must be at least 1, not {rows}")
     if frame.height == 0:
         return NoRows(none)
+    if sample is not None:
+        if "sample" in frame.columns:
+            raise InvalidInput(f"the table names its sample already: {frame['sample'][0]!r}")
+        frame = frame.select(pl.lit(sample).alias("sample"), pl.all())
     shares = list(percent)
     missing = [name for name in shares if name not in frame.columns]
     if missing:

@@ -18,7 +18,7 @@ from toolkit.errors import InvalidInput, MissingPath
 from toolkit.snapshot.compact import compact, turns
 from toolkit.snapshot.font import BREAK_MARKS, cells
 from toolkit.snapshot.geometry import Geometry
-from toolkit.snapshot.legibility import READER_ROWS, Assessment, assess
+from toolkit.snapshot.legibility import MAX_EXCESS, READER_ROWS, Assessment, assess
 from toolkit.snapshot.render import Passage, render
 from toolkit.snapshot.tradeoff import geometry_for
 
@@ -108,7 +108,8 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
     for reading in result.legibility.readings:
         print(f"{'':16s}{reading.reader}: {reading.cer:.2%} of {reading.chars:,} characters")
     if (excess := result.legibility.excess) is not None:
-        print(f"{'':16s}(best reader {excess:+.2%} over its control; legible means a reader error of at most 2%)")
+        print(f"{'':16s}(best reader {excess:+.2%} over its control; legible means at most "
+              f"{MAX_EXCESS * 100:g} point over it)")
     if not result.text_tokens_exact:
         print(f"{'':16s}(text tokens are an estimate for {result.model})")
     if result.seen_evidence != "documented":

@@ -11,14 +11,15 @@ import polars as pl
 from toolkit.axes import count_axis
 from toolkit.costs.compare import CELL, cheapest_pages, image_vs_text
 
-SAVING_COLUMNS = ("model", "width", "height", "pages", "image_tokens", "text_tokens", "saving")
+SAVING_COLUMNS = ("model", "width", "height", "pages", "image_tokens", "text_tokens", "billed_saving")
 
 
 def savings(best: pl.DataFrame, title: str = "") -> alt.Chart:
-    """Per model, the share of the text's tokens its cheapest unshrunk pages save (a
+    """Per model, the share of the text's tokens its cheapest unshrunk pages save by billing alone (a
     ``cheapest_pages`` frame); bars left of zero: the pages cost more than the text."""
     chart: alt.Chart = alt.Chart(best).mark_bar().encode(
-        x=alt.X("saving:Q", axis=alt.Axis(format="%"), title="tokens saved by pages instead of text"),
+        x=alt.X("billed_saving:Q", axis=alt.Axis(format="%"),
+                title="tokens saved by full pages instead of text, billing alone"),
         y=alt.Y("model:N", sort="-x", title=None),
         color="provider:N",
         tooltip=["model", "width", "height", "pages", "image_tokens", "text_tokens"],
@@ -41,9 +42,10 @@ def size_steps(sweep: pl.DataFrame) -> alt.FacetChart:
     return chart
 
 
-def cell_explorer(text: str, models: Sequence[str], cell: tuple[int, int] = CELL) -> Any:
-    """Sliders for the glyph cell; the cheapest unshrunk pages per model update on every change
-    (smaller glyphs pack more characters per page, until they stop being legible)."""
+def cell_explorer(text: str, models: Sequence[str], cell: tuple[int, int] = CELL, sample: str = "") -> Any:
+    """Sliders for the glyph cell; the cheapest unshrunk pages per model, billing alone, update on
+    every change (smaller glyphs pack more characters per page, until they stop being legible), each
+    row naming its ``sample``."""
     import ipywidgets as widgets
 
     width = widgets.IntSlider(cell[0], 3, 12, description="cell width")
@@ -53,7 +55,8 @@ def cell_explorer(text: str, models: Sequence[str], cell: tuple[int, int] = CELL
     def update(*_: Any) -> None:
         frame = image_vs_text(text, models, cell=(width.value, height.value))
         out.outputs = ()
-        out.append_display_data(cheapest_pages(frame).select(*SAVING_COLUMNS))
+        shown = cheapest_pages(frame).select(*SAVING_COLUMNS)
+        out.append_display_data(shown.select(pl.lit(sample or "not named").alias("sample"), pl.all()))
 
     width.observe(update, names="value")
     height.observe(update, names="value")

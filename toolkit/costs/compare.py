@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolkit.content import session_text
@@ -51,6 +52,26 @@ def corpus_text(corpus: Corpus, minimum: int = MIN_TEXT) -> str:
     if len(text) < minimum:
         text = "\n".join(found for session in corpus.sessions if (found := session_text(session)))
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Text to compare as text and as pages, and its name: every table of a figure on it shows the
+    name, since the figure is of this text and no other."""
+
+    text: str
+    name: str
+
+
+def corpus_sample(corpus: Corpus, where: str, minimum: int = MIN_TEXT) -> Sample:
+    """``corpus_text`` with its name: ``where`` (the corpus as the reader knows it, e.g. ``data/``),
+    which text was taken and how many characters."""
+    text = corpus_text(corpus, minimum)
+    if corpus.sessions and text == session_text(longest := corpus.longest()):
+        taken = f"the longest session's path ({longest.format} {longest.id})"
+    else:
+        taken = f"every session's text ({len(corpus.sessions)} sessions)"
+    return Sample(text, f"{where}: {taken}, {len(text):,} characters")
 
 
 def text_counts(text: str, models: Iterable[str]) -> pl.DataFrame:
@@ -110,15 +131,18 @@ def image_vs_text(
 
 def cheapest_pages(frame: pl.DataFrame) -> pl.DataFrame:
     """Per model, the cheapest page size the provider does not downscale, against the text:
-    ``saving`` is the fraction of the text's tokens the pages save (negative: the pages cost more);
-    ``evidence`` and ``seen_evidence`` say how the count and the "not downscaled" are known."""
+    ``billed_saving`` is the fraction of the text's tokens the pages save (negative: the pages cost
+    more) by billing alone, every cell of the grid filled, with no margin, column gutter or line
+    break and no condition that anything can read it; what a model's readable preset pages save is
+    ``toolkit.snapshot.savings``'. ``evidence`` and ``seen_evidence`` say how the count and the "not
+    downscaled" are known."""
     import polars as pl
 
     kept = frame.filter(~pl.col("downscaled"))
     best = kept.sort("image_tokens").group_by("model", maintain_order=True).first()
     return best.select(
         "provider", "model", "width", "height", "pages", "image_tokens", "text_tokens", "text_exact",
-        (1 - pl.col("ratio")).alias("saving"), "evidence", "seen_evidence",
+        (1 - pl.col("ratio")).alias("billed_saving"), "evidence", "seen_evidence",
     ).sort("provider", "model")
 
 

@@ -15,10 +15,10 @@ import polars as pl
 from toolkit.corpus import Corpus
 from toolkit.costs import image_tokens, text_tokens
 from toolkit.snapshot.compact import resnap, turns
-from toolkit.snapshot.geometry import Geometry, geometry_for, seen
+from toolkit.snapshot.geometry import Geometry, seen
 from toolkit.snapshot.legibility import Assessment, assess, legibility
 from toolkit.snapshot.render import Page, filled_rows, render
-from toolkit.snapshot.tradeoff import MAX_EXCESS, choose, reading
+from toolkit.snapshot.tradeoff import MAX_EXCESS, choose, geometry_for, reading, verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +67,13 @@ def samples(corpus: Corpus, count: int = 5, limit: int = 20_000) -> dict[str, st
 
 
 def sweep(text: str, models: Sequence[str], cells: Sequence[str], scales: Sequence[float] = (1.0, 1.25, 1.5),
-          legibility_pages: int = 1) -> pl.DataFrame:
-    """Compression against legibility for each model's preset page per glyph cell, and for that
-    page scaled past the model's resize (``scales`` > 1), all on the same text. ``compression``
-    counts whole pages; ``compression_full`` counts the rows the text fills, as a long history
-    that fills its pages would. Legibility is read on the first ``legibility_pages`` pages."""
+          decode_pages: int = 1) -> pl.DataFrame:
+    """Compression against the atlas decode for each model's preset page (the presets' layout) per
+    glyph cell, and for that page scaled past the model's resize (``scales`` > 1), all on the same
+    text. ``compression`` counts whole pages; ``compression_full`` counts the rows the text fills, as
+    a long history that fills its pages would. ``atlas_decode`` is the share of cells of the first
+    ``decode_pages`` pages still nearest their own glyph after the provider's resize: what the resize
+    destroys, not what a reader can read (that is ``toolkit.snapshot.tradeoff``'s reader error)."""
     rows: list[dict[str, Any]] = []
     words = {model: text_tokens(text, model) for model in models}
     for model in models:
@@ -82,14 +84,14 @@ def sweep(text: str, models: Sequence[str], cells: Sequence[str], scales: Sequen
                 pages = render(text, geometry)
                 used = filled_rows(pages)
                 cost = image_tokens(geometry.width, geometry.height, model)
-                read = legibility(pages[:legibility_pages], geometry, model)
+                read = legibility(pages[:decode_pages], geometry, model)
                 spent = cost.tokens * len(pages)
                 rows.append({
                     "model": model, "cell": cell, "scale": scale, "page": f"{geometry.width}x{geometry.height}",
                     "columns": geometry.columns, "pages": len(pages), "tokens_per_page": cost.tokens,
                     "text_tokens": words[model].tokens, "compression": words[model].tokens / spent,
                     "compression_full": words[model].tokens / (spent * used / (len(pages) * geometry.lines)),
-                    "legibility": read.accuracy, "downscaled": bool(read.downscaled),
+                    "atlas_decode": read.accuracy, "downscaled": bool(read.downscaled),
                     "resize_documented": read.resize_documented,
                 })
     return pl.DataFrame(rows)
@@ -215,7 +217,7 @@ def accuracy_ticks(domain: tuple[float, float]) -> list[float]:
     return [round(low + k * step, 2) for k in range(round((1.0 - low) / step) + 1)]
 
 
-def published_labels(frame: pl.DataFrame, x: str = "compression_full", y: str = "legibility",
+def published_labels(frame: pl.DataFrame, x: str = "compression_full", y: str = "atlas_decode",
                      y_domain: tuple[float, float] = (0.0, ACCURACY_TOP)) -> pl.DataFrame:
     """The published points inside ``y_domain`` with where their labels go on ``tradeoff``'s plot of
     ``frame`` (``label_x``, ``label_y``: the label's left end, middle; ``leader_x``, ``leader_y``:
@@ -236,8 +238,8 @@ class Axes:
     """Which columns of a frame ``tradeoff`` plots, and what it calls them."""
 
     x: str = "compression_full"
-    y: str = "legibility"
-    y_title: str = "accuracy (ours: atlas decode after the provider's resize, not a reader's figure)"
+    y: str = "atlas_decode"
+    y_title: str = "atlas decode accuracy (ours: cells still nearest their own glyph after the resize, not a reader's figure)"
     shape: str | None = "downscaled"
     shape_title: str = "page downscaled"
     title: str = ("Glyph snapshots: compression against what survives the resize "
@@ -252,7 +254,8 @@ class Axes:
 
 
 READERS = Axes(
-    x="compression", y="reader_accuracy", shape="legible", shape_title="reader CER at most 2%",
+    x="compression", y="reader_accuracy", shape="legible",
+    shape_title=f"legible: best reader within {MAX_EXCESS * 100:g} point of its control",
     y_title="accuracy (ours: 1 - the best independent OCR reader's character error rate)",
     title="Glyph cells: compression against what OCR engines read (diamonds: published results, their own metrics)",
     fit=True, control="control_cer",
@@ -350,7 +353,8 @@ def generation_chart(frames: Mapping[str, pl.DataFrame]) -> alt.Chart:
     chart: alt.Chart = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("generation:O", title="re-snap generation (0 = rendered from the source text)",
                 axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("accuracy:Q", title="characters still legible", scale=alt.Scale(domain=[0, 1.02])),
+        y=alt.Y("accuracy:Q", title="atlas decode accuracy (cells still nearest their own glyph)",
+                scale=alt.Scale(domain=[0, 1.02])),
         color=alt.Color("re-snap:N", sort=list(frames),
                         legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=0, titleLimit=0)),
         tooltip=["re-snap", "generation", "accuracy", "lost"],
@@ -358,11 +362,17 @@ def generation_chart(frames: Mapping[str, pl.DataFrame]) -> alt.Chart:
     return chart
 
 
-def describe(result: Assessment) -> str:
-    """One state of the explorer as an HTML table."""
+VERDICT_WORDS = {True: "yes", False: "no", None: "not judged"}
+
+
+def describe(result: Assessment, sample: str = "") -> str:
+    """One state of the explorer as an HTML table, naming its ``sample``; its "legible" is
+    ``tradeoff.verdict``'s, the tradeoff table's own verdict for the cell."""
     g = result.geometry
     view = seen(g.width, g.height, result.model)
+    judged = verdict(result)
     rows = {
+        "sample": sample or "not named",
         "page": f"{g.width}×{g.height} px, {g.cell} cells, {g.columns} column(s) of {g.cols}×{g.rows}",
         "model sees": f"{view.size[0]}×{view.size[1]} ({view.evidence}: {view.source.url})",
         "pages": result.pages,
@@ -373,12 +383,15 @@ def describe(result: Assessment) -> str:
         "atlas decode after resize": f"{result.legibility.accuracy:.4%} (the pixels survive; not a reader's figure)",
         **{f"read by {r.reader}": f"{r.cer:.1%} character error on {r.chars:,} characters"
            for r in result.legibility.readings},
+        **({"control (same rows, DejaVu Sans Mono 16 px)": f"{result.legibility.control_cer:.1%}"
+            f" ({result.legibility.excess:+.1%} over it on these rows)"}
+           if result.legibility.control_cer is not None and result.legibility.excess is not None else {}),
         **({"measured for this cell (toolkit.snapshot.measured)":
-            f"{found.reader_cer:.1%} ({found.best[0]}), {found.excess:+.1%} over its control"}
+            f"{found.reader_cer:.1%} ({found.best[0]}) on {found.chars:,} characters, "
+            f"{found.excess:+.1%} over its control"}
            if (found := reading(g.cell)) is not None else {}),
-        **({"control (same rows, DejaVu Sans Mono 16 px)": f"{result.legibility.control_cer:.1%}",
-            "legible (best reader at most 2%)": str(result.legibility.legible)}
-           if result.legibility.control_cer is not None else {}),
+        f"legible (best reader within {MAX_EXCESS * 100:g} point of its control)":
+            f"{VERDICT_WORDS[judged.legible]}: {judged.basis}",
         "uncovered characters": result.uncovered_chars,
     }
     body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
@@ -395,9 +408,10 @@ fuller figure)."""
 
 
 def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[str]) -> Any:
-    """Widgets: model, glyph cell, page size (the model's preset or typed in), text sample. The
-    first page, its cost, compression and atlas decode update on every change; an OCR reading of
-    the state shown runs behind its button, with a sign that it is reading."""
+    """Widgets: model, glyph cell, page size (the model's preset page, in the presets' layout, or typed
+    in), text sample. The first page, its cost, compression and atlas decode update once on every
+    change (setting the page's size to a new preset does not update again); an OCR reading of the
+    state shown runs behind its button, with a sign that it is reading."""
     import ipywidgets as widgets
 
     model = widgets.Dropdown(options=list(models), description="model")
@@ -413,12 +427,20 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
     image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
     stats = widgets.HTML()
 
+    quiet = False
+    """Set while ``geometry`` moves the size widgets to the preset: their observers then do nothing."""
+
     def geometry() -> Geometry:
+        nonlocal quiet
         preset_page = geometry_for(model.value, cell.value)
         if follow.value:
-            width.value, height.value = preset_page.width, preset_page.height
+            quiet = True
+            try:
+                width.value, height.value = preset_page.width, preset_page.height
+            finally:
+                quiet = False
             return preset_page
-        return Geometry(cell.value, width.value, height.value, columns=preset_page.columns)
+        return preset_page.with_page(width.value, height.value)
 
     def show(readers: Sequence[str]) -> None:
         try:
@@ -428,9 +450,11 @@ def explorer(texts: Mapping[str, str], models: Sequence[str], cells: Sequence[st
             stats.value = f"<b>{html.escape(str(exc))}</b>"
             return
         image.value = render(texts[sample.value], page)[0].png()
-        stats.value = describe(result)
+        stats.value = describe(result, sample.value)
 
     def update(*_: Any) -> None:
+        if quiet:
+            return
         show(())
         status.value = "no OCR reading of this page yet"
 

@@ -18,14 +18,15 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.snapshot.font import BREAK_MARKS, break_mark, cells, face, load, parse_cell
 from toolkit.snapshot.geometry import GUTTER, MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
 from toolkit.snapshot.geometry import preset as cell_preset
-from toolkit.snapshot.legibility import LEGIBLE_CER
+from toolkit.snapshot.legibility import MAX_EXCESS as MAX_EXCESS
+from toolkit.snapshot.legibility import Assessment, is_legible
 from toolkit.snapshot.measured import CONTROL as CONTROL
 from toolkit.snapshot.measured import MEASURED as MEASURED
 from toolkit.snapshot.measured import MEASURED_ON as MEASURED_ON
@@ -36,9 +37,6 @@ from toolkit.snapshot.render import Passage, render
 
 if TYPE_CHECKING:
     import polars as pl
-
-MAX_EXCESS = 0.01
-"""A cell is chosen only when its reader error is within 1 percentage point of the control's."""
 
 
 def reference_sample(root: Path, chars: int = 12_000, chunk: int = 400, seed: int = 0) -> str:
@@ -112,25 +110,27 @@ def candidates() -> tuple[str, ...]:
 
 def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | None = None) -> pl.DataFrame:
     """One row per glyph cell: the model's preset page in that cell, its characters per image token,
-    the compression that gives, and the measured reader error.
+    the compression that gives on ``sample``, and the measured reader error.
 
     Pages are laid out for transcript-shaped lines (``geometry.REFERENCE``) in the presets' layout
-    (``PRESET_REFLOW``), as ``geometry_for`` does.
+    (``PRESET_REFLOW``), as ``geometry_for`` does; the compression is the sample rendered onto each
+    page, every page full (``Assessment.compression_full``), so the chosen cell's row shows what
+    ``toolkit.snapshot.savings`` gives for the model on the same sample.
 
     Args:
         model: The model whose pages apply.
-        sample: Text whose tokens per character give the compression (default: none, and the
+        sample: Text rendered onto each page for the compression (default: none, and the
             compression is null).
         cell_names: The glyph cells (default: ``candidates()``).
 
     Returns:
         Columns: model, cell, page, chars_per_token, compression, reader, reader_cer, control_cer,
-        excess, legible, chosen."""
+        excess, legible (``legibility.is_legible`` of the measured reading), read_on (characters of the
+        shared corpora the cell was read on, ``MEASURED``), chosen."""
     import polars as pl
 
-    from toolkit.costs import text_tokens
+    from toolkit.snapshot.legibility import assess
 
-    per_char = None if not sample else text_tokens(sample, model).tokens / len(sample)
     chosen = choose(model)
     rows = []
     names = list(cell_names or candidates())
@@ -145,9 +145,10 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
         rows.append({
             "model": model, "cell": cell, "page": f"{p.geometry.width}x{p.geometry.height}",
             "chars_per_token": p.chars_per_token,
-            "compression": None if per_char is None else per_char * p.chars_per_token,
+            "compression": assess(sample, p.geometry, model).compression_full if sample else None,
             "reader": name, "reader_cer": cer,
-            "control_cer": dict(found.control)[name], "excess": found.excess, "legible": cer <= LEGIBLE_CER,
+            "control_cer": dict(found.control)[name], "excess": found.excess, "legible": is_legible(found.excess),
+            "read_on": found.chars,
             "chosen": cell == chosen,
         })
     return pl.DataFrame(rows, schema_overrides={"compression": pl.Float64})
@@ -156,7 +157,8 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
 @functools.cache
 def choose(model: str) -> str:
     """The cell with the most characters per image token whose measured reader error is within
-    ``MAX_EXCESS`` of the control (of equals, the one read best); the lowest excess where none is.
+    ``MAX_EXCESS`` of the control, legible by the one rule (``legibility.is_legible``; of equals, the one
+    read best); the lowest excess where none is.
     Only ``candidates()`` are laid out: a cell some no larger cell reads better than is not worth
     the quarter second its page search takes.
 
@@ -170,11 +172,42 @@ def choose(model: str) -> str:
     if not measured:
         return "4x6"
     kept = set(candidates())
-    within = [item for item in measured if item.excess <= MAX_EXCESS and item.cell in kept]
+    within = [item for item in measured if is_legible(item.excess) and item.cell in kept]
     if not within:
         return min(measured, key=lambda item: item.excess).cell
     return max(within, key=lambda item: (cell_preset(model, item.cell, reflow=PRESET_REFLOW).chars_per_token,
                                          -item.excess)).cell
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether a page is legible by the one rule (``legibility.is_legible``), and on which reading."""
+
+    legible: bool | None
+    excess: float | None
+    """The best reader's error over its control the verdict rests on (``None``: nothing read)."""
+    basis: str
+    """Which reading: the cell's measured one, or the page's own."""
+
+
+def verdict(result: Assessment) -> Verdict:
+    """The verdict the tradeoff table gives: a page the model sees at the size sent is judged on its
+    cell's measured reading (``MEASURED``, thousands of characters, the ``legible`` of ``tradeoff``), so
+    a glance of a few rows never contradicts the table; a page the provider resizes, or a cell never
+    measured, on the reading ``result`` carries, if any."""
+    found = reading(result.geometry.cell)
+    if found is not None and not result.resized:
+        return Verdict(is_legible(found.excess), found.excess,
+                       f"the cell's measured reading ({found.chars:,} characters of the shared corpora, "
+                       f"{found.best[0]} {found.excess * 100:+.1f} points over its control)")
+    read_ = result.legibility
+    if read_.excess is not None and read_.best is not None:
+        why = "the provider resizes this page" if found is not None else "this cell was never measured"
+        return Verdict(read_.legible, read_.excess,
+                       f"{why}: this reading ({read_.best.chars:,} characters, {read_.best.reader} "
+                       f"{read_.excess * 100:+.1f} points over its control)")
+    why = "the provider resizes this page" if found is not None else "this cell was never measured"
+    return Verdict(None, None, f"{why}, and no reader has read it")
 
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),
