@@ -87,6 +87,41 @@ def replayed(session: Session) -> list[Message]:
     return [m for m in session.path() if "compact_summary" not in m.tags]
 
 
+def playable(session: Session) -> bool:
+    """Whether the session holds a request to replay: a reply the model was asked for on its path."""
+    return bool(turns(replayed(session)))
+
+
+def nothing_to_replay(sessions: Iterable[Session]) -> str | None:
+    """``None`` when some session holds a request to replay; else one line saying that nothing was
+    replayed and why (what the sessions' paths hold instead), for a notebook to print where its
+    tables and charts of the replay would be empty."""
+    chosen = list(sessions)
+    if any(playable(s) for s in chosen):
+        return None
+    roles: dict[str, int] = {}
+    for session in chosen:
+        for message in replayed(session):
+            roles[message.role] = roles.get(message.role, 0) + 1
+    held = ", ".join(f"{n} {role}" for role, n in sorted(roles.items())) or "no message"
+    return (f"Nothing to replay: none of the {len(chosen)} session(s) holds a reply the model was asked for "
+            f"(their paths hold {held} message(s)), so no request is simulated and the replay's tables "
+            "and charts below are empty.")
+
+
+def busiest(frame: pl.DataFrame, model: str) -> str | None:
+    """The session ``model``'s runs compacted most often (the one with most turns among those tied):
+    the one worth drawing over its turns. ``None`` when the frame holds no request of ``model``."""
+    import polars as pl
+
+    mine = frame.filter(pl.col("model") == model)
+    if mine.is_empty():
+        return None
+    ranked = (mine.group_by("session").agg(pl.col("compactions").sum(), pl.col("turn").max())
+              .sort(["compactions", "turn", "session"], descending=[True, True, False]))
+    return str(ranked["session"][0])
+
+
 def _seconds(later: datetime | None, earlier: datetime | None) -> float | None:
     if later is None or earlier is None:
         return None
@@ -422,12 +457,12 @@ def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], p
 
     sessions = corpus.sessions if isinstance(corpus, Corpus) else list(corpus)
     chosen = tuple(load(p) if isinstance(p, str) else p for p in policies)
-    playable = [s for s in sessions if turns(replayed(s))]
+    kept = [s for s in sessions if playable(s)]
     runs = len(chosen) * len(models)
     count = worker_count(workers, engine)
-    groups = batches(playable, _messages, count, engine=engine)
+    groups = batches(kept, _messages, count, engine=engine)
     tasks = [Sweep(tuple(group), tuple(models), chosen, window, writer, read_pages) for group in groups]
-    with tqdm(total=len(playable) * runs, desc="simulating", unit="run", disable=not progress) as bar:
+    with tqdm(total=len(kept) * runs, desc="simulating", unit="run", disable=not progress) as bar:
         if len(tasks) == 1 and engine_named(engine) == "local":
             return sweep(tasks[0], bar.update)
         frames: list[pl.DataFrame] = []
