@@ -87,6 +87,41 @@ def replayed(session: Session) -> list[Message]:
     return [m for m in session.path() if "compact_summary" not in m.tags]
 
 
+def playable(session: Session) -> bool:
+    """Whether the session holds a request to replay: a reply the model was asked for on its path."""
+    return bool(turns(replayed(session)))
+
+
+def nothing_to_replay(sessions: Iterable[Session]) -> str | None:
+    """``None`` when some session holds a request to replay; else one line saying that nothing was
+    replayed and why (what the sessions' paths hold instead), for a notebook to print where its
+    tables and charts of the replay would be empty."""
+    chosen = list(sessions)
+    if any(playable(s) for s in chosen):
+        return None
+    roles: dict[str, int] = {}
+    for session in chosen:
+        for message in replayed(session):
+            roles[message.role] = roles.get(message.role, 0) + 1
+    held = ", ".join(f"{n} {role}" for role, n in sorted(roles.items())) or "no message"
+    return (f"Nothing to replay: none of the {len(chosen)} session(s) holds a reply the model was asked for "
+            f"(their paths hold {held} message(s)), so no request is simulated and the replay's tables "
+            "and charts below are empty.")
+
+
+def busiest(frame: pl.DataFrame, model: str) -> str | None:
+    """The session ``model``'s runs compacted most often (the one with most turns among those tied):
+    the one worth drawing over its turns. ``None`` when the frame holds no request of ``model``."""
+    import polars as pl
+
+    mine = frame.filter(pl.col("model") == model)
+    if mine.is_empty():
+        return None
+    ranked = (mine.group_by("session").agg(pl.col("compactions").sum(), pl.col("turn").max())
+              .sort(["compactions", "turn", "session"], descending=[True, True, False]))
+    return str(ranked["session"][0])
+
+
 def _seconds(later: datetime | None, earlier: datetime | None) -> float | None:
     if later is None or earlier is None:
         return None
@@ -422,12 +457,12 @@ def simulate_corpus(corpus: Corpus | Iterable[Session], models: Sequence[str], p
 
     sessions = corpus.sessions if isinstance(corpus, Corpus) else list(corpus)
     chosen = tuple(load(p) if isinstance(p, str) else p for p in policies)
-    playable = [s for s in sessions if turns(replayed(s))]
+    kept = [s for s in sessions if playable(s)]
     runs = len(chosen) * len(models)
     count = worker_count(workers, engine)
-    groups = batches(playable, _messages, count, engine=engine)
+    groups = batches(kept, _messages, count, engine=engine)
     tasks = [Sweep(tuple(group), tuple(models), chosen, window, writer, read_pages) for group in groups]
-    with tqdm(total=len(playable) * runs, desc="simulating", unit="run", disable=not progress) as bar:
+    with tqdm(total=len(kept) * runs, desc="simulating", unit="run", disable=not progress) as bar:
         if len(tasks) == 1 and engine_named(engine) == "local":
             return sweep(tasks[0], bar.update)
         frames: list[pl.DataFrame] = []
@@ -484,17 +519,22 @@ def summary(frame: pl.DataFrame) -> pl.DataFrame:
 def fitting_window(frame: pl.DataFrame, share: float = 0.75) -> int:
     """A window ``share`` of the largest request any run sent, rounded to a thousand tokens: for
     seeing what policies do on sessions too short to reach a real model's window."""
-    largest = frame["context_tokens"].max()
-    if not isinstance(largest, int) or largest <= 0:
+    largest = _largest_request(frame)
+    if largest is None:
         raise InvalidInput("no request in the frame to size a window from")
     return max(1000, round(largest * share / 1000) * 1000)
+
+
+def _largest_request(frame: pl.DataFrame) -> int | None:
+    largest = frame["context_tokens"].max() if frame.height else None
+    return largest if isinstance(largest, int) and largest > 0 else None
 
 
 def simulate_at_windows(corpus: Corpus | Iterable[Session], models: Sequence[str], policies: Sequence[Policy | str],
                         *, window: int | None = None, progress: bool = True) -> tuple[pl.DataFrame, int | None]:
     """``simulate_corpus`` at each model's real window, or at ``fitting_window`` of it when no policy
     compacted anything there (a corpus of short sessions shows no tradeoff at a real window); the
-    window given, if any, as it is. Notebook 07's choice, kept here so a test pins it.
+    window given, if any, as it is, and a corpus with no request to replay as it is (no fallback). Notebook 07's choice, kept here so a test pins it.
 
     Args:
         corpus: A corpus, or any sessions.
@@ -508,10 +548,10 @@ def simulate_at_windows(corpus: Corpus | Iterable[Session], models: Sequence[str
         as given).
 
     Raises:
-        InvalidInput: A policy names no built-in policy and no file, or no request to size a window from.
+        InvalidInput: A policy names no built-in policy and no file.
         UnknownModel: No family is known for a model."""
     frame = simulate_corpus(corpus, models, policies, window=window, progress=progress)
-    if window is not None or frame["compactions"].sum() > 0:
+    if window is not None or frame["compactions"].sum() > 0 or _largest_request(frame) is None:
         return frame, None
     fitted = fitting_window(frame)
     return simulate_corpus(corpus, models, policies, window=fitted, progress=progress), fitted

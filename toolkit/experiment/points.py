@@ -69,6 +69,17 @@ def find_points(corpus: Iterable[Session], *, limit: int | None = None) -> list[
     return out
 
 
+def nothing_to_plan(points: Sequence[Point]) -> str | None:
+    """``None`` when some point's recorded reply called a tool (what the experiment asks for again);
+    else one line saying there is nothing to plan and why, for a notebook to print where its plan
+    would be empty."""
+    if any(p.recorded == "called" for p in points):
+        return None
+    why = (f"its {len(points)} point(s) are replies that only said they acted" if points
+           else "no reply after the first calls a tool or says it acts")
+    return f"Nothing to plan: no point in the corpus where the recorded reply called a tool ({why})."
+
+
 DEFAULT_SEED = 30
 """The seed ``spread`` uses unless told: any fixed number, so a rerun plans the same points."""
 

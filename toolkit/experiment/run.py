@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkit.corpus import Corpus
 from toolkit.errors import InvalidInput
@@ -44,6 +44,9 @@ from toolkit.replay.send import (
 )
 from toolkit.replay.send import SendError as ExperimentError
 from toolkit.surface import SurfaceStore
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -344,6 +347,13 @@ class Estimate:
     """Where ``output_tokens`` came from (``recorded_output``)."""
 
 
+PLAN_COLUMNS: dict[str, Any] = {
+    "file": str, "session": str, "at": str, "wire": str, "model": str, "mode": str, "n": int, "request_sha256": str,
+    "input_tokens": int, "output_tokens": int, "output_source": str, "cost_usd": float, "fidelity": list[str],
+}
+"""The columns of a trial plan's ``Plan.rows`` (``trial_key`` less the index, then the estimate's), by type."""
+
+
 @dataclass(frozen=True, slots=True)
 class SessionPlan:
     """One session's share of a plan."""
@@ -420,6 +430,14 @@ class Plan:
         return [{**e.key, "n": e.n, "request_sha256": e.request_sha256, "input_tokens": e.input_tokens,
                  "output_tokens": e.output_tokens, "output_source": e.output_source, "cost_usd": e.cost_usd,
                  "fidelity": list(e.fidelity)} for e in self.estimates]
+
+    def frame(self) -> pl.DataFrame:
+        """``rows`` as a frame; a plan of nothing has a trial plan's columns (``PLAN_COLUMNS``) and
+        no row, so a notebook can select from it whatever the corpus gave."""
+        import polars as pl
+
+        rows = self.rows()
+        return pl.DataFrame(rows) if rows else pl.DataFrame(schema=PLAN_COLUMNS)
 
     def sessions(self) -> list[SessionPlan]:
         """Per session in plan order: what a reader of a large plan needs instead of one line per request.

@@ -32,7 +32,7 @@ from toolkit.corpus.formats.importer import (
     parse_time,
 )
 from toolkit.corpus.formats.shapes import as_int, obj, text_of
-from toolkit.corpus.formats.wirekit import JsonObj, Where, standard_base64
+from toolkit.corpus.formats.wirekit import JsonObj, Where, standard_base64, unread_keys
 from toolkit.corpus.formats.wires import classify
 from toolkit.jsontext import json_text, stringify
 
@@ -170,6 +170,11 @@ def _time(raw: object) -> datetime | None:
     return found
 
 
+INTERACTION_KEYS = frozenset({"request", "response", "recorded_at"})
+"""What an interaction holds: vcrpy writes ``request`` and ``response``, Ruby VCR and Betamax
+``recorded_at`` beside them."""
+
+
 def _vcr_interaction(raw: object, index: int, line: int | None, lines: tuple[dict[str, list[int]], int | None],
                      where: Where) -> Interaction | None:
     """One vcrpy / Ruby VCR / Betamax interaction."""
@@ -178,6 +183,12 @@ def _vcr_interaction(raw: object, index: int, line: int | None, lines: tuple[dic
         return None
     request: JsonObj = raw["request"]
     response: JsonObj = raw["response"] if isinstance(raw.get("response"), dict) else {}
+    if "response" not in raw:
+        # every recorder writes the response beside the request (null when there was none): one missing
+        # was renamed (a key beside it no cassette has) or cut off with the end of the file
+        odd = unread_keys(raw, "response", INTERACTION_KEYS)
+        why = f"keys a cassette lacks: {', '.join(odd)}" if odd else "the file may be cut short"
+        where.problem(line, f"interaction {index} has no response ({why}); read as a request without a reply")
     req_headers, resp_headers = _headers(request.get("headers")), _headers(response.get("headers"))
     it = Interaction(index=index, line=line, method=(text_of(request.get("method")) or "POST").upper(),
                      uri=text_of(request.get("uri")) or text_of(request.get("url")),

@@ -36,7 +36,7 @@ from typing import Any
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
-from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use
+from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use, unread_message
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
@@ -64,6 +64,10 @@ CONTINUE_GLOBAL_DIR = "CONTINUE_GLOBAL_DIR"
 
 ROLES = frozenset({"user", "assistant", "thinking", "system", "tool"})
 """``ChatMessageRole`` in core/index.d.ts."""
+
+MESSAGE_KEYS = frozenset({"role", "content", "toolCalls", "toolCallId", "usage", "signature", "redactedThinking", "id"})
+"""The keys of ``ChatMessage``'s variants (the module docstring's sources): a message without
+``content`` that holds another key has its content under a name Continue does not write."""
 
 
 def usage(raw: object) -> Usage | None:
@@ -198,18 +202,20 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
                 out.states[call_id] = text_of(state.get("status")) or ""
         if role != "tool" and unanswered:
             _cancelled(out, unanswered)
+        unread = unread_message(message, "content", MESSAGE_KEYS, out.where, line, "message") if role in ROLES else []
         if role == "thinking":
             words = "\n".join(b.text for b in out.parts(message.get("content"), line) if isinstance(b, Text))
             redacted = text_of(message.get("redactedThinking"))
             thinking.append(Reasoning(words or "", signature=text_of(message.get("signature")) or redacted,
                                       provider=out.provider, model=out.model, redacted=not words and bool(redacted)))
+            thinking += unread
         elif role == "assistant":
             blocks = list(thinking)
             thinking = []
             reasoning = obj(item.get("reasoning"))
             if not blocks and isinstance(reasoning.get("text"), str) and reasoning["text"]:
                 blocks.append(Reasoning(reasoning["text"], provider=out.provider, model=out.model))
-            blocks += out.parts(message.get("content"), line)
+            blocks += out.parts(message.get("content"), line) + unread
             calls = out.calls(message.get("toolCalls"), mid, line)
             blocks += calls
             out.add(mid, "assistant", blocks or [Text("")], line, usage(message.get("usage")))
@@ -224,12 +230,12 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
             text = content if isinstance(content, str) else "\n".join(
                 b.text for b in out.parts(content, line) if isinstance(b, Text))
             error = out.states.get(call_id) == "errored"
-            out.add(mid, "tool", [ToolResult(call_id, text, error, (), None, json_value(item.get("contextItems")) or None)],
-                    line)
+            out.add(mid, "tool", [ToolResult(call_id, text, error, (), None, json_value(item.get("contextItems")) or None),
+                                  *unread], line)
         elif role in ("user", "system"):
             blocks = [Text(c["content"]) for c in items(item.get("contextItems")) if role == "user"
                       and isinstance(c, dict) and isinstance(c.get("content"), str) and c["content"].strip()]
-            blocks += out.parts(message.get("content"), line)
+            blocks += out.parts(message.get("content"), line) + unread
             out.add(mid, "user" if role == "user" else "system", blocks, line)
         else:
             ctx.problem(path, line, f"message role {shown(role)} is not one of Continue's; kept as an event")

@@ -51,7 +51,7 @@ from toolkit.corpus.formats.importer import (
 )
 from toolkit.corpus.formats.layout import gemini_cli_layouts
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, shown, text_of
-from toolkit.corpus.formats.wirekit import CallBook, Origin, Where, tool_use
+from toolkit.corpus.formats.wirekit import CallBook, Origin, Where, tool_use, unread_message
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
@@ -254,6 +254,28 @@ class _Recording:
         return out.session(tip)
 
 
+MESSAGE_KEYS = frozenset({"id", "timestamp", "content", "displayContent", "type", "toolCalls", "thoughts", "tokens",
+                          "model"})
+"""``MessageRecord``'s fields (chatRecordingTypes.ts, the module docstring's source)."""
+CALL_KEYS = frozenset({"id", "name", "args", "result", "status", "timestamp", "agentId", "displayName", "description",
+                       "resultDisplay", "renderOutputAsMarkdown"})
+"""``ToolCallRecord``'s fields (chatRecordingTypes.ts): a call without ``result`` holding another key has
+its result under a name the CLI does not write, not a call that never finished."""
+READ_LISTS = ("content", "toolCalls", "thoughts")
+"""What a message record says or does, each optional in a ``gemini`` record."""
+
+
+def _unread(out: _Session, rec: dict[str, Any], line: int | None, keys: tuple[str, ...]) -> list[Block]:
+    """The record kept whole as an opaque block, reported, when one of ``keys`` is missing and it
+    holds a key the CLI does not write (``toolCalls`` misspelt): otherwise its calls or thoughts
+    would go in silence."""
+    for key in keys:
+        unread = unread_message(rec, key, MESSAGE_KEYS, out.where, line, "message")
+        if unread:
+            return unread
+    return []
+
+
 def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec: dict[str, Any]) -> str | None:
     """One message record into messages (or a notice event); returns the id later records hang from."""
     kind = text_of(rec.get("type"))
@@ -262,7 +284,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
         out.event(NOTICE_KINDS[kind], kind, time, _words(rec.get("content")), rec, line, parent)
         return parent
     if kind == "user":
-        said = out.blocks(rec.get("content"), mid, line)
+        said = out.blocks(rec.get("content"), mid, line) + _unread(out, rec, line, ("content",))
         fresh = [b for b in said if not (isinstance(b, ToolResult) and b.tool_use_id in out.answered)]
         if said and not fresh:
             return parent  # only results the calls' records gave already
@@ -280,6 +302,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
     for index, thought in enumerate(_listed(out, rec, "thoughts", line)):
         blocks.append(_thought(out, thought, f"thoughts[{index}] of message {mid}", line, model))
     blocks.extend(out.blocks(rec.get("content"), mid, line, model))
+    blocks.extend(_unread(out, rec, line, READ_LISTS))
     results: list[Block] = []
     called = {b.id for b in blocks if isinstance(b, ToolUse)}
     for index, call in enumerate(_listed(out, rec, "toolCalls", line)):
@@ -295,6 +318,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
             call_id = f"{mid}.call{index}"
         if call_id not in called:
             blocks.append(out.call(call_id, name, call.get("args"), line))
+        blocks.extend(unread_message(call, "result", CALL_KEYS, out.where, line, "toolCall"))
         result = _tool_result(out, call, call_id, name, f"{mid}:results.{index}", line)
         if result is not None:
             results.append(result)

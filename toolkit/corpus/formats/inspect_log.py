@@ -48,6 +48,7 @@ from toolkit.corpus.formats.shapes import (
     surface_hash,
     text_of,
 )
+from toolkit.corpus.formats.wirekit import unread_keys, unread_message
 from toolkit.inflating import Inflated, zip_member
 from toolkit.jsontext import json_text, loads, stringify
 from toolkit.record import (
@@ -105,6 +106,23 @@ EVENT_KINDS: dict[str, EventKind] = {
 HEAVY_EVENT_KEYS = frozenset({"input", "input_refs", "call", "events"})
 """Left out of an event's raw copy: a ``ModelEvent``'s input repeats the sample's messages and its
 ``call`` the same messages in the provider's shape; nested ``events`` are kept as events of their own."""
+
+MESSAGE_KEYS = frozenset({
+    "id", "content", "source", "metadata", "role", "internal", "tool_call_id", "tool_calls", "model", "function",
+    "error", "tool_error", "reasoning",
+})
+"""The fields of ``ChatMessage``'s variants (``src/inspect_ai/model/_chat_message.py``) and the two
+older ones it still migrates (``reasoning``, ``tool_error``)."""
+
+SAMPLE_KEYS = frozenset({
+    "id", "epoch", "input", "choices", "target", "sandbox", "files", "setup", "messages", "output", "scores",
+    "metadata", "store", "events", "timelines", "model_usage", "role_usage", "started_at", "completed_at",
+    "total_time", "working_time", "uuid", "invalidation", "error", "error_retries", "attachments", "events_data",
+    "limit", "message_pool", "call_pool",
+})
+"""The fields of ``EvalSample`` (``src/inspect_ai/log/_log.py``) and the older condensed pools. A
+sample without ``messages`` (inspect's default is an empty list) that holds another key has its
+conversation under a name inspect does not write."""
 
 _JSON_LOG = re.compile(r'^\s*\{[^{}]*?"version"\s*:\s*\d+', re.S)
 _EVAL_KEY = re.compile(r'"eval"\s*:\s*\{\s*"(?:eval_id|run_id|created|task)"')
@@ -333,6 +351,10 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
         )
 
     raw_messages = sample.get("messages")
+    odd = unread_keys(sample, "messages", SAMPLE_KEYS)
+    if odd:
+        state.problem(None, f"{label}: no messages (keys inspect does not write: {', '.join(odd)}); "
+                            "they are kept on the sample's fields")
     if raw_messages is None:
         raw_messages = []
     if not isinstance(raw_messages, list):
@@ -426,6 +448,7 @@ def _message(
     images: list[Image] = []
     texts: list[str] = []
     model = raw.get("model") if isinstance(raw.get("model"), str) else None
+    blocks += unread_message(raw, "content", MESSAGE_KEYS, state, line, "message")
     for part in _parts(raw.get("content"), where, line, state):
         block = _part(part, where, line, state, model)
         if role == "tool" and isinstance(block, Text):

@@ -67,7 +67,7 @@ from toolkit.corpus.formats.importer import (
 )
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, kind_name, shown, text_of
-from toolkit.corpus.formats.wirekit import Where, result_parts, tool_use
+from toolkit.corpus.formats.wirekit import Where, result_parts, tool_use, unread_message
 from toolkit.corpus.linking import Linker, Spawned, Spawns, opening, spawn_links, spawning_calls, spawns_of
 from toolkit.record import (
     Block,
@@ -118,6 +118,8 @@ ERROR_PREFIX = "<system>ERROR: "
 src/kimi_cli/soul/message.py): the context has no error flag of its own."""
 MEDIA_PARTS = frozenset({"audio_url", "video_url"})
 """Content parts the record has no kind for (kosong ``AudioURLPart``, ``VideoURLPart``)."""
+TEXT_PART_KEYS = frozenset({"type", "text"})
+"""kosong ``TextPart``: a text part without ``text`` that holds another key has its words under it."""
 
 WIRE_TYPES = frozenset({
     "TurnBegin", "SteerInput", "TurnEnd", "StepBegin", "StepInterrupted", "StepRetry", "HookTriggered",
@@ -486,7 +488,8 @@ def _part(part: dict[str, Any], where: Where, line: int | None, model: str | Non
     kind = text_of(raw_kind)
     if kind == "text":
         text = part.get("text")
-        return [Text(text)] if isinstance(text, str) and text else []
+        return [Text(text)] if isinstance(text, str) and text else unread_message(part, "text", TEXT_PART_KEYS, where,
+                                                                                  line, "part")
     if kind == "think":  # kosong ThinkPart: ``encrypted`` is the provider's signature
         think = part.get("think")
         signature = text_of(part.get("encrypted")) or None

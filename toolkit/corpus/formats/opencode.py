@@ -65,6 +65,7 @@ from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.sqlitefile import SQLITE_HEADER, connect, holds
 from toolkit.corpus.formats.sqlitefile import tables as table_names
+from toolkit.corpus.formats.wirekit import unread_keys
 from toolkit.jsontext import json_text
 from toolkit.record import (
     Block,
@@ -110,6 +111,14 @@ UNSENT_FILE_MIMES = frozenset({"text/plain", "application/x-directory"})
 
 STEP_START_KEYS = frozenset({"id", "sessionID", "messageID", "type", "time"})
 """What every ``step-start`` part has; one holding more (its snapshot) is kept as an event."""
+
+USER_KEYS = frozenset({"id", "sessionID", "role", "time", "format", "summary", "agent", "model", "fallbackModels",
+                       "system", "tools"})
+"""``MessageV2.User``'s fields (message-v2.ts): a prompt without ``summary`` holding another key has its
+summary under a name OpenCode does not write."""
+SESSION_KEYS = frozenset({"id", "slug", "projectID", "workspaceID", "directory", "parentID", "summary", "share",
+                          "title", "version", "time", "permission", "revert"})
+"""``Session.Info``'s fields (session/index.ts), read as ``USER_KEYS`` are."""
 
 EVENT_PARTS: dict[str, EventKind] = {
     "step-start": "meta", "snapshot": "meta", "patch": "meta", "agent": "meta", "retry": "error",
@@ -363,6 +372,17 @@ class Builder:
         at = (message_id or self.last) if attached else None
         self.events.append(Event(kind, kind_type, parse_time(time), at, text, raw, source, None, trigger))
 
+    def unread(self, info: dict[str, Any], known: frozenset[str], what: str, source: SourceRef,
+               message_id: str | None = None, attached: bool = True) -> None:
+        """An info without its ``summary`` that holds keys OpenCode does not write: reported, and those
+        keys kept as an event, as the summary event they hide would otherwise go in silence."""
+        odd = unread_keys(info, "summary", known)
+        if odd:
+            self.problem(source, f"{what} without summary (keys OpenCode does not write: {', '.join(odd)}); "
+                                 "kept as an event")
+            self.event("other", f"{what}.unread", "", {k: info[k] for k in odd}, source, message_id=message_id,
+                       attached=attached)
+
     def emit(self, message_id: str, role: Role, blocks: list[Block], time: object, model: str | None,
              provider: str | None, usage: Usage | None, source: SourceRef, tags: tuple[str, ...] = ()) -> None:
         self.messages.append(Message(message_id, self.last, role, tuple(blocks), parse_time(time), model, provider,
@@ -432,6 +452,7 @@ class Builder:
             words = "\n\n".join(t for t in (text_of(summary.get("title")), text_of(summary.get("body"))) if t)
             self.event("summary", "message.summary", words, summary, stored.source,
                        message_id=message_id if blocks else None)
+        self.unread(info, USER_KEYS, "message", stored.source, message_id if blocks else None)
 
     def add_assistant(self, stored: Stored) -> None:
         info = stored.info
@@ -886,6 +907,7 @@ class Builder:
         summary = info.get("summary")
         if isinstance(summary, dict) and summary:
             self.event("summary", "session.summary", _summary_text(summary), summary, source, attached=False)
+        self.unread(info, SESSION_KEYS, "session", source, attached=False)
         for key in ("share", "revert"):
             if info.get(key):
                 self.event("meta", f"session.{key}", "", info[key], source, attached=False)

@@ -196,15 +196,28 @@ def each_message(raws: Sequence[Any], where: Where, prefix: str, first: int, par
     return out
 
 
-def unread_message(raw: JsonObj, key: str, known: frozenset[str], where: Where, line: int | None,
+class Reporter(Protocol):
+    """Whatever an importer reports problems through (``Where``, or an importer's own state)."""
+
+    def problem(self, line: int | None, reason: str) -> None: ...
+
+
+def unread_keys(raw: JsonObj, key: str, known: frozenset[str]) -> list[str]:
+    """The keys of ``raw`` its format does not write, when ``raw`` lacks ``key``: what a record
+    holding its ``key`` under a misspelt name (``contnet``) shows. Empty when ``key`` holds a value
+    or every key is the format's, as a record that simply has nothing under ``key`` shows."""
+    if raw.get(key) is not None:
+        return []
+    return [str(k) for k in raw if k not in known]
+
+
+def unread_message(raw: JsonObj, key: str, known: frozenset[str], where: Reporter, line: int | None,
                    noun: str) -> list[Block]:
     """A message none of whose content was read although it holds keys the wire does not have (its
     content under a misspelt key, ``contnet``): reported and kept whole as an opaque block, as the
     message would otherwise keep its place and lose its words in silence. Empty when the content key
-    holds a value or every key is the wire's."""
-    if raw.get(key) is not None:
-        return []
-    odd = [str(k) for k in raw if k not in known]
+    holds a value or every key is the wire's (``unread_keys``)."""
+    odd = unread_keys(raw, key, known)
     if not odd:
         return []
     where.problem(line, f"{noun} without {key} (keys the wire lacks: {', '.join(odd)}); kept as an opaque block")
@@ -214,7 +227,8 @@ def unread_message(raw: JsonObj, key: str, known: frozenset[str], where: Where, 
 def content_blocks(content: Any, where: Where, line: int | None, noun: str,
                    read: Callable[[JsonObj], list[Block]]) -> list[Block]:
     """A message's content, text or a list of ``noun`` objects (``read`` turns one into blocks), as
-    record blocks; bare strings in the list are text, anything else is reported and kept opaque."""
+    record blocks; a bare string in the list is read as text and reported (no wire writes one: it stands
+    where a block was), anything else is reported and kept opaque."""
     if content is None:
         return []
     if isinstance(content, str):
@@ -225,6 +239,7 @@ def content_blocks(content: Any, where: Where, line: int | None, noun: str,
     out: list[Block] = []
     for item in content:
         if isinstance(item, str):
+            where.problem(line, f"content {noun} is a bare string, not an object; read as text")
             if item:
                 out.append(Text(item))
         elif isinstance(item, dict):
