@@ -502,6 +502,23 @@ def test_an_error_without_a_ctrl_c_is_not_called_an_interruption(monkeypatch: py
         main(["info", str(DATA)])
 
 
+def test_a_ctrl_c_as_the_interpreter_exits_is_one_line_too(tmp_path: Path) -> None:
+    """After the command's work, the interpreter joins the worker pools' threads as it exits; a Ctrl-C
+    then (the last CI run's failure: a traceback from ``concurrent.futures``' exit hook, exit 0) ends the
+    process as one line and 130."""
+    script = ("import os, signal, sys, time\n"
+              "from toolkit.cli import main\n"
+              "sys.argv = ['toolkit', 'info', sys.argv[1]]\n"
+              "code = main()\n"
+              "os.kill(os.getpid(), signal.SIGINT)\n"
+              "time.sleep(5)\n"
+              "sys.exit(code)\n")
+    run = subprocess.run([sys.executable, "-c", script, str(DATA)], capture_output=True, text=True, cwd=REPO,
+                         check=False, timeout=60)
+    assert run.returncode == 130 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert run.stderr.strip().splitlines()[-1] == "toolkit info: interrupted"
+
+
 def test_what_a_killed_write_left_beside_the_corpus_is_removed_by_the_next(tmp_path: Path) -> None:
     """A write killed before its swap leaves its directory beside the corpus (nothing runs at a
     SIGKILL); the next write of the same corpus removes it, and leaves alone one still being written."""

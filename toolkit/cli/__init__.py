@@ -86,7 +86,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, not at exit, where a closed output is a message Python prints
     except BrokenPipeError:
         return _closed_stdout()
+    if argv is None:  # this process's own command: what remains of it is the interpreter's exit
+        _interrupt_exit(_command(sys.argv[1:]) or "")
     return code
+
+
+def _interrupt_exit(command: str) -> None:
+    """A Ctrl-C from here on (the interpreter joining the worker pools' threads as it exits) ends the
+    process at once, as one line and 130: a ``KeyboardInterrupt`` there is a traceback Python prints
+    after the command's own output."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+
+    def late(signum: int, frame: FrameType | None) -> None:
+        _interrupted(command)
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
+
+    signal.signal(signal.SIGINT, late)
 
 
 def _closed_stdout() -> int:
