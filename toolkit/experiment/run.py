@@ -432,8 +432,11 @@ class Plan:
                  "fidelity": list(e.fidelity)} for e in self.estimates]
 
     def frame(self) -> pl.DataFrame:
-        """``rows`` as a frame; a plan of nothing has a trial plan's columns (``PLAN_COLUMNS``) and
-        no row, so a notebook can select from it whatever the corpus gave."""
+        """``rows`` as a frame, so a notebook can select from it whatever the corpus gave.
+
+        Returns:
+            One row per planned trial; a plan of nothing has a trial plan's columns
+            (``PLAN_COLUMNS``) and no row."""
         import polars as pl
 
         rows = self.rows()
