@@ -118,14 +118,16 @@ def write_part(directory: Path, index: int, sessions: Sequence[Session], images:
     return summary, headers
 
 
-FRAME_SLICE_ROWS = 20_000
+FRAME_SLICE_ROWS = 5_000
 """Rows of all frames together a part gathers before writing them as a row group of each frame.
-Built whole, the rows of one large file and their frames cost about the file's size again."""
+Built whole, the rows of one large file and their frames cost about the file's size again; smaller
+slices cost less at the peak (``benchmarks/bench_import_memory.py``) and read back as fast."""
 
-RECORD_BATCH_BYTES = 4 << 20
+RECORD_BATCH_BYTES = 1 << 20
 """JSON a record table gathers before writing it as a row group. A part of one large file is written
 in pieces, so its JSON is never held whole: held whole, with its copies in polars and in the Parquet
-writer, it cost about five times the source file's size on top of the record."""
+writer, it cost about five times the source file's size on top of the record. What a batch leaves
+behind in the allocators grows with its size, so batches are small."""
 
 
 class RowGroups:
