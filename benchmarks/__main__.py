@@ -9,8 +9,8 @@ from pathlib import Path
 
 from benchmarks.results import Outcome, load_average, write
 
-BENCHMARKS = ("bench_cli", "bench_import", "bench_replay", "bench_costs", "bench_snapshot", "bench_widgets",
-              "bench_simulate", "bench_parallel", "bench_ocr")
+BENCHMARKS = ("bench_cli", "bench_import", "bench_import_memory", "bench_replay", "bench_costs", "bench_snapshot",
+              "bench_widgets", "bench_simulate", "bench_parallel", "bench_ocr")
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 

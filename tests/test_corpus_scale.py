@@ -159,6 +159,34 @@ def test_a_record_table_written_in_row_groups_reopens_as_the_load(tmp_path: Path
     assert_same(load(done.directory), load(DATA))
 
 
+@pytest.mark.parametrize("source", SOURCES)
+def test_frames_written_a_slice_at_a_time_scan_as_the_load(source: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part whose frames are larger than a slice is built and written a row group at a time (a
+    large file's rows are never held whole); each frame scans as the load's, a call answered in a
+    later slice than its own still has its result, and a part of no rows still has every frame."""
+    import pyarrow.parquet as pq
+
+    from toolkit.corpus import parquet
+    from toolkit.corpus.frames import frame_slices
+
+    monkeypatch.setattr(parquet, "FRAME_SLICE_ROWS", 7)
+    corpus = load(source)
+    done = ingest(source, tmp_path / "sliced", part_bytes=1 << 30, progress=False)
+    blocks = pq.ParquetFile(done.directory / "blocks" / "part-00001.parquet")
+    assert blocks.metadata.num_row_groups > 1
+    want = corpus.frames()
+    for name, lazy in scan(done.directory).items():
+        assert lazy.collect().equals(want[name]), name
+    assert want["tool_calls"]["has_result"].sum() > 0
+    slices = list(frame_slices(corpus.sessions, corpus.problems, 7))
+    assert len(slices) > 1
+    for name, whole in want.items():
+        assert pl.concat([s[name] for s in slices]).equals(whole), name
+    (empty,) = frame_slices([], [], 7)
+    assert all(frame.is_empty() and frame.schema == want[name].schema for name, frame in empty.items())
+
+
 def test_a_version_1_saved_corpus_still_opens(tmp_path: Path) -> None:
     corpus = load(DATA)
     saved = corpus.save(tmp_path / "v1")

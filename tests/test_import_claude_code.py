@@ -745,3 +745,22 @@ def test_compaction_facts_are_event_fields_and_bad_ones_are_none(tmp_path: Path)
     assert facts == [("compact_boundary", 1234, "manual"), ("microcompact_boundary", None, None),
                      ("compact_boundary", None, None)]
     assert all(e.tokens_before is None and e.trigger is None for e in session.events if e.kind != "compaction")
+
+
+@pytest.mark.skipif(not VIEWER.is_file(), reason="../shared/corpora is absent")
+def test_the_build_lets_each_record_go_once_it_is_made_a_message_or_an_event() -> None:
+    """Held to the end of the build, the parsed records of a large file cost about its size again
+    beside its sessions: the reader keeps none of them, only what later records ask (side branch,
+    agent), and reads the sidechains as before (they ask exactly that)."""
+    from toolkit.corpus.formats import claude_code
+    from toolkit.corpus.formats.importer import ImportContext, iter_json_lines
+
+    ctx = ImportContext()
+    reader = claude_code._FileReader(VIEWER, ctx)
+    records = list(iter_json_lines(VIEWER, ctx))
+    sessions = reader.build(records)
+    assert not records
+    assert reader.nodes and all(node[1] is claude_code.RELEASED for node in reader.nodes.values())
+    assert not claude_code.RELEASED
+    assert sessions == claude_code.read(VIEWER, ImportContext())
+    assert any(SIDECHAIN_MARK in s.id for s in sessions)

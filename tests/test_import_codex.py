@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import CORPORA, corpus_files
 from toolkit.corpus import load
+from toolkit.corpus.formats import codex
 from toolkit.corpus.formats.codex import IMPORTER, read, sniff
 from toolkit.corpus.formats.importer import Head, ImportContext
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
@@ -543,3 +544,32 @@ def test_registered_for_detection(tmp_path: Path) -> None:
     corpus = load(tmp_path)
     assert corpus.formats == {"rollout.jsonl": "codex"} and IMPORTER.name == "codex"
     assert not CORPORA.is_dir() or load(CORPORA / "codex").formats.keys() == {p.name for p in ROLLOUTS}
+
+
+def test_each_response_item_matches_the_earliest_copy_of_its_text_whatever_comes_first(tmp_path: Path) -> None:
+    """UI copies are matched as they come (a rollout's copies are not all held to its end): each
+    response item takes the earliest copy of its kind and text no item took, before or after it,
+    so the copies kept are the last ones of each text, as when every item was counted first."""
+    def copy(kind: str, text: str) -> dict[str, Any]:
+        return env("event_msg", {"type": kind, "message": text})
+
+    def said(text: str) -> dict[str, Any]:
+        return env("response_item", {"type": "message", "role": "assistant",
+                                     "content": [{"type": "output_text", "text": text}]})
+
+    path = write(tmp_path / "c.jsonl", [
+        META,
+        copy("user_message", "go"), copy("user_message", "go"), user("go"),  # lines 2-4: line 3 kept
+        said("a"), copy("agent_message", "a"), copy("agent_message", "a"),  # lines 5-7: line 7 kept
+        copy("agent_message", "b"), said("b"), said("b"), copy("agent_message", "b"),  # 8-11: none kept
+        copy("agent_message", "c"), copy("user_message", "a"),  # 12-13: kept, no item has their kind and text
+    ])
+    session, ctx = one(path)
+    assert not ctx.problems
+    kept = [(e.type, e.text, e.source.line if e.source else None) for e in session.events if e.kind == "other"]
+    assert kept == [("user_message", "go", 3), ("agent_message", "a", 7), ("agent_message", "c", 12),
+                    ("user_message", "a", 13)]
+    rollout = codex._Rollout(path, ImportContext())
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        rollout.record(number, json.loads(line))
+    assert len(rollout.copies) == len(kept)  # of 11 copies, only those no item matched are held

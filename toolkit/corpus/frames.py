@@ -64,7 +64,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, assert_never
 
 import polars as pl
@@ -183,15 +184,13 @@ def utc(value: Any) -> Any:
     return value
 
 
-def session_rows(
-    session: Session,
-) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]],
-           list[dict[str, Any]], list[dict[str, Any]]]:
+def session_rows(session: Session) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The rows of one session, each with the frame it goes to, in each frame's order: a message's
+    row after its blocks and images, then the session's tool calls (a result found later completes
+    its call's row, so they wait for the session's end), its events and its ``sessions`` row. Each
+    row is final when it comes, so a writer may turn those it holds into frames at any point."""
     sid = session.id
     path_index = {m.id: i for i, m in enumerate(session.path())}
-    messages: list[dict[str, Any]] = []
-    blocks: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
     open_calls: OpenCalls[dict[str, Any]] = OpenCalls()
     call_rows: list[dict[str, Any]] = []
     for index, message in enumerate(session.messages):
@@ -203,8 +202,9 @@ def session_rows(
         message_images = 0
         for b_index, block in enumerate(message.blocks):
             row = block_row(sid, message.id, b_index, block)
-            blocks.append(row)
-            images.extend(image_rows(sid, message.id, b_index, block))
+            yield "blocks", row
+            for image in image_rows(sid, message.id, b_index, block):
+                yield "images", image
             message_images += row["images"]
             match block:
                 case Text():
@@ -230,7 +230,7 @@ def session_rows(
                     pass
                 case _:
                     assert_never(block)
-        messages.append({
+        yield "messages", {
             "session_id": sid, "message_id": message.id, "parent_id": message.parent_id,
             "role": message.role, "index": index, "on_path": message.id in path_index,
             "path_index": path_index.get(message.id), "time": utc(message.time),
@@ -243,16 +243,19 @@ def session_rows(
             "tags": list(message.tags),
             "file": message.source.file if message.source else session.file,
             "line": message.source.line if message.source else None, "images": message_images,
-        })
-    events = [{
-        "session_id": sid, "kind": e.kind, "type": e.type, "time": utc(e.time),
-        "message_id": e.message_id, "text": e.text,
-        "file": e.source.file if e.source else session.file,
-        "line": e.source.line if e.source else None,
-    } for e in session.events]
+        }
+    for call in call_rows:
+        yield "tool_calls", call
+    for e in session.events:
+        yield "events", {
+            "session_id": sid, "kind": e.kind, "type": e.type, "time": utc(e.time),
+            "message_id": e.message_id, "text": e.text,
+            "file": e.source.file if e.source else session.file,
+            "line": e.source.line if e.source else None,
+        }
     times = [m.time for m in session.messages if m.time is not None]
     models = [m.model for m in session.messages if m.model]
-    summary = {
+    yield "sessions", {
         "session_id": sid, "format": session.format, "file": session.file, "title": session.title,
         "parent_session_id": session.parent_session_id, "spawn_call_id": session.spawn_call_id,
         "tip_id": session.tip, "messages": len(session.messages), "path_messages": len(path_index),
@@ -262,7 +265,6 @@ def session_rows(
         "events": len(session.events), "run_configs": len(session.run_configs),
         "surface_recorded": any(c.surface_hash for c in session.run_configs),
     }
-    return summary, messages, blocks, call_rows, events, images
 
 
 def _frame(name: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
@@ -276,27 +278,26 @@ def corpus_frames(corpus: Corpus) -> dict[str, pl.DataFrame]:
 
 def frames_of(given: Sequence[Session], found: Sequence[Problem]) -> dict[str, pl.DataFrame]:
     """The frames of these sessions and problems (a corpus, or one part of a saved one)."""
-    sessions: list[dict[str, Any]] = []
-    messages: list[dict[str, Any]] = []
-    blocks: list[dict[str, Any]] = []
-    calls: list[dict[str, Any]] = []
-    events: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
-    for session in given:
-        s, m, b, c, e, i = session_rows(session)
-        sessions.append(s)
-        messages.extend(m)
-        blocks.extend(b)
-        calls.extend(c)
-        events.extend(e)
-        images.extend(i)
-    problems = [{"file": p.file, "line": p.line, "reason": p.reason} for p in found]
-    return {
-        "sessions": _frame("sessions", sessions),
-        "messages": _frame("messages", messages),
-        "blocks": _frame("blocks", blocks),
-        "tool_calls": _frame("tool_calls", calls),
-        "events": _frame("events", events),
-        "images": _frame("images", images),
-        "problems": _frame("problems", problems),
-    }
+    return next(frame_slices(given, found))
+
+
+def frame_slices(given: Sequence[Session], found: Sequence[Problem],
+                 most: int | None = None) -> Iterator[dict[str, pl.DataFrame]]:
+    """The frames of ``frames_of`` a slice at a time, each slice made of about ``most`` rows of all
+    frames together (all of them in one slice when ``None``); a frame's slices concatenated in order
+    are its whole frame. A writer that writes each slice and lets it go holds a slice's rows, never
+    those of a whole part: built at once, the rows of one large file and their frames cost about
+    the file's size again."""
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in SCHEMAS}
+    held = slices = 0
+    problems = (("problems", {"file": p.file, "line": p.line, "reason": p.reason}) for p in found)
+    for name, row in chain((row for session in given for row in session_rows(session)), problems):
+        rows[name].append(row)
+        held += 1
+        if most is not None and held >= most:
+            yield {table: _frame(table, taken) for table, taken in rows.items()}
+            rows = {table: [] for table in SCHEMAS}
+            held = 0
+            slices += 1
+    if held or not slices:  # no rows at all is still a slice: the frames, empty
+        yield {table: _frame(table, taken) for table, taken in rows.items()}

@@ -88,18 +88,23 @@ def write_part(directory: Path, index: int, sessions: Sequence[Session], images:
                problems: Sequence[Problem]) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
     """Write part ``index`` of every table but the two with a row per session, and return those
     rows: the sessions frame and the session headers. They are written by ``write_sessions`` once
-    sessions of other parts had their say (a subagent links to its parent across files)."""
-    from toolkit.corpus.frames import frames_of
+    sessions of other parts had their say (a subagent links to its parent across files). The frames
+    are built and written a slice of ``FRAME_SLICE_ROWS`` rows at a time, the record's JSON a
+    ``RECORD_BATCH_BYTES`` batch at a time: each a row group, so no table of the part is held whole."""
+    from toolkit.corpus.frames import frame_slices
 
     name = part_file(index)
-    frames = frames_of(sessions, problems)
-    for frame_name, frame in frames.items():
-        if frame_name != "sessions":
-            _write(frame, directory / frame_name / name)
-    summary = frames["sessions"]
+    summaries: list[pl.DataFrame] = []
+    with contextlib.ExitStack() as stack:
+        out = {frame: stack.enter_context(RowGroups(directory / frame / name)) for frame in FRAMES
+               if frame != "sessions"}
+        for frames in frame_slices(sessions, problems, FRAME_SLICE_ROWS):
+            summaries.append(frames.pop("sessions"))
+            for frame_name, frame in frames.items():
+                out[frame_name].add(frame)
+    summary = pl.concat(summaries, rechunk=True)
     store = SurfaceStore(directory / "surfaces")
     headers = [dict(codec.encode_session_header(session)) for session in sessions]
-    del frames
     record = directory / "record"
     _write_record("message", ((sid, i, codec.encode_message(m)) for sid, session in enumerate(sessions)
                               for i, m in enumerate(session.messages)), record / "messages" / name)
@@ -113,37 +118,64 @@ def write_part(directory: Path, index: int, sessions: Sequence[Session], images:
     return summary, headers
 
 
-RECORD_BATCH_BYTES = 4 << 20
+FRAME_SLICE_ROWS = 5_000
+"""Rows of all frames together a part gathers before writing them as a row group of each frame.
+Built whole, the rows of one large file and their frames cost about the file's size again; smaller
+slices cost less at the peak (``benchmarks/bench_import_memory.py``) and read back as fast."""
+
+RECORD_BATCH_BYTES = 1 << 20
 """JSON a record table gathers before writing it as a row group. A part of one large file is written
 in pieces, so its JSON is never held whole: held whole, with its copies in polars and in the Parquet
-writer, it cost about five times the source file's size on top of the record."""
+writer, it cost about five times the source file's size on top of the record. What a batch leaves
+behind in the allocators grows with its size, so batches are small."""
+
+
+class RowGroups:
+    """A Parquet file written a frame at a time, each frame a row group, so only one is held. A file
+    that gets a single frame is that frame's own ``write_parquet`` (the bytes a saved corpus always
+    had); an empty frame after the first adds nothing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._first: pl.DataFrame | None = None
+        self._writer: Any = None  # a pyarrow.parquet.ParquetWriter once a second frame came
+
+    def __enter__(self) -> RowGroups:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        elif kind is None and self._first is not None:
+            _write(self._first, self.path)
+
+    def add(self, frame: pl.DataFrame) -> None:
+        first = self._first
+        if self._writer is None and (first is None or first.is_empty()):
+            self._first = frame
+        elif not frame.is_empty():
+            if first is not None:
+                self._open(first)
+            self._writer.write_table(frame.to_arrow())
+
+    def _open(self, first: pl.DataFrame) -> None:
+        import pyarrow.parquet as pq
+
+        table = first.to_arrow()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = pq.ParquetWriter(self.path, table.schema, compression="zstd")
+        self._writer.write_table(table)
+        self._first = None
 
 
 def _write_record(column: str, rows: Iterable[tuple[int, int, object]], path: Path) -> None:
-    """A record table: each item's session, index and JSON, a row group per ``RECORD_BATCH_BYTES``.
-    A table of one batch is written as one frame (the bytes a saved corpus always had)."""
-    import pyarrow.parquet as pq
-
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A record table: each item's session, index and JSON, a row group per ``RECORD_BATCH_BYTES``."""
     rows = iter(rows)  # each batch takes up where the last one stopped
-    writer: pq.ParquetWriter | None = None
-    try:
-        while True:
+    with RowGroups(path) as out:
+        full = True
+        while full:
             frame, full = _record(column, rows, RECORD_BATCH_BYTES)
-            if writer is None and not full:
-                frame.write_parquet(path)
-                return
-            if writer is not None and frame.is_empty():
-                return
-            table = frame.to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema, compression="zstd")
-            writer.write_table(table)
-            if not full:
-                return
-    finally:
-        if writer is not None:
-            writer.close()
+            out.add(frame)
 
 
 def _record(column: str, rows: Iterable[tuple[int, int, object]], most: int) -> tuple[pl.DataFrame, bool]:

@@ -506,11 +506,17 @@ def _salvage_array(data: bytes, path: Path, ctx: ImportContext) -> list[tuple[in
             at += 1
 
 
-_Node = tuple[int, dict[str, Any], str, object, str | None, bool]
+_Node = tuple[int, dict[str, Any], str, object, str | None, bool, bool, str | None]
 """A record with a uuid, and what every step asks of it, read once (the build made 33 dict lookups a
 record before, 25 now): its line, the record, its uuid, its raw ``parentUuid``, its session id
-(``_session_id``), and whether it belongs to the main conversation (neither ``isSidechain`` nor an
-``agentId``)."""
+(``_session_id``), whether it belongs to the main conversation (neither ``isSidechain`` nor an
+``agentId``), whether it is on a side branch (``_is_side``) and its ``agentId`` when that is a name.
+Once a node is made a message or an event, its record is let go (``RELEASED``): the rest is what
+later nodes ask of it."""
+
+RELEASED: dict[str, Any] = {}
+"""What a node holds as its record once the record was made a message or an event: held to the end of
+the build, the parsed records of a large file cost about its size again beside the sessions."""
 
 
 class _Draft:
@@ -620,10 +626,14 @@ class _FileReader:
         self.ctx.problem(self.path, line, reason)
 
     def build(self, records: list[tuple[int, dict[str, Any]]]) -> list[Session]:
+        """The sessions of ``records``, which it empties: each record is let go once it was made a
+        message or an event (``RELEASED``)."""
         nodes, loose = self._index(records)
+        records.clear()
         self._join_main_ids(nodes)
-        for node in nodes:
+        for at, node in enumerate(nodes):
             self._node(node)
+            nodes[at] = self.nodes[node[2]] = (node[0], RELEASED, *node[2:])
         for line, rec in loose:
             self._loose(line, rec)
         sessions = [self._finish(s) for s in self.sessions.values()]
@@ -652,11 +662,13 @@ class _FileReader:
                     self.problem(line, f"duplicate uuid {uid} (first at line {first[0]}) with different "
                                        "content; the first is kept, this copy stays in the raw file only")
                 continue
+            agent = rec.get("agentId")
             node = (line, rec, uid, rec.get("parentUuid"), _session_id(rec),
-                    not (rec.get("isSidechain") is True or rec.get("agentId")))
+                    not (rec.get("isSidechain") is True or agent), _is_side(rec),
+                    agent if isinstance(agent, str) and agent else None)
             seen[uid] = node
             nodes.append(node)
-        for line, _, uid, parent, _, _ in nodes:
+        for line, _, uid, parent, *_ in nodes:
             if parent is not None and not isinstance(parent, str):
                 self.problem(line, f"parentUuid of {uid} is {shown(parent)}, not an id; the record is made a root")
             elif parent is not None and parent not in seen:
@@ -668,7 +680,7 @@ class _FileReader:
         new file) belong to one session: the file's own id when it is one of them, else the last."""
         classes: dict[str | None, str | None] = {}
         all_nodes = self.nodes
-        for _, rec, _, parent, sid, main in nodes:
+        for _, rec, _, parent, sid, main, *_ in nodes:
             if not main:
                 continue
             if sid not in classes:
@@ -709,9 +721,9 @@ class _FileReader:
                     found = self.sessions[key] = _SessionDraft(key, main, None)
                 self.main_sessions[sid] = found
             return found
-        agent = node[1].get("agentId")
+        agent = node[7]
         parent = self.main_ids.get(sid) or sid
-        if isinstance(agent, str) and agent:
+        if agent is not None:
             name = f"{parent or self.stem}{AGENT_MARK}{agent}"
             key = ("agent", name)
         else:
@@ -732,7 +744,7 @@ class _FileReader:
             chain.append(node)
             parent = self.nodes[node][3]
             up = self.nodes.get(parent) if isinstance(parent, str) else None
-            if up is None or not isinstance(parent, str) or not _is_side(up[1]) or parent in chain:
+            if up is None or not isinstance(parent, str) or not up[6] or parent in chain:
                 root = node
                 break
             node = parent

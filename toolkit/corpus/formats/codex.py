@@ -35,7 +35,7 @@ How items become messages (the rule the record keeps):
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -210,11 +210,12 @@ class _Rollout:
         self.epoch = 0
         self.calls: dict[str, str] = {}
         """Call id → tool name, to pair outputs with their calls."""
-        self.copies: list[tuple[str, str, datetime | None, dict[str, Any], int]] = []
-        self.said: dict[str, Counter[str]] = {
-            "user_message": Counter(), "agent_message": Counter(), "agent_reasoning": Counter(),
-            "agent_reasoning_raw_content": Counter(),
-        }
+        self.copies: dict[int, tuple[str, str, datetime | None, dict[str, Any], int]] = {}
+        """UI copies no response item matched yet, by line (one a line), in the order they came."""
+        self.waiting: dict[tuple[str, str], deque[int]] = {}
+        """Kind and text of a copy → the copies with them that wait for a response item, earliest first."""
+        self.said: Counter[tuple[str, str]] = Counter()
+        """Kind and text of a copy → response items with them that no copy matched yet."""
 
     # -- records -------------------------------------------------------------------------------
 
@@ -335,7 +336,7 @@ class _Rollout:
         kind = kind_name(payload.get("type"))
         if kind in DUPLICATE_EVENTS:
             text = payload.get("message", payload.get("text"))
-            self.copies.append((kind, text if isinstance(text, str) else "", time, payload, number))
+            self.copy(kind, text if isinstance(text, str) else "", time, payload, number)
             return
         if kind == "token_count":
             self.token_count(payload, number, time)
@@ -446,7 +447,7 @@ class _Rollout:
         text = "\n".join(b.text for b in blocks if isinstance(b, Text))
         if role == "assistant":
             self.assistant(number, time, suffix).blocks.extend(blocks)
-            self.said["agent_message"][text] += 1
+            self.saw("agent_message", text)
             return
         after_tool = self.open is not None and self.open.role == "tool"
         self.close()
@@ -459,7 +460,7 @@ class _Rollout:
             attached = after_tool and bool(blocks) and all(isinstance(b, Image) for b in blocks)
             meta = attached or text.lstrip().startswith(CONTEXT_PREFIXES)
             draft = self.begin("user", number, time, ("meta",) if meta else (), suffix)
-            self.said["user_message"][text] += 1
+            self.saw("user_message", text)
             self.pending = None
             if not meta:
                 self.turn_starts.append(draft)
@@ -496,9 +497,9 @@ class _Rollout:
         texts = self.texts(item, "summary", number)
         raw = self.texts(item, "content", number)
         for text in texts:
-            self.said["agent_reasoning"][text] += 1
+            self.saw("agent_reasoning", text)
         for text in raw:
-            self.said["agent_reasoning_raw_content"][text] += 1
+            self.saw("agent_reasoning_raw_content", text)
         signature = item.get("encrypted_content")
         signature = signature if isinstance(signature, str) and signature else None
         text = "\n\n".join(texts + raw)
@@ -674,16 +675,36 @@ class _Rollout:
         return Session(self.sid, FORMAT, messages, self.tip, source, configs, tuple(events),
                        self.parent_session_id, title=self.title)
 
+    def copy(self, kind: str, text: str, time: datetime | None, payload: dict[str, Any], number: int) -> None:
+        """A UI copy of a message: matched by the earliest response item with its kind and text that
+        no copy matched yet, else waiting for one. Matched as they come, so a rollout's copies (one
+        per message) are not all held to its end."""
+        key = (kind, text)
+        said = self.said.pop(key, 0)
+        if said:
+            if said > 1:
+                self.said[key] = said - 1
+            return
+        self.waiting.setdefault(key, deque()).append(number)
+        self.copies[number] = (kind, text, time, payload, number)
+
+    def saw(self, kind: str, text: str) -> None:
+        """A response item a UI copy of ``kind`` with ``text`` may copy: it matches the earliest copy
+        waiting, else the next to come. Each copy is matched by the earliest item it can be, so
+        those left are the last copies of each text, whatever order items and copies come in."""
+        key = (kind, text)
+        waiting = self.waiting.get(key)
+        if waiting:
+            del self.copies[waiting.popleft()]
+            if not waiting:
+                del self.waiting[key]
+        else:
+            self.said[key] += 1
+
     def copy_events(self) -> list[Event]:
         """UI copies of messages that match no response item: kept, as ``other`` events."""
-        out: list[Event] = []
-        for kind, text, time, payload, number in self.copies:
-            said = self.said[kind]
-            if said[text] > 0:
-                said[text] -= 1
-                continue
-            out.append(Event("other", kind, time, None, text, json_value(payload), SourceRef(self.file, number)))
-        return out
+        return [Event("other", kind, time, None, text, json_value(payload), SourceRef(self.file, number))
+                for kind, text, time, payload, number in self.copies.values()]
 
 
 def _line(event: Event) -> int:
