@@ -10,6 +10,7 @@ import io
 import json
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,17 +97,26 @@ def test_inspect_message_content_under_a_misspelt_key_is_opaque_and_reported(tmp
     assert any("message without content (keys the wire lacks: contnet)" in r for r in _reasons(corpus))
 
 
-def test_gemini_cli_tool_calls_under_a_misspelt_key_are_opaque_and_reported(tmp_path: Path) -> None:
+def _gemini_cli_renamed(tmp_path: Path, record: Callable[[dict[str, Any]], dict[str, Any]], key: str,
+                        misspelt: str) -> tuple[dict[str, Any], list[str], Opaque]:
+    """The shared Gemini CLI file with ``key`` of the first ``record`` of it renamed ``misspelt``: the
+    renamed record, the problems the load reports and the one opaque block it keeps."""
     _needs(GEMINI_CLI)
     doc = json.loads(GEMINI_CLI.read_text(encoding="utf-8"))
-    record = next(m for m in doc["messages"] if m.get("toolCalls"))
-    _rename(record, "toolCalls", "tolCalls")
+    renamed = record(doc)
+    _rename(renamed, key, misspelt)
     path = tmp_path / GEMINI_CLI.name
     path.write_text(json.dumps(doc), encoding="utf-8")
     corpus = load(path)
     (block,) = _opaque(corpus)
+    return renamed, _reasons(corpus), block
+
+
+def test_gemini_cli_tool_calls_under_a_misspelt_key_are_opaque_and_reported(tmp_path: Path) -> None:
+    record, reasons, block = _gemini_cli_renamed(
+        tmp_path, lambda doc: next(m for m in doc["messages"] if m.get("toolCalls")), "toolCalls", "tolCalls")
     assert isinstance(block.raw, dict) and block.raw["tolCalls"] == record["tolCalls"]
-    assert any("message without toolCalls (keys the wire lacks: tolCalls)" in r for r in _reasons(corpus))
+    assert any("message without toolCalls (keys the wire lacks: tolCalls)" in r for r in reasons)
 
 
 def test_cassette_response_under_a_misspelt_key_is_reported(tmp_path: Path) -> None:
@@ -161,16 +171,11 @@ ANTHROPIC_CASSETTE = CORPORA / "anthropic" / "pydanticai_cassette_tool_result_im
 def test_gemini_cli_tool_result_under_a_misspelt_key_is_opaque_and_reported(tmp_path: Path) -> None:
     """A call without ``result`` reads as one that never finished, unless a key beside it is none
     the CLI writes (found by the accounting test's second seed)."""
-    _needs(GEMINI_CLI)
-    doc = json.loads(GEMINI_CLI.read_text(encoding="utf-8"))
-    call = next(c for m in doc["messages"] for c in m.get("toolCalls", ()) if c.get("result"))
-    _rename(call, "result", "ersult")
-    path = tmp_path / GEMINI_CLI.name
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    corpus = load(path)
-    (block,) = _opaque(corpus)
+    call, reasons, block = _gemini_cli_renamed(
+        tmp_path, lambda doc: next(c for m in doc["messages"] for c in m.get("toolCalls", ()) if c.get("result")),
+        "result", "ersult")
     assert isinstance(block.raw, dict) and block.raw["ersult"] == call["ersult"]
-    assert any("toolCall without result (keys the wire lacks: ersult)" in r for r in _reasons(corpus))
+    assert any("toolCall without result (keys the wire lacks: ersult)" in r for r in reasons)
 
 
 def test_kimi_text_part_under_a_misspelt_key_is_opaque_and_reported(tmp_path: Path) -> None:
