@@ -5,12 +5,14 @@ refused with one line, and what is not read is a problem: nothing hangs, crashes
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -251,7 +253,16 @@ def _import(tmp_path: Path, copies: int = 40, **popen: Any) -> subprocess.Popen[
         for n in range(copies):
             (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
     return subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
-                             "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, text=True, **popen)
+                             "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, text=True,
+                            preexec_fn=_as_at_a_terminal, **popen)
+
+
+def _as_at_a_terminal() -> None:
+    """Run in a child before it starts: Ctrl-C handled as a terminal's foreground command has it,
+    whatever this process inherited (a shell starts a background job, and so pytest's workers, with
+    SIGINT ignored, and a child would inherit that and never hear the Ctrl-C a test sends)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _descendants(pid: int) -> list[int]:
@@ -485,9 +496,24 @@ def test_a_ctrl_c_an_extension_turned_into_another_error_is_still_one_line(
         return 0
 
     monkeypatch.setattr(info, "run_info", run)
-    assert main(["info", str(DATA)]) == INTERRUPTED
+    with _hearing_sigint():
+        assert main(["info", str(DATA)]) == INTERRUPTED
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "the command's handler is undone"
     assert capsys.readouterr().err.strip() == "toolkit info: interrupted"
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@contextlib.contextmanager
+def _hearing_sigint() -> Iterator[None]:
+    """This process with Python's own Ctrl-C handling, unblocked, whatever it inherited or an earlier
+    test in it left (``_as_at_a_terminal``), and as it was after."""
+    handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, signal.default_int_handler if handler is None else handler)
 
 
 def test_an_error_without_a_ctrl_c_is_not_called_an_interruption(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -507,14 +533,14 @@ def test_a_ctrl_c_as_the_interpreter_exits_is_one_line_too(tmp_path: Path) -> No
     then (the last CI run's failure: a traceback from ``concurrent.futures``' exit hook, exit 0) ends the
     process as one line and 130."""
     script = ("import os, signal, sys, time\n"
-              "from toolkit.cli import main\n"
+              "from toolkit.cli import program\n"
               "sys.argv = ['toolkit', 'info', sys.argv[1]]\n"
-              "code = main()\n"
+              "code = program()\n"
               "os.kill(os.getpid(), signal.SIGINT)\n"
               "time.sleep(5)\n"
               "sys.exit(code)\n")
     run = subprocess.run([sys.executable, "-c", script, str(DATA)], capture_output=True, text=True, cwd=REPO,
-                         check=False, timeout=60)
+                         check=False, timeout=60, preexec_fn=_as_at_a_terminal)
     assert run.returncode == 130 and "Traceback" not in run.stderr, run.stderr[-2000:]
     assert run.stderr.strip().splitlines()[-1] == "toolkit info: interrupted"
 

@@ -86,19 +86,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, not at exit, where a closed output is a message Python prints
     except BrokenPipeError:
         return _closed_stdout()
-    if argv is None:  # this process's own command: what remains of it is the interpreter's exit
+    return code
+
+
+def program() -> int:
+    """The ``toolkit`` program (its console script and ``python -m toolkit.cli``): ``main`` on this
+    process's own arguments, after which a Ctrl-C (the interpreter joining the worker pools' threads
+    as it exits) ends the process at once, as one line and 130, where a ``KeyboardInterrupt`` would
+    be a traceback printed after the command's own output. Kept out of ``main``, which a caller may
+    run in a process that goes on."""
+    code = main()
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         _interrupt_exit(_command(sys.argv[1:]) or "")
     return code
 
 
 def _interrupt_exit(command: str) -> None:
-    """A Ctrl-C from here on (the interpreter joining the worker pools' threads as it exits) ends the
-    process at once, as one line and 130: a ``KeyboardInterrupt`` there is a traceback Python prints
-    after the command's own output."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return
 
     def late(signum: int, frame: FrameType | None) -> None:
         _interrupted(command)
@@ -158,4 +162,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["BROKEN_PIPE", "COMMANDS", "INTERRUPTED", "Command", "build_parser", "help_for", "main"]
+__all__ = ["BROKEN_PIPE", "COMMANDS", "INTERRUPTED", "Command", "build_parser", "help_for", "main", "program"]
