@@ -12,6 +12,7 @@ from tests.conftest import DATA
 from toolkit.browse.sessions import client_version, session_table
 from toolkit.cli import main
 from toolkit.corpus import load
+from toolkit.record import Session
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -49,11 +50,29 @@ def test_client_versions_come_from_the_sessions_own_records(corpora: Path) -> No
     assert {r.client_version for r in claude} == {"2.0.22"}
 
 
+def test_a_long_field_that_is_no_version_is_refused_at_once() -> None:
+    """A crafted ``version`` of dots and words made the old pattern backtrack for hours; each suffix
+    now holds no separator, so the match fails in one pass."""
+    import time
+
+    from toolkit.record import Event
+
+    crafted = "1.2" + ".a" * 30 + "!"
+    session = Session("s", "claude_code", (), events=(Event("meta", "client", None, None, "", {"version": crafted}),))
+    started = time.process_time()
+    assert client_version(session) is None
+    assert time.process_time() - started < 1.0
+    fine = Session("s", "inspect", (), events=(Event("meta", "client", None, None, "",
+                                                    {"version": "0.3.58.dev16+g6a87748b"}),))
+    assert client_version(fine) == "0.3.58.dev16+g6a87748b"
+
+
 def test_importers_keep_the_client_version_their_source_writes(corpora: Path) -> None:
     """Claude Code and Qwen Code write ``version`` on every record, OpenCode on its session, inspect
-    the inspect_ai release in its eval's ``packages``: each session's ``client`` event keeps it, so a
-    session none of whose kept records is a raw source record still names its client (the demo's
-    export-investigation had none before)."""
+    the inspect_ai release in its eval's ``packages``: Claude Code's, OpenCode's and inspect's sessions
+    keep it in a ``client`` event, so a session none of whose kept records is a raw source record
+    still names its client (the demo's export-investigation had none before); Qwen Code's is read
+    from the records its events keep."""
     demo = {r.file: r.client_version for r in session_table(load(DATA / "claude_code"))}
     assert demo["export-investigation.jsonl"] == demo["fix-tests.jsonl"] == "2.0.22"
     viewer = load(corpora / "claude_code" / "viewer_v1.0.98_orchestrator_sidechains.jsonl").sessions

@@ -202,6 +202,31 @@ def test_a_version_1_saved_corpus_still_opens(tmp_path: Path) -> None:
     assert scan(saved)["messages"].collect().equals(corpus.frames()["messages"])
 
 
+def test_a_version_2_saved_corpus_reads_a_usage_of_zeros_as_unknown(tmp_path: Path) -> None:
+    """Format 2 wrote a usage of all zeros (a backend that reported none) as zeros; ``scan`` reads it
+    as null in every token column, as ``frames()`` of the same files gives it now."""
+    from toolkit.measured import measured
+
+    source = CORPORA / "claude_code" / "mimo_v2.1.145_session_with_subagents"
+    if not source.exists():
+        pytest.skip("../shared/corpora is absent")
+    corpus = load(source)
+    zeros = [m.id for s in corpus.sessions for m in s.messages if m.usage is not None and not measured(m.usage)]
+    assert zeros, "the mimo session has replies of a backend that reported no usage"
+    saved = corpus.save(tmp_path / "v2")
+    columns = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    for part in sorted((saved / "messages").glob("*.parquet")):
+        frame = pl.read_parquet(part)
+        frame.with_columns(pl.when(pl.col("message_id").is_in(zeros)).then(0).otherwise(pl.col(name)).alias(name)
+                           for name in columns).write_parquet(part)
+    manifest = json.loads((saved / "corpus.json").read_text(encoding="utf-8"))
+    manifest["format_version"] = 2
+    (saved / "corpus.json").write_text(json.dumps(manifest), encoding="utf-8")
+    scanned = scan(saved)["messages"].collect()
+    assert scanned.filter(pl.col("message_id").is_in(zeros)).select(columns).null_count().row(0) == (len(zeros),) * 4
+    assert scanned.equals(corpus.frames()["messages"])
+
+
 def test_strict_raises_the_first_problem_from_a_worker(tmp_path: Path) -> None:
     root = tmp_path / "mixed"
     shutil.copytree(DATA, root)

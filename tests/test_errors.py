@@ -330,6 +330,21 @@ def test_ctrl_c_is_one_line_and_exit_130(module: str, attribute: str, argv: list
     assert captured.err == f"toolkit {argv[0]}: interrupted\n" and captured.out == ""
 
 
+def test_a_broken_pipe_that_is_not_standard_output_is_an_error_shown() -> None:
+    """A broken pipe elsewhere (a FIFO named as output, a subprocess gone) is no reader of standard
+    output closing: it is shown as the error it is, not ended quietly with 141."""
+    script = ("import sys\n"
+              "import toolkit.cli.info as info\n"
+              "def run(args):\n"
+              "    raise BrokenPipeError(32, 'Broken pipe: the FIFO named as output')\n"
+              "info.run_info = run\n"
+              "from toolkit.cli import main\n"
+              "sys.exit(main(['info', sys.argv[1]]))\n")
+    run = subprocess.run([sys.executable, "-c", script, str(DATA)], cwd=REPO, capture_output=True, text=True,
+                         check=False, timeout=120)
+    assert run.returncode == 1 and "BrokenPipeError" in run.stderr and "the FIFO named as output" in run.stderr
+
+
 @pytest.mark.parametrize("reads", [0, 1])
 def test_a_reader_that_closes_early_ends_the_command_quietly(reads: int) -> None:
     """``toolkit info DATA | head -1``: a reader that closes standard output (before reading, or after

@@ -210,3 +210,47 @@ def test_a_bare_string_where_a_content_block_was_is_reported(tmp_path: Path) -> 
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
     corpus = load(path)
     assert any(r.endswith("content block is a bare string, not an object; read as text") for r in _reasons(corpus))
+
+
+def test_a_field_a_new_release_adds_is_no_damage(tmp_path: Path) -> None:
+    """A reply that calls no tool has no ``toolCalls``, a call still running no ``result``, an OpenCode
+    info often no ``summary``; a field of a name of its own beside them (what a client's next
+    release adds) is neither reported nor kept as a copy of the record: only a near spelling of the
+    missing key, or a key that is no name at all, reads as damage."""
+    _needs(GEMINI_CLI)
+    loads: list[Corpus] = []
+    for added in (False, True):
+        doc = json.loads(GEMINI_CLI.read_text(encoding="utf-8"))
+        for record in doc["messages"]:
+            for call in record.get("toolCalls", ()):
+                call.pop("result", None)  # calls still running
+                if added:
+                    call["renderedAt"] = "2026-12-07T00:00:00Z"
+            if added:
+                record["finishReason"] = "STOP"
+        path = tmp_path / f"{added}.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        loads.append(load(path))
+    plain, newer = loads
+    assert not _opaque(newer) and not [r for r in _reasons(newer) if "keys the wire lacks" in r]
+    assert [m.blocks for m in newer.sessions[0].messages] == [m.blocks for m in plain.sessions[0].messages]
+    _needs(OPENCODE)
+    folder = _opencode_copy(tmp_path)
+    for info_path in sorted((folder / "storage" / "message").rglob("*.json")):
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        info.pop("summary", None)
+        info["costBreakdown"] = {"input": 1}
+        info_path.write_text(json.dumps(info), encoding="utf-8")
+    assert not [r for r in _reasons(load(folder)) if "does not write" in r]
+
+
+@pytest.mark.parametrize(("name", "key", "damaged"), [
+    ("contnet", "content", True), ("tolCalls", "toolCalls", True), ("toolCalls_", "toolCalls", True),
+    ("ersult", "result", True), ("sumary", "summary", True), ("1", "toolCalls", True), ("", "summary", True),
+    ("null", "result", True), ("finishReason", "toolCalls", False), ("costBreakdown", "summary", False),
+    ("renderedAt", "result", False),
+])
+def test_what_reads_as_a_damaged_key(name: str, key: str, damaged: bool) -> None:
+    from toolkit.corpus.formats.wirekit import misnamed
+
+    assert misnamed(name, key) is damaged

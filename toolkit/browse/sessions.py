@@ -17,7 +17,11 @@ from toolkit.record import JsonValue, Session
 if TYPE_CHECKING:
     from toolkit.corpus.corpus import Corpus
 
-_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][\w.]+)*")
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-+.][A-Za-z0-9_]+)*")
+"""A release number and its suffixes (``0.3.58.dev16+g6a87748b``): each suffix starts at its separator
+and holds none, so a long string that is no version fails in one pass, not by backtracking."""
+LONGEST_VERSION = 64
+"""Longer strings are not read as a version (the pattern is linear; this keeps a huge field cheap)."""
 VERSION_KEYS = ("cli_version", "version", "client_version")
 """Keys of a kept source record naming the client's version (Codex's ``session_meta`` writes
 ``cli_version``)."""
@@ -25,7 +29,7 @@ VERSION_KEYS = ("cli_version", "version", "client_version")
 
 def client_version(session: Session) -> str | None:
     """The client version the session's source names: its first ``client`` event's (the importers
-    keep there the version Claude Code, Qwen Code, OpenCode and Cline SDK write), else the first
+    keep there the version Claude Code, OpenCode, inspect and Cline SDK write), else the first
     one a source record its events keep names (Codex's ``session_meta``)."""
     for event in session.events:
         if event.kind == "meta" and event.type == CLIENT_EVENT and (found := _named(event.raw)) is not None:
@@ -46,7 +50,7 @@ def _named(raw: JsonValue) -> str | None:
         return None
     for key in VERSION_KEYS:
         value = raw.get(key)
-        if isinstance(value, str) and _VERSION.fullmatch(value):
+        if isinstance(value, str) and len(value) <= LONGEST_VERSION and _VERSION.fullmatch(value):
             return value
     return None
 

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import importlib
 import os
+import select
 import signal
 import sys
 import threading
@@ -85,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         sys.stdout.flush()  # here, not at exit, where a closed output is a message Python prints
     except BrokenPipeError:
+        if not _stdout_closed():
+            raise
         return _closed_stdout()
     return code
 
@@ -98,18 +101,39 @@ def program() -> int:
     code = main()
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        _interrupt_exit(_command(sys.argv[1:]) or "")
+        _interrupt_exit(_command(sys.argv[1:]) or "", said=code == INTERRUPTED)
     return code
 
 
-def _interrupt_exit(command: str) -> None:
+def _interrupt_exit(command: str, *, said: bool) -> None:
+    """From here on a Ctrl-C ends the process at once with 130, saying so once (not again when the
+    command was ``said`` to be interrupted already). The line goes out by ``os.write``: a handler may
+    run inside a write to standard error (a progress bar closing), where ``print`` would fail as a
+    reentrant call and never reach the exit."""
+    line = f"toolkit {command}: interrupted\n".encode()
 
     def late(signum: int, frame: FrameType | None) -> None:
-        _interrupted(command)
-        sys.stderr.flush()
+        if not said:
+            with contextlib.suppress(OSError):
+                os.write(2, line)
         os._exit(INTERRUPTED)
 
     signal.signal(signal.SIGINT, late)
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (the kernel reports an error on its
+    write end): a broken pipe anywhere else (a FIFO named as output, a subprocess's pipe) is an error
+    to show, not the end of a pipeline."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return False
+    if not hasattr(select, "poll"):  # Windows: no poll, and no way to tell; the usual cause it is
+        return True
+    watch = select.poll()
+    watch.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in watch.poll(0))
 
 
 def _closed_stdout() -> int:

@@ -46,8 +46,13 @@ from toolkit.surface import SurfaceStore
 if TYPE_CHECKING:
     from toolkit.corpus.corpus import Corpus
 
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+"""3: a usage of all zeros is null in every token column of the messages frame (``toolkit.measured``),
+where 2 wrote it as zeros."""
+READABLE_VERSIONS = (1, 2, 3)
+
+TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""The messages frame's usage counts."""
 
 FRAMES = ("sessions", "messages", "blocks", "tool_calls", "events", "images", "problems")
 """The frames of ``toolkit.corpus.frames``, a directory of parts each."""
@@ -371,7 +376,18 @@ def scan(directory: str | Path) -> dict[str, pl.LazyFrame]:
         InvalidInput: ``directory`` holds no finished saved corpus."""
     root = Path(directory)
     manifest = _manifest(root)
-    return {name: pl.scan_parquet(_parts(root, manifest, name)) for name in FRAMES}
+    frames = {name: pl.scan_parquet(_parts(root, manifest, name)) for name in FRAMES}
+    if manifest["format_version"] < 3:
+        frames["messages"] = _unmeasured_as_null(frames["messages"])
+    return frames
+
+
+def _unmeasured_as_null(messages: pl.LazyFrame) -> pl.LazyFrame:
+    """A corpus saved before format 3 wrote a usage of all zeros as zeros: read as null, as a load
+    of the same files gives it now, so ``scan`` and ``frames()`` agree."""
+    unmeasured = pl.all_horizontal(pl.col(name).fill_null(0) == 0 for name in TOKEN_COLUMNS)
+    return messages.with_columns(pl.when(unmeasured).then(None).otherwise(pl.col(name)).alias(name)
+                                 for name in TOKEN_COLUMNS)
 
 
 def load_saved(directory: Path, into: Corpus) -> None:

@@ -258,7 +258,9 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
     (scored by ``score``) as it arrives. A rate limit the SDK's own retries did not outlast is
     retried ``retries`` more times after ``backoff``, doubling. With ``max_cost``, no reply is asked
     for once the spend the ledger reports reaches it (replies in flight then still land, so the
-    spend can pass the cap by up to ``concurrency - 1`` replies); unpriced models count as free."""
+    spend can pass the cap by up to ``concurrency - 1`` replies); unpriced models count as free, and
+    so does a reply whose server reported no usage (its cost is unknown, logged as null): the cap
+    bounds reported spend only."""
     if concurrency < 1:
         raise InvalidInput(f"concurrency must be at least 1, got {concurrency}")
     ledger = _Ledger.open(Path(results), secrets(endpoint))

@@ -265,12 +265,13 @@ READ_LISTS = ("content", "toolCalls", "thoughts")
 """What a message record says or does, each optional in a ``gemini`` record."""
 
 
-def _unread(out: _Session, rec: dict[str, Any], line: int | None, keys: tuple[str, ...]) -> list[Block]:
+def _unread(out: _Session, rec: dict[str, Any], line: int | None, keys: tuple[str, ...],
+            optional: bool) -> list[Block]:
     """The record kept whole as an opaque block, reported, when one of ``keys`` is missing and it
     holds a key the CLI does not write (``toolCalls`` misspelt): otherwise its calls or thoughts
-    would go in silence."""
+    would go in silence. ``optional`` as ``unread_keys`` takes it."""
     for key in keys:
-        unread = unread_message(rec, key, MESSAGE_KEYS, out.where, line, "message")
+        unread = unread_message(rec, key, MESSAGE_KEYS, out.where, line, "message", optional=optional)
         if unread:
             return unread
     return []
@@ -284,7 +285,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
         out.event(NOTICE_KINDS[kind], kind, time, _words(rec.get("content")), rec, line, parent)
         return parent
     if kind == "user":
-        said = out.blocks(rec.get("content"), mid, line) + _unread(out, rec, line, ("content",))
+        said = out.blocks(rec.get("content"), mid, line) + _unread(out, rec, line, ("content",), optional=False)
         fresh = [b for b in said if not (isinstance(b, ToolResult) and b.tool_use_id in out.answered)]
         if said and not fresh:
             return parent  # only results the calls' records gave already
@@ -302,7 +303,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
     for index, thought in enumerate(_listed(out, rec, "thoughts", line)):
         blocks.append(_thought(out, thought, f"thoughts[{index}] of message {mid}", line, model))
     blocks.extend(out.blocks(rec.get("content"), mid, line, model))
-    blocks.extend(_unread(out, rec, line, READ_LISTS))
+    blocks.extend(_unread(out, rec, line, READ_LISTS, optional=True))
     results: list[Block] = []
     called = {b.id for b in blocks if isinstance(b, ToolUse)}
     for index, call in enumerate(_listed(out, rec, "toolCalls", line)):
@@ -318,7 +319,7 @@ def _convert(out: _Session, mid: str, parent: str | None, line: int | None, rec:
             call_id = f"{mid}.call{index}"
         if call_id not in called:
             blocks.append(out.call(call_id, name, call.get("args"), line))
-        blocks.extend(unread_message(call, "result", CALL_KEYS, out.where, line, "toolCall"))
+        blocks.extend(unread_message(call, "result", CALL_KEYS, out.where, line, "toolCall", optional=True))
         result = _tool_result(out, call, call_id, name, f"{mid}:results.{index}", line)
         if result is not None:
             results.append(result)

@@ -364,7 +364,8 @@ def line_of(data: bytes | str, offset: int) -> int:
 
 
 CLIENT_EVENT = "client"
-"""The meta event naming the client that wrote a session (Cline's, Cline SDK's): its raw holds
+"""The meta event naming the client that wrote a session (Claude Code's, OpenCode's, inspect's, Cline's,
+Cline SDK's): its raw holds
 ``client`` and, where the source writes one, ``version`` (``toolkit.browse.client_version``)."""
 
 

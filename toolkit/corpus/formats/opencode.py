@@ -376,7 +376,7 @@ class Builder:
                message_id: str | None = None, attached: bool = True) -> None:
         """An info without its ``summary`` that holds keys OpenCode does not write: reported, and those
         keys kept as an event, as the summary event they hide would otherwise go in silence."""
-        odd = unread_keys(info, "summary", known)
+        odd = unread_keys(info, "summary", known, optional=True)
         if odd:
             self.problem(source, f"{what} without summary (keys OpenCode does not write: {', '.join(odd)}); "
                                  "kept as an event")

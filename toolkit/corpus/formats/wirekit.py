@@ -7,6 +7,7 @@ It sits below the parsers and imports none of them; the recording importer sits 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -202,22 +203,48 @@ class Reporter(Protocol):
     def problem(self, line: int | None, reason: str) -> None: ...
 
 
-def unread_keys(raw: JsonObj, key: str, known: frozenset[str]) -> list[str]:
+def unread_keys(raw: JsonObj, key: str, known: frozenset[str], *, optional: bool = False) -> list[str]:
     """The keys of ``raw`` its format does not write, when ``raw`` lacks ``key``: what a record
     holding its ``key`` under a misspelt name (``contnet``) shows. Empty when ``key`` holds a value
-    or every key is the format's, as a record that simply has nothing under ``key`` shows."""
+    or every key is the format's, as a record that simply has nothing under ``key`` shows.
+
+    A record is often without an ``optional`` key (a reply that calls no tool has no ``toolCalls``),
+    and a client's next release adds fields of its own, so there only a key that looks like damage to
+    ``key`` counts (``misnamed``), never every field the toolkit has not met yet."""
     if raw.get(key) is not None:
         return []
-    return [str(k) for k in raw if k not in known]
+    odd = [str(k) for k in raw if k not in known]
+    return [name for name in odd if misnamed(name, key)] if optional else odd
+
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+NEAR = 0.8
+"""How alike (``difflib.SequenceMatcher.ratio``) a key must be to the one it stands for to count as
+that key misspelt: ``contnet`` is 0.86 of ``content``, ``tolCalls`` 0.94 of ``toolCalls``, a field
+with a name of its own (``finishReason``) far below."""
+
+
+def misnamed(name: str, key: str) -> bool:
+    """Whether ``name`` reads as ``key`` damaged: a near spelling of it, or no name at all (``""``,
+    ``1``, ``null``: what a corrupted key becomes, never a field a client adds)."""
+    import difflib
+
+    if name in LITERALS or not NAME.fullmatch(name):
+        return True
+    return difflib.SequenceMatcher(None, name.lower(), key.lower()).ratio() >= NEAR
+
+
+LITERALS = frozenset({"null", "true", "false", "None", "True", "False"})
+"""What a key that was a JSON or YAML literal reads as once written as a JSON object's key."""
 
 
 def unread_message(raw: JsonObj, key: str, known: frozenset[str], where: Reporter, line: int | None,
-                   noun: str) -> list[Block]:
+                   noun: str, *, optional: bool = False) -> list[Block]:
     """A message none of whose content was read although it holds keys the wire does not have (its
     content under a misspelt key, ``contnet``): reported and kept whole as an opaque block, as the
     message would otherwise keep its place and lose its words in silence. Empty when the content key
-    holds a value or every key is the wire's (``unread_keys``)."""
-    odd = unread_keys(raw, key, known)
+    holds a value or every key is the wire's (``unread_keys``, ``optional`` as there)."""
+    odd = unread_keys(raw, key, known, optional=optional)
     if not odd:
         return []
     where.problem(line, f"{noun} without {key} (keys the wire lacks: {', '.join(odd)}); kept as an opaque block")
