@@ -82,7 +82,10 @@ class Reply:
         """Whether the provider reported a usage: a response without one (some OpenAI-compatible
         servers leave it out) reads as all zeros, which is unknown, not a free reply
         (``toolkit.measured``)."""
-        return any((self.fresh_input, self.cached, self.cache_write, self.output))
+        from toolkit.measured import measured
+        from toolkit.record import Usage
+
+        return measured(Usage(self.fresh_input, self.output, self.cached, self.cache_write))
 
 
 Sender = Callable[[dict[str, Any], str], dict[str, Any]]
