@@ -290,8 +290,7 @@ class Assessment:
     def compression_full(self) -> float:
         """Compression with every page as full as the text fills its rows: what a long history that
         fills its pages gets."""
-        filled = self.rows_used / self.geometry.lines
-        return self.text_tokens / (self.tokens_per_page * filled) if filled else 0.0
+        return full_compression(self.text_tokens, self.tokens_per_page, self.rows_used, self.geometry.lines)
 
     def as_dict(self) -> dict[str, object]:
         """The assessment as JSON values, as ``toolkit snapshot --json`` prints it.
@@ -319,6 +318,22 @@ class Assessment:
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
+
+
+def full_compression(text_tokens: int, tokens_per_page: int, rows_used: int, lines: int) -> float:
+    """Text tokens per image token with every page as full as the text fills its rows (``rows_used``
+    of pages of ``lines`` rows each): what a long history that fills its pages gets.
+
+    Args:
+        text_tokens: The text's tokens.
+        tokens_per_page: One page's image tokens.
+        rows_used: Rows the text fills over all pages (``render.filled_rows``).
+        lines: Rows a page holds.
+
+    Returns:
+        The compression (0 where the text fills no row)."""
+    filled = rows_used / lines
+    return text_tokens / (tokens_per_page * filled) if filled else 0.0
 
 
 def assess(text: str | Sequence[Passage], geometry: Geometry, model: str, *,

@@ -129,8 +129,12 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
         shared corpora the cell was read on, ``MEASURED``), chosen."""
     import polars as pl
 
-    from toolkit.snapshot.legibility import assess
+    from toolkit.costs import image_tokens, text_tokens
+    from toolkit.snapshot.legibility import full_compression
+    from toolkit.snapshot.render import filled_rows
 
+    # the text's tokens once; per cell only its pages (the compression needs no decode of them)
+    words = text_tokens(sample, model).tokens if sample else None
     chosen = choose(model)
     rows = []
     names = list(cell_names or candidates())
@@ -141,11 +145,13 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
         if found is None:
             continue
         p = cell_preset(model, cell, reflow=PRESET_REFLOW)
+        g = p.geometry
         name, cer = found.best
         rows.append({
-            "model": model, "cell": cell, "page": f"{p.geometry.width}x{p.geometry.height}",
+            "model": model, "cell": cell, "page": f"{g.width}x{g.height}",
             "chars_per_token": p.chars_per_token,
-            "compression": assess(sample, p.geometry, model).compression_full if sample else None,
+            "compression": None if words is None else full_compression(
+                words, image_tokens(g.width, g.height, model).tokens, filled_rows(render(sample, g)), g.lines),
             "reader": name, "reader_cer": cer,
             "control_cer": dict(found.control)[name], "excess": found.excess, "legible": is_legible(found.excess),
             "read_on": found.chars,
@@ -201,12 +207,11 @@ def verdict(result: Assessment) -> Verdict:
                        f"the cell's measured reading ({found.chars:,} characters of the shared corpora, "
                        f"{found.best[0]} {found.excess * 100:+.1f} points over its control)")
     read_ = result.legibility
+    why = "the provider resizes this page" if found is not None else "this cell was never measured"
     if read_.excess is not None and read_.best is not None:
-        why = "the provider resizes this page" if found is not None else "this cell was never measured"
         return Verdict(read_.legible, read_.excess,
                        f"{why}: this reading ({read_.best.chars:,} characters, {read_.best.reader} "
                        f"{read_.excess * 100:+.1f} points over its control)")
-    why = "the provider resizes this page" if found is not None else "this cell was never measured"
     return Verdict(None, None, f"{why}, and no reader has read it")
 
 
