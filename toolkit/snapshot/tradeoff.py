@@ -134,7 +134,8 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
     from toolkit.snapshot.render import filled_rows
 
     # the text's tokens once; per cell only its pages (the compression needs no decode of them)
-    words = text_tokens(sample, model).tokens if sample else None
+    text = sample or ""
+    words = text_tokens(text, model).tokens if text else None
     chosen = choose(model)
     rows = []
     names = list(cell_names or candidates())
@@ -151,7 +152,7 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
             "model": model, "cell": cell, "page": f"{g.width}x{g.height}",
             "chars_per_token": p.chars_per_token,
             "compression": None if words is None else full_compression(
-                words, image_tokens(g.width, g.height, model).tokens, filled_rows(render(sample, g)), g.lines),
+                words, image_tokens(g.width, g.height, model).tokens, filled_rows(render(text, g)), g.lines),
             "reader": name, "reader_cer": cer,
             "control_cer": dict(found.control)[name], "excess": found.excess, "legible": is_legible(found.excess),
             "read_on": found.chars,
