@@ -205,6 +205,7 @@ def test_a_version_1_saved_corpus_still_opens(tmp_path: Path) -> None:
 def test_a_version_2_saved_corpus_reads_a_usage_of_zeros_as_unknown(tmp_path: Path) -> None:
     """Format 2 wrote a usage of all zeros (a backend that reported none) as zeros; ``scan`` reads it
     as null in every token column, as ``frames()`` of the same files gives it now."""
+    from toolkit.corpus.frames import TOKEN_COLUMNS
     from toolkit.measured import measured
 
     source = CORPORA / "claude_code" / "mimo_v2.1.145_session_with_subagents"
@@ -214,16 +215,15 @@ def test_a_version_2_saved_corpus_reads_a_usage_of_zeros_as_unknown(tmp_path: Pa
     zeros = [m.id for s in corpus.sessions for m in s.messages if m.usage is not None and not measured(m.usage)]
     assert zeros, "the mimo session has replies of a backend that reported no usage"
     saved = corpus.save(tmp_path / "v2")
-    columns = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
     for part in sorted((saved / "messages").glob("*.parquet")):
         frame = pl.read_parquet(part)
         frame.with_columns(pl.when(pl.col("message_id").is_in(zeros)).then(0).otherwise(pl.col(name)).alias(name)
-                           for name in columns).write_parquet(part)
+                           for name in TOKEN_COLUMNS).write_parquet(part)
     manifest = json.loads((saved / "corpus.json").read_text(encoding="utf-8"))
     manifest["format_version"] = 2
     (saved / "corpus.json").write_text(json.dumps(manifest), encoding="utf-8")
     scanned = scan(saved)["messages"].collect()
-    assert scanned.filter(pl.col("message_id").is_in(zeros)).select(columns).null_count().row(0) == (len(zeros),) * 4
+    assert scanned.filter(pl.col("message_id").is_in(zeros)).select(TOKEN_COLUMNS).null_count().row(0) == (len(zeros),) * 4
     assert scanned.equals(corpus.frames()["messages"])
 
 

@@ -376,9 +376,11 @@ def shown(session: Session) -> tuple[frozenset[str], frozenset[str]]:
 
     Returns:
         (block kinds, marker kinds)."""
-    blocks = {block.kind for _, block in session.blocks()}
-    if any(isinstance(block, ToolResult) and block.images for _, block in session.blocks()):
-        blocks.add("image")
+    blocks: set[str] = set()
+    for _, block in session.blocks():
+        blocks.add(block.kind)
+        if isinstance(block, ToolResult) and block.images:
+            blocks.add("image")
     markers: set[str] = {event.kind for event in session.events if event.kind in KEY_EVENTS}
     if len(session.leaves()) > 1:
         markers.add("branch")

@@ -175,6 +175,10 @@ def block_row(session_id: str, message_id: str, index: int, block: Block) -> dic
     return row
 
 
+TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+"""The messages frame's usage counts: null together where a usage measured nothing."""
+
+
 def utc(value: Any) -> Any:
     """A naive datetime taken as UTC, others as they are, so a frame's time column has one time zone."""
     if value is not None and value.tzinfo is None:

@@ -51,9 +51,6 @@ FORMAT_VERSION = 3
 where 2 wrote it as zeros."""
 READABLE_VERSIONS = (1, 2, 3)
 
-TOKEN_COLUMNS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
-"""The messages frame's usage counts."""
-
 FRAMES = ("sessions", "messages", "blocks", "tool_calls", "events", "images", "problems")
 """The frames of ``toolkit.corpus.frames``, a directory of parts each."""
 
@@ -385,6 +382,8 @@ def scan(directory: str | Path) -> dict[str, pl.LazyFrame]:
 def _unmeasured_as_null(messages: pl.LazyFrame) -> pl.LazyFrame:
     """A corpus saved before format 3 wrote a usage of all zeros as zeros: read as null, as a load
     of the same files gives it now, so ``scan`` and ``frames()`` agree."""
+    from toolkit.corpus.frames import TOKEN_COLUMNS
+
     unmeasured = pl.all_horizontal(pl.col(name).fill_null(0) == 0 for name in TOKEN_COLUMNS)
     return messages.with_columns(pl.when(unmeasured).then(None).otherwise(pl.col(name)).alias(name)
                                  for name in TOKEN_COLUMNS)

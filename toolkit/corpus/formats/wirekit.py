@@ -224,6 +224,10 @@ that key misspelt: ``contnet`` is 0.86 of ``content``, ``tolCalls`` 0.94 of ``to
 with a name of its own (``finishReason``) far below."""
 
 
+LITERALS = frozenset({"null", "true", "false", "None", "True", "False"})
+"""What a key that was a JSON or YAML literal reads as once written as a JSON object's key."""
+
+
 def misnamed(name: str, key: str) -> bool:
     """Whether ``name`` reads as ``key`` damaged: a near spelling of it, or no name at all (``""``,
     ``1``, ``null``: what a corrupted key becomes, never a field a client adds)."""
@@ -232,10 +236,6 @@ def misnamed(name: str, key: str) -> bool:
     if name in LITERALS or not NAME.fullmatch(name):
         return True
     return difflib.SequenceMatcher(None, name.lower(), key.lower()).ratio() >= NEAR
-
-
-LITERALS = frozenset({"null", "true", "false", "None", "True", "False"})
-"""What a key that was a JSON or YAML literal reads as once written as a JSON object's key."""
 
 
 def unread_message(raw: JsonObj, key: str, known: frozenset[str], where: Reporter, line: int | None,
