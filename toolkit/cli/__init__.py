@@ -16,11 +16,15 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from toolkit.cli.commands import COMMANDS, Command, help_for
 from toolkit.errors import ToolkitError
+
+if TYPE_CHECKING:
+    from sys import UnraisableHookArgs
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -71,6 +75,17 @@ def _hear_sigint(signum: int, frame: FrameType | None) -> None:
     signal.default_int_handler(signum, frame)
 
 
+def _unraisable(previous: Callable[[UnraisableHookArgs], object]) -> Callable[[UnraisableHookArgs], None]:
+    """``sys.unraisablehook`` while a command listens: a ``KeyboardInterrupt`` an extension swallowed
+    (polars prints "Exception ignored in: 'DataTypeClass'" and its traceback) is the Ctrl-C the flag
+    already holds, so it is not printed; anything else goes to ``previous``."""
+    def hook(unraisable: UnraisableHookArgs) -> None:
+        if not (_Heard.sigint and unraisable.exc_type is KeyboardInterrupt):
+            previous(unraisable)
+
+    return hook
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; a ``ToolkitError`` it does not handle itself (bad input: a wrong name or
     value, a missing path, a file that cannot be read) is one line on standard error and exit code
@@ -94,10 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def program() -> int:
     """The ``toolkit`` program (its console script and ``python -m toolkit.cli``): ``main`` on this
-    process's own arguments, after which a Ctrl-C (the interpreter joining the worker pools' threads
-    as it exits) ends the process at once, as one line and 130, where a ``KeyboardInterrupt`` would
-    be a traceback printed after the command's own output. Kept out of ``main``, which a caller may
-    run in a process that goes on."""
+    process's own arguments, then the interpreter's exit under ``_interrupt_exit``'s Ctrl-C, where a
+    ``KeyboardInterrupt`` would be a traceback printed after the command's own output. Kept out of
+    ``main``, which a caller may run in a process that goes on."""
     code = main()
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -106,13 +120,20 @@ def program() -> int:
 
 
 def _interrupt_exit(command: str, *, said: bool) -> None:
-    """From here on a Ctrl-C ends the process at once with 130, saying so once (not again when the
-    command was ``said`` to be interrupted already). The line goes out by ``os.write``: a handler may
-    run inside a write to standard error (a progress bar closing), where ``print`` would fail as a
-    reentrant call and never reach the exit."""
+    """The command's work is done; what is left is the interpreter's exit (joining the worker pools'
+    threads, multiprocessing releasing the semaphores it registered). A first Ctrl-C now changes
+    nothing: the exit runs as usual, with the command's own code (cut short, the semaphores are left
+    to the resource tracker, which warns of them after the command's last line). A second ends the
+    process at once with 130, for an exit that hangs, saying so once (not again when the command was
+    ``said`` to be interrupted already). The line goes out by ``os.write``: a handler may run inside
+    a write to standard error, where ``print`` would fail as a reentrant call and never reach the exit."""
     line = f"toolkit {command}: interrupted\n".encode()
+    heard: list[int] = []
 
     def late(signum: int, frame: FrameType | None) -> None:
+        if not heard:
+            heard.append(signum)
+            return
         if not said:
             with contextlib.suppress(OSError):
                 os.write(2, line)
@@ -155,8 +176,10 @@ def _main(argv: Sequence[str] | None) -> int:
     _Heard.sigint = False
     previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
     listening = previous is signal.default_int_handler  # not where the caller ignores or handles Ctrl-C
+    hook = sys.unraisablehook
     if listening:
         signal.signal(signal.SIGINT, _hear_sigint)
+        sys.unraisablehook = _unraisable(hook)
     try:
         code: int = args.func(args)
         workers = sys.modules.get("toolkit.workers")  # imported only by commands that start workers
@@ -174,6 +197,7 @@ def _main(argv: Sequence[str] | None) -> int:
     finally:
         if listening:
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            sys.unraisablehook = hook
     return _interrupted(args.command) if _Heard.sigint else code
 
 
