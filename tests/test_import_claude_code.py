@@ -748,19 +748,55 @@ def test_compaction_facts_are_event_fields_and_bad_ones_are_none(tmp_path: Path)
 
 
 @pytest.mark.skipif(not VIEWER.is_file(), reason="../shared/corpora is absent")
-def test_the_build_lets_each_record_go_once_it_is_made_a_message_or_an_event() -> None:
-    """Held to the end of the build, the parsed records of a large file cost about its size again
-    beside its sessions: the reader keeps none of them, only what later records ask (side branch,
-    agent), and reads the sidechains as before (they ask exactly that)."""
+def test_the_build_holds_where_records_lie_and_lets_each_go_once_it_is_made() -> None:
+    """The parsed records of a large file cost about three times its size: read from a file, the tree
+    is built from each record's ids and where it lies (``Spot``), each record parsed again when the
+    build comes to it and let go once made a message or an event; the sessions are those of the same
+    bytes held in memory, sidechains included."""
     from toolkit.corpus.formats import claude_code
-    from toolkit.corpus.formats.importer import ImportContext, iter_json_lines
+    from toolkit.corpus.formats.importer import ImportContext, Spot, iter_json_line_spots
 
     ctx = ImportContext()
     reader = claude_code._FileReader(VIEWER, ctx)
-    records = list(iter_json_lines(VIEWER, ctx))
-    sessions = reader.build(records)
-    assert not records
+    indexed = reader._index
+    held: list[object] = []
+
+    def index(*args: Any) -> Any:
+        found = indexed(*args)
+        held.extend(node[1] for node in found[0])
+        held.extend(kept for _, kept in found[1])
+        return found
+
+    reader._index = index  # type: ignore[method-assign]
+    with VIEWER.open("rb") as again:
+        sessions = reader.build(iter_json_line_spots(VIEWER, ctx), again)
+    assert held and all(isinstance(kept, Spot) for kept in held)
     assert reader.nodes and all(node[1] is claude_code.RELEASED for node in reader.nodes.values())
     assert not claude_code.RELEASED
+    assert sessions == claude_code.read(VIEWER, ImportContext(), VIEWER.read_bytes())
     assert sessions == claude_code.read(VIEWER, ImportContext())
     assert any(SIDECHAIN_MARK in s.id for s in sessions)
+
+
+def test_a_line_changed_between_the_two_readings_is_a_problem_not_a_wrong_record(tmp_path: Path) -> None:
+    """The file is read twice (ids for the tree, then each record): a line rewritten in between is
+    reported with its number and not read as another record; the rest reads as before."""
+    from toolkit.corpus.formats import claude_code
+    from toolkit.corpus.formats.importer import ImportContext, iter_json_line_spots
+
+    path = tmp_path / "s.jsonl"
+    lines = VIEWER.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines))
+    changed = next(i for i, line in enumerate(lines) if b'"type": "user"' in line or b'"type":"user"' in line)
+
+    def rewritten(*args: Any) -> Any:
+        yield from iter_json_line_spots(*args)
+        old = lines[changed]
+        path.write_bytes(b"".join([*lines[:changed], old.replace(b"user", b"USER", 1), *lines[changed + 1:]]))
+
+    ctx = ImportContext()
+    with path.open("rb") as again:
+        sessions = claude_code._FileReader(path, ctx).build(rewritten(path, ctx), again)
+    assert [(p.line, "changed while the file was read" in p.reason) for p in ctx.problems] == [(changed + 1, True)]
+    whole = claude_code.read(VIEWER, ImportContext())
+    assert sum(len(s.messages) for s in sessions) == sum(len(s.messages) for s in whole) - 1

@@ -48,10 +48,10 @@ import functools
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -66,14 +66,16 @@ from toolkit.corpus.formats.importer import (
     Head,
     ImportContext,
     Importer,
+    Spot,
     client_event,
     collector_paused,
-    iter_json_lines,
+    iter_json_line_spots,
     iter_json_lines_bytes,
     line_of,
     objects_of,
     parse_arguments,
     parse_time,
+    reparse,
 )
 from toolkit.corpus.formats.layout import claude_code_layouts
 from toolkit.corpus.formats.shapes import kind_name, shown, text_of
@@ -393,20 +395,28 @@ def _described(session: Session, found: list[tuple[str, dict[str, Any]]]) -> Ses
 def _read(path: Path, ctx: ImportContext, data: bytes | None) -> list[Session]:
     """The sessions of the file, whose bytes are ``data`` when detection read them all. JSON Lines
     read from the file are parsed a line at a time, so its bytes are never held beside the records
-    parsed from them (a large transcript cost its size once more)."""
+    parsed from them (a large transcript cost its size once more), and each record is kept as where
+    it lies until the build comes to it (``Spot``): the tree needs every record's ids first, and the
+    parsed records of a large file cost about three times its size."""
     opening = data if data is not None else _opening(path)
     start = re.match(rb"\s*", opening)
     first = start.end() if start else 0
     if first >= len(opening):
         ctx.problem(path, None, "empty file: no Claude Code records")
         return []
+    reader = _FileReader(path, ctx)
     if opening[first:first + 1] == b"[":
-        records = _array_records(data if data is not None else path.read_bytes(), path, ctx)
-    elif data is not None:
-        records = list(iter_json_lines_bytes(data, path, ctx))
-    else:
-        records = list(iter_json_lines(path, ctx))
-    return _FileReader(path, ctx).build(records)
+        return reader.build(_held(_array_records(data if data is not None else path.read_bytes(), path, ctx)))
+    if data is not None:
+        return reader.build(_held(iter_json_lines_bytes(data, path, ctx)))
+    with path.open("rb") as again:
+        return reader.build(iter_json_line_spots(path, ctx), again)
+
+
+def _held(records: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any], None]]:
+    """Records read from bytes in memory, held as parsed (there is no file to read them again from)."""
+    for line, rec in records:
+        yield line, rec, None
 
 
 def _opening(path: Path) -> bytes:
@@ -506,13 +516,17 @@ def _salvage_array(data: bytes, path: Path, ctx: ImportContext) -> list[tuple[in
             at += 1
 
 
-_Node = tuple[int, dict[str, Any], str, object, str | None, bool, bool, str | None]
+_Node = tuple[int, "dict[str, Any] | Spot", str, object, str | None, bool, bool, str | None, object]
 """A record with a uuid, and what every step asks of it, read once (the build made 33 dict lookups a
-record before, 25 now): its line, the record, its uuid, its raw ``parentUuid``, its session id
-(``_session_id``), whether it belongs to the main conversation (neither ``isSidechain`` nor an
-``agentId``), whether it is on a side branch (``_is_side``) and its ``agentId`` when that is a name.
-Once a node is made a message or an event, its record is let go (``RELEASED``): the rest is what
-later nodes ask of it."""
+record before, 25 now): its line, the record (or where it lies, parsed again when built), its uuid,
+its raw ``parentUuid``, its session id (``_session_id``), whether it belongs to the main conversation
+(neither ``isSidechain`` nor an ``agentId``), whether it is on a side branch (``_is_side``), its
+``agentId`` when that is a name, and its raw ``logicalParentUuid`` (``ABSENT`` without one). Once a
+node is made a message or an event, its record is let go (``RELEASED``): the rest is what later nodes
+ask of it."""
+
+ABSENT = object()
+"""A key the record does not have."""
 
 RELEASED: dict[str, Any] = {}
 """What a node holds as its record once the record was made a message or an event: held to the end of
@@ -625,47 +639,74 @@ class _FileReader:
     def problem(self, line: int | None, reason: str) -> None:
         self.ctx.problem(self.path, line, reason)
 
-    def build(self, records: list[tuple[int, dict[str, Any]]]) -> list[Session]:
-        """The sessions of ``records``, which it empties: each record is let go once it was made a
-        message or an event (``RELEASED``)."""
-        nodes, loose = self._index(records)
-        records.clear()
+    def build(self, records: Iterable[tuple[int, dict[str, Any], Spot | None]],
+              file: BinaryIO | None = None) -> list[Session]:
+        """The sessions of ``records``. A record that comes with its spot is kept as the spot and
+        parsed again from ``file`` when built; each is let go once it was made a message or an event
+        (``RELEASED``)."""
+        nodes, loose = self._index(records, file)
         self._join_main_ids(nodes)
         for at, node in enumerate(nodes):
-            self._node(node)
+            rec = self._record(node[0], node[1], file)
+            if rec is not None:
+                self._node(node, rec)
             nodes[at] = self.nodes[node[2]] = (node[0], RELEASED, *node[2:])
-        for line, rec in loose:
-            self._loose(line, rec)
+        for line, held in loose:
+            rec = self._record(line, held, file)
+            if rec is not None:
+                self._loose(line, rec)
         sessions = [self._finish(s) for s in self.sessions.values()]
         self._check_results()
         return self._link_sidechains(sessions)
 
+    def _record(self, line: int, held: dict[str, Any] | Spot, file: BinaryIO | None) -> dict[str, Any] | None:
+        """A record as parsed, from where it lies when that is what was kept."""
+        if isinstance(held, dict):
+            return held
+        assert file is not None, "a record kept as its spot comes with its file"
+        rec = reparse(file, held, line)
+        if rec is None:
+            self.problem(line, "the line changed while the file was read (it is read twice: for the tree's "
+                               "ids, then for the record); its record is not read")
+        return rec
+
+    def _repeats(self, first: _Node, line: int, rec: dict[str, Any], spot: Spot | None,
+                 file: BinaryIO | None) -> bool:
+        """Whether a record is a copy of the first with its uuid: the same bytes on a line of its own,
+        else the same parsed record."""
+        held = first[1]
+        if (isinstance(held, Spot) and spot is not None and (held.digest, held.length) == (spot.digest, spot.length)
+                and first[0] == held.line and line == spot.line):
+            return True
+        return self._record(first[0], held, file) == rec
+
     def _index(
-        self, records: list[tuple[int, dict[str, Any]]]
-    ) -> tuple[list[_Node], list[tuple[int, dict[str, Any]]]]:
+        self, records: Iterable[tuple[int, dict[str, Any], Spot | None]], file: BinaryIO | None
+    ) -> tuple[list[_Node], list[tuple[int, dict[str, Any] | Spot]]]:
         """Split records into tree nodes (with a uuid) and loose records; drop repeated copies."""
         nodes: list[_Node] = []
-        loose: list[tuple[int, dict[str, Any]]] = []
+        loose: list[tuple[int, dict[str, Any] | Spot]] = []
         seen = self.nodes
-        for line, rec in records:
+        for line, rec, spot in records:
+            held = rec if spot is None else spot
             uid = rec.get("uuid")
             if not isinstance(uid, str) or not uid:
                 if rec.get("type") in ("user", "assistant"):
                     uid = f"{self.stem}:line-{line}"
                     self.problem(line, f"{rec.get('type')} record without a uuid; named {uid}")
                 else:
-                    loose.append((line, rec))
+                    loose.append((line, held))
                     continue
             first = seen.get(uid)
             if first is not None:
-                if first[1] != rec:
+                if not self._repeats(first, line, rec, spot, file):
                     self.problem(line, f"duplicate uuid {uid} (first at line {first[0]}) with different "
                                        "content; the first is kept, this copy stays in the raw file only")
                 continue
             agent = rec.get("agentId")
-            node = (line, rec, uid, rec.get("parentUuid"), _session_id(rec),
+            node = (line, held, uid, rec.get("parentUuid"), _session_id(rec),
                     not (rec.get("isSidechain") is True or agent), _is_side(rec),
-                    agent if isinstance(agent, str) and agent else None)
+                    agent if isinstance(agent, str) and agent else None, rec.get("logicalParentUuid", ABSENT))
             seen[uid] = node
             nodes.append(node)
         for line, _, uid, parent, *_ in nodes:
@@ -680,16 +721,16 @@ class _FileReader:
         new file) belong to one session: the file's own id when it is one of them, else the last."""
         classes: dict[str | None, str | None] = {}
         all_nodes = self.nodes
-        for _, rec, _, parent, sid, main, *_ in nodes:
+        for _, _, _, parent, sid, main, _, _, logical in nodes:
             if not main:
                 continue
             if sid not in classes:
                 classes[sid] = sid
             found = all_nodes.get(parent) if isinstance(parent, str) else None
             if found is None:
-                if "logicalParentUuid" not in rec:
+                if logical is ABSENT:
                     continue
-                found = all_nodes.get(_tree_parent(rec, all_nodes) or "")
+                found = all_nodes.get(_parent_of(parent, logical, all_nodes) or "")
                 if found is None:
                     continue
             other = found[4]
@@ -754,13 +795,13 @@ class _FileReader:
             self.side_roots[item] = root
         return root
 
-    def _node(self, node: _Node) -> None:
-        line, rec, uid = node[0], node[1], node[2]
+    def _node(self, node: _Node, rec: dict[str, Any]) -> None:
+        line, uid = node[0], node[2]
         session = self._session_for(node)
         self._client(session, line, rec, uid)
         kind = rec.get("type")
         if kind == "user" or kind == "assistant":
-            self._message(node, kind, session)
+            self._message(node, rec, kind, session)
             return
         parent = _tree_parent(rec, self.nodes)
         self.through[uid] = parent
@@ -867,8 +908,8 @@ class _FileReader:
                 return None
         return None
 
-    def _message(self, node: _Node, kind: Role, session: _SessionDraft) -> None:
-        line, rec, uid, parent = node[0], node[1], node[2], node[3]
+    def _message(self, node: _Node, rec: dict[str, Any], kind: Role, session: _SessionDraft) -> None:
+        line, uid, parent = node[0], node[2], node[3]
         body = rec.get("message")
         raw_parent = parent if isinstance(parent, str) else None
         model: str | None = None
@@ -1221,10 +1262,12 @@ def _is_side(rec: dict[str, Any]) -> bool:
 def _tree_parent(rec: dict[str, Any], nodes: dict[str, _Node]) -> str | None:
     """A node's parent; a compact boundary (parentUuid null) hangs from its ``logicalParentUuid``
     when that record is in the file."""
-    parent = rec.get("parentUuid")
+    return _parent_of(rec.get("parentUuid"), rec.get("logicalParentUuid"), nodes)
+
+
+def _parent_of(parent: object, logical: object, nodes: dict[str, _Node]) -> str | None:
     if isinstance(parent, str):
         return parent
-    logical = rec.get("logicalParentUuid")
     return logical if isinstance(logical, str) and logical in nodes else None
 
 

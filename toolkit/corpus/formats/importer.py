@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -199,6 +199,50 @@ def iter_json_lines(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[
     peak memory is one line, not the file."""
     with path.open("rb") as handle:
         yield from _parse_lines(enumerate(handle, 1), path, ctx)
+
+
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """Where a JSON Lines record lies in its file (its physical line's bytes, their ``hash`` and the
+    line's number), so a reader that needs the records of a whole file before building (Claude Code's
+    tree) keeps this and parses the record again when it comes to it, instead of holding every parsed
+    record at once (about three times the file's size)."""
+
+    offset: int
+    length: int
+    digest: int
+    line: int
+
+
+def iter_json_line_spots(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any], Spot]]:
+    """``iter_json_lines`` with where each record lies (``reparse`` reads it again). A record salvaged
+    from a damaged line has the spot of the line it was salvaged from."""
+    with path.open("rb") as handle:
+        at = 0
+        for number, raw in enumerate(handle, 1):
+            spot = Spot(at, len(raw), hash(raw), number)
+            at += len(raw)
+            for found, value in _parse_lines(((number, raw),), path, ctx):
+                yield found, value, spot
+
+
+def reparse(handle: BinaryIO, spot: Spot, number: int) -> dict[str, Any] | None:
+    """The record numbered ``number`` at ``spot`` of the open file, parsed again as
+    ``iter_json_line_spots`` parsed it (its problems were reported then and are not again); ``None``
+    when the line's bytes are no longer those first read (the file changed meanwhile)."""
+    handle.seek(spot.offset)
+    raw = handle.read(spot.length)
+    if hash(raw) != spot.digest:
+        return None
+    if number == spot.line:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return value if isinstance(value, dict) else None
+    quiet = ImportContext()
+    return next((value for found, value in _broken_line(spot.line, raw, handle.name, quiet) if found == number), None)
 
 
 def iter_json_lines_bytes(
