@@ -767,7 +767,7 @@ def test_the_build_holds_where_records_lie_and_lets_each_go_once_it_is_made() ->
         held.extend(kept for _, kept in found[1])
         return found
 
-    reader._index = index  # type: ignore[method-assign]
+    reader._index = index  # type: ignore[method-assign,assignment]
     with VIEWER.open("rb") as again:
         sessions = reader.build(iter_json_line_spots(VIEWER, ctx), again)
     assert held and all(isinstance(kept, Spot) for kept in held)
