@@ -308,6 +308,24 @@ def test_an_unpriced_model_on_a_compatible_server(server: LocalServer) -> None:
     assert (summary.input_tokens, summary.output_tokens, summary.cost_usd) == (765, 75, None)
 
 
+@pytest.mark.parametrize("usage", [None, {"completion_tokens": 0, "prompt_tokens": 0, "total_tokens": 0}],
+                         ids=["no usage", "zeros"])
+def test_a_reply_that_reports_no_usage_leaves_the_tokens_unknown(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch, usage: JsonValue,
+) -> None:
+    """A reply with no usage (some OpenAI-compatible servers leave it out) or only zeros measures
+    nothing (``toolkit.measured``): its tokens are unknown, as its cost is, not 0."""
+    monkeypatch.setenv("SUMMARY_TEST_KEY", DUMMY_KEY)
+    body = {k: v for k, v in OPENAI_BODY.items() if k != "usage"}
+    if usage is not None:
+        body["usage"] = usage
+    server.default = Canned(body)
+    model = ModelSummariser("gpt-5-mini", base_url=f"{server.url}/v1", api_key_env="SUMMARY_TEST_KEY")
+    summary = model.summarise(_history(), budget_chars=3000)
+    assert summary.text == SUMMARY
+    assert (summary.input_tokens, summary.output_tokens, summary.cost_usd) == (None, None, None)
+
+
 def test_gemini_generate_content(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", DUMMY_KEY)
     server.default = Canned(GEMINI_BODY)

@@ -413,6 +413,34 @@ def test_an_eval_member_that_inflates_like_a_bomb_is_a_problem(tmp_path: Path, m
     assert [p.reason for p in corpus.problems if "inflates past" in p.reason], corpus.problems
 
 
+def test_an_eval_whose_members_together_inflate_past_the_archives_bound_keeps_what_it_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many members each well within its own bound may not add up past the bound of the archive's
+    size: the samples read before it are kept, the rest left out with a problem naming the file and
+    the bound, and nothing past the bound is held."""
+    import zipfile
+
+    from toolkit import inflating
+
+    monkeypatch.setattr(inflating, "INFLATED_FREELY", 1 << 20)  # the bound, scaled down to a test's size
+    path = tmp_path / "many.eval"
+    header = {"version": 2, "status": "success", "eval": {"task": "t", "model": "openai/gpt-4o"}}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(header))
+        for i in range(1, 7):  # each 300 KiB, within its own 1 MiB; together past the archive's 1 MiB
+            sample = {"id": i, "epoch": 1, "events": [],
+                      "messages": [{"role": "user", "content": "x" + " " * (300 << 10)}]}
+            archive.writestr(f"samples/{i}_epoch_1.json", json.dumps(sample))
+    assert 100 * path.stat().st_size < 1 << 20
+    corpus = load(path)
+    (problem,) = [p for p in corpus.problems if "inflate" in p.reason]
+    assert problem.file == "many.eval" and problem.line is None, problem
+    assert problem.reason.startswith("the archive's members, up to member samples/4_epoch_1.json, inflate together past 1 MiB from "), problem.reason
+    assert "the 3 sample member(s) from there on are left out, the 3 sample(s) read before are kept" in problem.reason
+    assert sorted(str(s.title) for s in corpus.sessions) == [f"t sample {i} epoch 1" for i in (1, 2, 3)]
+
+
 def test_a_large_unknown_file_is_judged_from_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from toolkit.corpus import reading
 

@@ -776,6 +776,32 @@ def test_a_file_that_inflates_past_the_bound_is_refused_naming_it_and_the_bound(
         (name, "unreadable") for name in refused}
 
 
+def test_an_archive_whose_members_together_inflate_past_its_bound_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Many members each within its own bound may not add up past the bound of the archive's size:
+    the archive is refused as a member past its bound is, and --verify calls it unreadable."""
+    from toolkit import inflating
+
+    monkeypatch.setattr(inflating, "INFLATED_FREELY", 1 << 20)  # the bound, scaled down to a test's size
+    source = tmp_path / "src"
+    source.mkdir()
+    with zipfile.ZipFile(source / "many.eval", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", "{}")
+        for i in range(1, 7):  # each 300 KiB, within its own 1 MiB; together past the archive's 1 MiB
+            archive.writestr(f"samples/{i}_epoch_1.json", b'{"to": "jane.roe@acme-widgets.io"}' + b" " * (300 << 10))
+    assert 100 * (source / "many.eval").stat().st_size < 1 << 20
+    assert command([str(source), "-o", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    (refused,) = [line for line in out.splitlines() if line.lstrip().startswith("refused")]
+    assert refused.split()[1] == "many.eval", out
+    assert "the archive's members, up to member samples/4_epoch_1.json, inflate together past 1 MiB from " in refused, refused
+    assert not (tmp_path / "out" / "many.eval").exists()
+    assert command(["--verify", str(source), "--json"]) == 1
+    leaks = json.loads(capsys.readouterr().out)["leaks"]
+    assert ("many.eval", "unreadable") in {(leak["path"], leak["kind"]) for leak in leaks}
+
+
 def test_the_help_says_what_becomes_of_compressed_files_and_archive_members(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

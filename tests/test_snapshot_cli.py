@@ -12,6 +12,7 @@ from tests.conftest import DATA
 from toolkit.cli import main
 from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import preset
+from toolkit.snapshot.legibility import MAX_CONTROL_CER
 from toolkit.snapshot.render import decode, render
 from toolkit.snapshot.tradeoff import PRESET_REFLOW, choose, geometry_for
 
@@ -33,7 +34,11 @@ def test_text_file_to_pages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert data["uncovered_chars"] == 200
     # Ukrainian І, с, о, р, і share Latin I, c, o, p, i's bitmaps: they survive but are not read
     assert data["resized"] is False and data["lookalike_chars"] == 5 * 200
-    assert 0 <= data["reader_cer"] <= 1 and data["legible"] is (data["reader_cer"] - data["control_cer"] <= 0.01)
+    # these rows' control is misread too (the readers read no Cyrillic, no emoji): past the ceiling, not judged
+    judged = data["control_cer"] <= MAX_CONTROL_CER
+    assert 0 <= data["reader_cer"] <= 1 and data["legible"] is (
+        data["reader_cer"] - data["control_cer"] <= 0.01 if judged else None)
+    assert judged or "on the control itself" in data["not_judged"]
     reading, = data["readers"].values()
     assert 0 < reading["chars"] < len(text) and data["seen_evidence"] == "documented"
     assert data["image_tokens"] == data["tokens_per_page"] * len(pages)

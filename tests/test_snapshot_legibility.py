@@ -3,6 +3,8 @@ independent readers' figures as legibility carries them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -11,8 +13,16 @@ from toolkit.corpus import load as load_corpus
 from toolkit.snapshot.compact import turns
 from toolkit.snapshot.font import load
 from toolkit.snapshot.geometry import PRESET_MODELS, Geometry, seen
-from toolkit.snapshot.legibility import MAX_EXCESS, assess, compare, is_legible, legibility
-from toolkit.snapshot.readers import tesseract_available
+from toolkit.snapshot.legibility import (
+    MAX_CONTROL_CER,
+    MAX_EXCESS,
+    assess,
+    compare,
+    is_legible,
+    legibility,
+    unjudged,
+)
+from toolkit.snapshot.readers import Reading, tesseract_available
 from toolkit.snapshot.render import Passage, read, render
 from toolkit.snapshot.tradeoff import geometry_for
 
@@ -98,8 +108,8 @@ def test_readers_cross_check_what_the_atlas_decode_cannot() -> None:
 
 
 def test_legible_is_one_rule_a_point_over_the_control() -> None:
-    assert is_legible(MAX_EXCESS) is True and is_legible(MAX_EXCESS + 1e-9) is False
-    assert is_legible(-0.004) is True and is_legible(None) is None
+    assert is_legible(MAX_EXCESS, 0.02) is True and is_legible(MAX_EXCESS + 1e-9, 0.02) is False
+    assert is_legible(-0.004, 0.02) is True and is_legible(None, None) is None
     for cell, legible in (("4x6", False), ("9x15", True)):
         result = assess(PROSE, Geometry(cell, 800, 400), "claude-sonnet-4.5", reader_names=("rapidocr",))
         row = result.as_dict()
@@ -109,6 +119,29 @@ def test_legible_is_one_rule_a_point_over_the_control() -> None:
         assert row["legibility"] == 1.0
     unread = assess(PROSE, Geometry("9x15", 800, 400), "claude-sonnet-4.5")
     assert unread.as_dict()["reader_cer"] is None and unread.as_dict()["legible"] is None
+
+
+def test_a_reading_whose_control_itself_fails_is_not_judged() -> None:
+    """Within a point of a control the reader misread (CJK read by tesseract's English model alone)
+    says nothing: past ``MAX_CONTROL_CER`` the page is not judged, and the reason is said with it."""
+    assert is_legible(0.0, MAX_CONTROL_CER) is True and unjudged(0.0, MAX_CONTROL_CER) is None
+    assert is_legible(0.0, MAX_CONTROL_CER + 1e-9) is None and is_legible(0.5, 0.3) is None
+    assert unjudged(None, None) == "nothing was read"
+    unread = assess(PROSE, Geometry("9x15", 800, 400), "claude-sonnet-4.5")
+    for errors, control, legible in ((318, 310, None), (68, 60, True), (40, 20, False)):  # in 1,000 characters
+        found = replace(unread, legibility=replace(unread.legibility,
+                                                   readings=(Reading("tesseract 5.3.0", 1000, errors),),
+                                                   controls=(Reading("tesseract 5.3.0", 1000, control),)))
+        row = found.as_dict()
+        assert found.legibility.legible is row["legible"] is legible, (errors, control)
+        if legible is None:
+            assert found.legibility.excess == pytest.approx(0.008), "within a point of the control: legible before"
+            assert row["not_judged"] == found.legibility.unjudged == (
+                "the best reader's error on the control itself is 31.0%, past the 10% under which its "
+                "control is a floor (MAX_CONTROL_CER)")
+        else:
+            assert row["not_judged"] is None
+    assert unread.as_dict()["not_judged"] == "nothing was read"
 
 
 @pytest.mark.skipif(not tesseract_available(), reason=missing_package("tesseract-ocr"))

@@ -94,6 +94,30 @@ def test_the_explorer_says_legible_only_where_the_table_does() -> None:
     assert verdict(replace(shrunk, legibility=replace(shrunk.legibility, readings=glance, controls=glance))).legible
 
 
+def test_a_page_whose_control_reading_fails_is_not_judged_and_says_why() -> None:
+    """Judged on its own reading (the provider resizes it), a page whose reader misreads the control
+    itself (``MAX_CONTROL_CER``) is not judged, though within a point of it; the verdict, the explorer
+    and the saving's row say why. One whose control is a floor is judged as before."""
+    model = "claude-sonnet-4.5"
+    shrunk = assess("def handler(event, context):\n" * 60, geometry_for(model).with_page(1600, 1600), model)
+    assert shrunk.resized
+    for control, legible in ((310, None), (20, True)):  # errors in 1,000 characters
+        read = replace(shrunk, legibility=replace(shrunk.legibility,
+                                                  readings=(Reading("tesseract 5.3.0", 1000, control + 8),),
+                                                  controls=(Reading("tesseract 5.3.0", 1000, control),)))
+        judged = verdict(read)
+        said = charts.describe(read, "sample")
+        row = replace(saving("x", model, "sample"), assessment=read).row()
+        assert judged.legible is row["legible"] is legible, control
+        if legible is None:
+            assert judged.not_judged == row["not_judged"] and judged.not_judged is not None
+            assert "on the control itself is 31.0%" in judged.not_judged and judged.not_judged in judged.basis
+            assert f"<td style='text-align:left'>not judged: {judged.basis}</td>" in said
+        else:
+            assert judged.not_judged is row["not_judged"] is None and "control itself" not in said
+            assert "<td style='text-align:left'>yes:" in said
+
+
 @pytest.mark.parametrize(("model", "compression", "saved", "per_char"),
                          [("claude-sonnet-4.5", 5.23, 0.809, 0.47), ("gpt-4o", 6.72, 0.851, 0.35)])
 def test_the_demo_figures_the_docs_cite(demo: Sample, model: str, compression: float, saved: float,

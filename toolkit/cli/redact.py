@@ -90,7 +90,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "by member, members' names redacted too; gzip, bzip2 and xz files are decompressed, redacted and "
         "compressed again. A zstd or 7z file, a file or ZIP member that would inflate past "
         f"{INFLATE_RATIO} times its compressed size (at least {INFLATED_FREELY >> 20} MiB, at most "
-        f"{INFLATED_MOST >> 30} GiB, the importer's bound), or a file with a secret that cannot be replaced, "
+        f"{INFLATED_MOST >> 30} GiB, the importer's bound; an archive's members together are bound by the "
+        "archive's size the same way), or a file with a secret that cannot be replaced, "
         "is refused (listed with the reason, not copied). --verify reads the copy again with the same "
         "decoders and fails if anything is left. Exit status: 0 done, 1 some file refused or not read or "
         "written, or --verify found something (listed), 2 bad arguments.",

@@ -110,6 +110,8 @@ def report(result: Assessment, what: str, written: list[Path], as_json: bool) ->
     if (excess := result.legibility.excess) is not None:
         print(f"{'':16s}(best reader {excess:+.2%} over its control; legible means at most "
               f"{MAX_EXCESS * 100:g} point over it)")
+    if (not_judged := data["not_judged"]) is not None:
+        print(f"{'':16s}(not judged: {not_judged})")
     if not result.text_tokens_exact:
         print(f"{'':16s}(text tokens are an estimate for {result.model})")
     if result.seen_evidence != "documented":

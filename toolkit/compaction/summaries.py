@@ -38,12 +38,13 @@ class Summary:
     model: str | None
     input_tokens: int | None
     """Every input token the call carried as the provider reported it (fresh, cached and
-    cache-written together)."""
+    cache-written together); ``None`` where no model was called or the reply reported no usage
+    (``Reply.measured``)."""
     output_tokens: int | None
-    """Output tokens as billed (Gemini's thinking tokens included)."""
+    """Output tokens as billed (Gemini's thinking tokens included); ``None`` as ``input_tokens``."""
     cost_usd: float | None
-    """``toolkit.costs.request_cost`` on the reported usage; ``None`` offline or when the model
-    has no recorded price."""
+    """``toolkit.costs.request_cost`` on the reported usage; ``None`` offline, when the model
+    has no recorded price or when the reply reported no usage."""
 
 
 class Summariser(Protocol):
@@ -448,9 +449,10 @@ class ModelSummariser:
         if not reply.text.strip():
             raise SummaryFailed(f"summary by {self.model} via {provider}: the reply has no text "
                                 f"(stop reason {reply.stop})")
+        measured = reply.measured  # no usage, or only zeros: unknown, not a free call
         return Summary(_cut(reply.text.strip(), budget_chars), self.by, self.model,
-                       reply.fresh_input + reply.cached + reply.cache_write, reply.output,
-                       reply_cost(self.model, reply))
+                       reply.fresh_input + reply.cached + reply.cache_write if measured else None,
+                       reply.output if measured else None, reply_cost(self.model, reply))
 
 
 def _cut(text: str, budget: int) -> str:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from toolkit.corpus import SKIP_DIRS
 from toolkit.errors import InvalidInput, MissingPath
-from toolkit.inflating import Inflated, zip_member
+from toolkit.inflating import Budget, Inflated, zip_member
 from toolkit.redact.bodies import (
     _coalesce,
     _Contents,
@@ -171,11 +171,12 @@ def _scan_zip(source: Path, rel: str, rules: Sequence[_Rule]) -> _Plan:
     names: list[Finding] = []
     try:
         with zipfile.ZipFile(source) as archive:
+            budget = Budget.of(archive)
             for info in archive.infolist():
                 names.extend(_name_findings(info.filename, rules))
                 if info.is_dir():
                     continue
-                opened = read(zip_member(archive, info))
+                opened = read(zip_member(archive, info, budget))
                 if isinstance(opened, str):
                     return _Plan(source, rel, "refused", f"member {info.filename}: {opened}")
                 text, encodings[info.filename] = opened
@@ -330,7 +331,7 @@ def redact(
     members redacted too; gzip, bzip2 and xz files are decompressed, redacted and compressed again.
     A file compressed in a way the
     standard library cannot undo (zstd, 7z), one that would inflate past ``toolkit.inflating``'s
-    bound, or one holding a secret that cannot be replaced, is refused: reported, not copied.
+    bound (an archive whose members would, together, past its own), or one holding a secret that cannot be replaced, is refused: reported, not copied.
     Version-control and tool directories (``.git``, ``.venv``...) are not copied. A file that cannot
     be read or written is reported with its reason and the run goes on. Raises ``InvalidInput`` (a
     ``ValueError``), before writing anything, when ``out`` is ``path`` or a file of the copy would
@@ -449,8 +450,9 @@ def _write_zip(plan: _Plan, where: Path, known: _Known, placeholders: _Placehold
     members: list[tuple[zipfile.ZipInfo, bytes]] = []
     with zipfile.ZipFile(plan.source) as archive:
         comment = archive.comment
+        budget = Budget.of(archive)
         for info in archive.infolist():
-            data = zip_member(archive, info)
+            data = zip_member(archive, info, budget)
             if info.filename in plan.texts:
                 text, encoding = _text(data)
                 done = _redact_contents(text, plan.texts[info.filename], known, placeholders, priority)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.errors import MissingPath
-from toolkit.inflating import zip_member
+from toolkit.inflating import Budget, zip_member
 from toolkit.redact.bodies import _Contents, _redetect
 from toolkit.redact.detect import Finding, _default_homes, _rules
 from toolkit.redact.files import (
@@ -87,9 +87,10 @@ def _texts(source: Path, archive: bool) -> Iterator[tuple[str, str]]:
         return
     try:
         with zipfile.ZipFile(source) as opened:
+            budget = Budget.of(opened)
             for info in opened.infolist():
                 if not info.is_dir():
-                    yield info.filename, _text(zip_member(opened, info))[0]
+                    yield info.filename, _text(zip_member(opened, info, budget))[0]
     except _ZIP_ERRORS:
         return
 

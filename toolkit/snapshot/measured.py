@@ -30,10 +30,14 @@ class CellReading:
         return self.best[1]
 
     @property
+    def control_cer(self) -> float:
+        """The best reader's error on the control rows."""
+        return dict(self.control)[self.best[0]]
+
+    @property
     def excess(self) -> float:
         """The best reader's error above its own error on the control."""
-        name, cer = self.best
-        return cer - dict(self.control)[name]
+        return self.reader_cer - self.control_cer
 
 
 MEASURED_ON = ("2026-12-01, the shared corpora, the error rates leaving whitespace out and the snapshot's marks "

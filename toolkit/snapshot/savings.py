@@ -47,6 +47,11 @@ class Saving:
         """The page's verdict by the one rule, as the tradeoff table gives it (``tradeoff.verdict``)."""
         return verdict(self.assessment).legible
 
+    @property
+    def not_judged(self) -> str | None:
+        """Why ``legible`` is ``None`` (``tradeoff.verdict``; ``None`` where it is judged)."""
+        return verdict(self.assessment).not_judged
+
     def row(self) -> dict[str, object]:
         """The figure and what it rests on, as one table row.
 
@@ -54,12 +59,13 @@ class Saving:
             The columns ``savings`` lists, by name."""
         found = self.assessment
         g = found.geometry
+        judged = verdict(found)
         return {
             "sample": self.sample, "model": found.model, "cell": g.cell, "page": f"{g.width}x{g.height}",
             "columns": g.columns, "reflow": g.reflow, "pages": found.pages, "tokens_per_page": found.tokens_per_page,
             "text_tokens": found.text_tokens, "text_exact": found.text_tokens_exact,
-            "compression": self.compression, "saving": self.saving, "legible": self.legible,
-            "evidence": found.tokens_evidence, "seen_evidence": found.seen_evidence,
+            "compression": self.compression, "saving": self.saving, "legible": judged.legible,
+            "not_judged": judged.not_judged, "evidence": found.tokens_evidence, "seen_evidence": found.seen_evidence,
         }
 
 
@@ -98,10 +104,12 @@ def savings(text: str, models: Iterable[str], sample: str) -> pl.DataFrame:
 
     Returns:
         Columns: sample, model, cell, page, columns, reflow, pages, tokens_per_page, text_tokens,
-        text_exact, compression, saving, legible, evidence, seen_evidence."""
+        text_exact, compression, saving, legible, not_judged (why legible is null; null where it is
+        not), evidence, seen_evidence."""
     import polars as pl
 
-    return pl.DataFrame([saving(text, model, sample).row() for model in models])
+    return pl.DataFrame([saving(text, model, sample).row() for model in models],
+                        schema_overrides={"not_judged": pl.String})
 
 
 def preset_table(text: str, sample: str, models: Sequence[str] = PRESET_MODELS) -> pl.DataFrame:
@@ -116,7 +124,7 @@ def preset_table(text: str, sample: str, models: Sequence[str] = PRESET_MODELS) 
     Returns:
         Columns: sample, model, pricing, rule, cell, page, columns_x_cells, rows, tokens_per_page,
         cells_per_token (the ceiling: cells per image token), text_tokens, compression, saving, legible,
-        seen_evidence."""
+        not_judged, seen_evidence."""
     import polars as pl
 
     pages = pl.DataFrame([
@@ -126,7 +134,7 @@ def preset_table(text: str, sample: str, models: Sequence[str] = PRESET_MODELS) 
     ])
     saved = savings(text, models, sample).select(
         "sample", "model", "cell", "page", "tokens_per_page", "text_tokens", "compression", "saving", "legible",
-        "seen_evidence")
+        "not_judged", "seen_evidence")
     return saved.join(pages, on="model", how="left").select(
         "sample", "model", "pricing", "rule", "cell", "page", "columns_x_cells", "rows", "tokens_per_page",
-        "cells_per_token", "text_tokens", "compression", "saving", "legible", "seen_evidence")
+        "cells_per_token", "text_tokens", "compression", "saving", "legible", "not_judged", "seen_evidence")

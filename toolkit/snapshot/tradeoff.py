@@ -26,7 +26,7 @@ from toolkit.snapshot.font import BREAK_MARKS, break_mark, cells, face, load, pa
 from toolkit.snapshot.geometry import GUTTER, MAX_PAGE_SIDE, PRESET_MODELS, Geometry, Preset, header_style
 from toolkit.snapshot.geometry import preset as cell_preset
 from toolkit.snapshot.legibility import MAX_EXCESS as MAX_EXCESS
-from toolkit.snapshot.legibility import Assessment, is_legible
+from toolkit.snapshot.legibility import Assessment, is_legible, unjudged
 from toolkit.snapshot.measured import CONTROL as CONTROL
 from toolkit.snapshot.measured import MEASURED as MEASURED
 from toolkit.snapshot.measured import MEASURED_ON as MEASURED_ON
@@ -125,8 +125,9 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
 
     Returns:
         Columns: model, cell, page, chars_per_token, compression, reader, reader_cer, control_cer,
-        excess, legible (``legibility.is_legible`` of the measured reading), read_on (characters of the
-        shared corpora the cell was read on, ``MEASURED``), chosen."""
+        excess, legible (``legibility.is_legible`` of the measured reading), not_judged (why legible is
+        null, ``legibility.unjudged``; null where it is not), read_on (characters of the shared corpora
+        the cell was read on, ``MEASURED``), chosen."""
     import polars as pl
 
     from toolkit.costs import image_tokens, text_tokens
@@ -154,11 +155,12 @@ def tradeoff(model: str, sample: str | None = None, cell_names: Iterable[str] | 
             "compression": None if words is None else full_compression(
                 words, image_tokens(g.width, g.height, model).tokens, filled_rows(render(text, g)), g.lines),
             "reader": name, "reader_cer": cer,
-            "control_cer": dict(found.control)[name], "excess": found.excess, "legible": is_legible(found.excess),
-            "read_on": found.chars,
+            "control_cer": found.control_cer, "excess": found.excess,
+            "legible": is_legible(found.excess, found.control_cer),
+            "not_judged": unjudged(found.excess, found.control_cer), "read_on": found.chars,
             "chosen": cell == chosen,
         })
-    return pl.DataFrame(rows, schema_overrides={"compression": pl.Float64})
+    return pl.DataFrame(rows, schema_overrides={"compression": pl.Float64, "not_judged": pl.String})
 
 
 @functools.cache
@@ -179,7 +181,7 @@ def choose(model: str) -> str:
     if not measured:
         return "4x6"
     kept = set(candidates())
-    within = [item for item in measured if is_legible(item.excess) and item.cell in kept]
+    within = [item for item in measured if is_legible(item.excess, item.control_cer) and item.cell in kept]
     if not within:
         return min(measured, key=lambda item: item.excess).cell
     return max(within, key=lambda item: (cell_preset(model, item.cell, reflow=PRESET_REFLOW).chars_per_token,
@@ -191,10 +193,13 @@ class Verdict:
     """Whether a page is legible by the one rule (``legibility.is_legible``), and on which reading."""
 
     legible: bool | None
+    """``None``: not judged, ``not_judged`` says why."""
     excess: float | None
     """The best reader's error over its control the verdict rests on (``None``: nothing read)."""
     basis: str
-    """Which reading: the cell's measured one, or the page's own."""
+    """Which reading: the cell's measured one, or the page's own (and ``not_judged``, if it is not)."""
+    not_judged: str | None
+    """Why ``legible`` is ``None`` (``legibility.unjudged``, or no reading at all)."""
 
 
 def verdict(result: Assessment) -> Verdict:
@@ -204,16 +209,22 @@ def verdict(result: Assessment) -> Verdict:
     measured, on the reading ``result`` carries, if any."""
     found = reading(result.geometry.cell)
     if found is not None and not result.resized:
-        return Verdict(is_legible(found.excess), found.excess,
-                       f"the cell's measured reading ({found.chars:,} characters of the shared corpora, "
-                       f"{found.best[0]} {found.excess * 100:+.1f} points over its control)")
+        return _verdict(is_legible(found.excess, found.control_cer), found.excess,
+                        f"the cell's measured reading ({found.chars:,} characters of the shared corpora, "
+                        f"{found.best[0]} {found.excess * 100:+.1f} points over its control)",
+                        unjudged(found.excess, found.control_cer))
     read_ = result.legibility
     why = "the provider resizes this page" if found is not None else "this cell was never measured"
     if read_.excess is not None and read_.best is not None:
-        return Verdict(read_.legible, read_.excess,
-                       f"{why}: this reading ({read_.best.chars:,} characters, {read_.best.reader} "
-                       f"{read_.excess * 100:+.1f} points over its control)")
-    return Verdict(None, None, f"{why}, and no reader has read it")
+        return _verdict(read_.legible, read_.excess,
+                        f"{why}: this reading ({read_.best.chars:,} characters, {read_.best.reader} "
+                        f"{read_.excess * 100:+.1f} points over its control)", read_.unjudged)
+    return Verdict(None, None, f"{why}, and no reader has read it", f"{why}, and no reader has read it")
+
+
+def _verdict(legible: bool | None, excess: float | None, basis: str, not_judged: str | None) -> Verdict:
+    """A verdict whose basis also says why it is not judged, where it is not."""
+    return Verdict(legible, excess, f"{basis}; {not_judged}" if not_judged else basis, not_judged)
 
 
 def search(sample: str, model: str, cell_names: Iterable[str] | None = None, line_spacings: Sequence[int] = (0, 1),

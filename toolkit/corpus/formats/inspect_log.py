@@ -49,7 +49,7 @@ from toolkit.corpus.formats.shapes import (
     text_of,
 )
 from toolkit.corpus.formats.wirekit import unread_keys, unread_message
-from toolkit.inflating import Inflated, zip_member
+from toolkit.inflating import ArchiveInflated, Budget, Inflated, zip_member
 from toolkit.jsontext import json_text, loads, stringify
 from toolkit.record import (
     ROLES,
@@ -234,39 +234,59 @@ def _read_eval_zip(path: Path, ctx: ImportContext) -> list[Session]:
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         ctx.problem(path, None, f"not a readable .eval ZIP archive: {exc}")
         return []
+    loaded: list[tuple[tuple[int, str], Session]] = []
     with archive:
+        budget = Budget.of(archive)
         names = archive.namelist()
         header_name = next((m for m in HEADER_MEMBERS if m in names), None)
         header: dict[str, Any] = {}
-        if header_name is None:
-            ctx.problem(path, None, "no header.json or _journal/start.json in the .eval archive")
-        else:
-            value, _ = _member_json(archive, header_name, path, ctx)
-            if isinstance(value, dict):
-                header = value
-            elif value is not None:
-                ctx.problem(f"{ctx.name(path)}:{header_name}", 1, "the log header is not a JSON object")
         samples = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
-        loaded: list[tuple[tuple[int, str], Session]] = []
-        for member in samples:
-            value, data = _member_json(archive, member, path, ctx)
-            if value is None:
-                continue
-            where = _Where(path, ctx.name(path), data, member)
-            if not isinstance(value, dict):
-                _problem(ctx, where, 1, f"sample is a JSON {type(value).__name__}, not an object")
-                continue
-            session = _session(value, header, where, ctx)
-            loaded.append((_sample_order(value), session))
+        reached = 0
+        try:
+            if header_name is None:
+                ctx.problem(path, None, "no header.json or _journal/start.json in the .eval archive")
+            else:
+                value, _ = _member_json(archive, header_name, path, ctx, budget)
+                if isinstance(value, dict):
+                    header = value
+                elif value is not None:
+                    ctx.problem(f"{ctx.name(path)}:{header_name}", 1, "the log header is not a JSON object")
+            for member in samples:
+                _read_sample(archive, member, path, ctx, budget, header, loaded)
+                reached += 1
+        except ArchiveInflated as exc:
+            ctx.problem(path, None, f"{exc} (a zip bomb, or a log too large to read): the "
+                                    f"{len(samples) - reached} sample member(s) from there on are left out, "
+                                    f"the {len(loaded)} sample(s) read before are kept")
     loaded.sort(key=lambda item: item[0])
     return [session for _, session in loaded]
 
 
-def _member_json(archive: zipfile.ZipFile, member: str, path: Path, ctx: ImportContext) -> tuple[Any, bytes]:
-    """A member's parsed JSON and its bytes (``None`` and a problem when it cannot be read)."""
+def _read_sample(archive: zipfile.ZipFile, member: str, path: Path, ctx: ImportContext, budget: Budget,
+                 header: dict[str, Any], loaded: list[tuple[tuple[int, str], Session]]) -> None:
+    """One sample member read into ``loaded`` (nothing, and a problem, when it cannot be)."""
+    value, data = _member_json(archive, member, path, ctx, budget)
+    if value is None:
+        return
+    where = _Where(path, ctx.name(path), data, member)
+    if not isinstance(value, dict):
+        _problem(ctx, where, 1, f"sample is a JSON {type(value).__name__}, not an object")
+        return
+    loaded.append((_sample_order(value), _session(value, header, where, ctx)))
+
+
+def _member_json(archive: zipfile.ZipFile, member: str, path: Path, ctx: ImportContext,
+                 budget: Budget) -> tuple[Any, bytes]:
+    """A member's parsed JSON and its bytes (``None`` and a problem when it cannot be read).
+
+    Raises:
+        ArchiveInflated: the archive's members, this one with those read before, inflate past the
+            archive's bound; the caller reads no more of it."""
     where = f"{ctx.name(path)}:{member}"
     try:
-        data = zip_member(archive, member)
+        data = zip_member(archive, member, budget)
+    except ArchiveInflated:
+        raise
     except Inflated as exc:
         ctx.problem(where, None, f"{exc} (a zip bomb, or a sample too large to read); left out")
         return None, b""
