@@ -159,6 +159,17 @@ class RowGroups:
             if first is not None:
                 self._open(first)
             self._writer.write_table(frame.to_arrow())
+            self._release()
+
+    @staticmethod
+    def _release() -> None:
+        """Give the memory pyarrow's pool holds unused back to the system after a row group: its
+        allocator (mimalloc) keeps what the writer freed for later, which made the peak of writing
+        a part of one large file grow with the part (``benchmarks/bench_import_memory.py``;
+        ``MemoryPool.release_unused``, https://arrow.apache.org/docs/python/generated/pyarrow.MemoryPool.html)."""
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
 
     def _open(self, first: pl.DataFrame) -> None:
         import pyarrow.parquet as pq
@@ -167,6 +178,7 @@ class RowGroups:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = pq.ParquetWriter(self.path, table.schema, compression="zstd")
         self._writer.write_table(table)
+        self._release()
         self._first = None
 
 
