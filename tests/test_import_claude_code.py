@@ -800,3 +800,22 @@ def test_a_line_changed_between_the_two_readings_is_a_problem_not_a_wrong_record
     assert [(p.line, "changed while the file was read" in p.reason) for p in ctx.problems] == [(changed + 1, True)]
     whole = claude_code.read(VIEWER, ImportContext())
     assert sum(len(s.messages) for s in sessions) == sum(len(s.messages) for s in whole) - 1
+
+
+def test_a_file_past_the_held_size_is_read_twice_to_the_same_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a file over ``HELD_WHOLE_BYTES`` takes the two readings (a tenth more time for a third of
+    the memory); it reads to the sessions the one reading gives."""
+    from toolkit.corpus.formats import claude_code
+    from toolkit.corpus.formats.importer import ImportContext, reparse
+
+    once = claude_code.read(VIEWER, ImportContext())
+    parsed_again: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        parsed_again.append(1)
+        return reparse(*args)
+
+    monkeypatch.setattr(claude_code, "reparse", counted)
+    assert claude_code.read(VIEWER, ImportContext()) == once and not parsed_again
+    monkeypatch.setattr(claude_code, "HELD_WHOLE_BYTES", VIEWER.stat().st_size - 1)
+    assert claude_code.read(VIEWER, ImportContext()) == once and parsed_again

@@ -70,6 +70,7 @@ from toolkit.corpus.formats.importer import (
     client_event,
     collector_paused,
     iter_json_line_spots,
+    iter_json_lines,
     iter_json_lines_bytes,
     line_of,
     objects_of,
@@ -395,9 +396,8 @@ def _described(session: Session, found: list[tuple[str, dict[str, Any]]]) -> Ses
 def _read(path: Path, ctx: ImportContext, data: bytes | None) -> list[Session]:
     """The sessions of the file, whose bytes are ``data`` when detection read them all. JSON Lines
     read from the file are parsed a line at a time, so its bytes are never held beside the records
-    parsed from them (a large transcript cost its size once more), and each record is kept as where
-    it lies until the build comes to it (``Spot``): the tree needs every record's ids first, and the
-    parsed records of a large file cost about three times its size."""
+    parsed from them (a large transcript cost its size once more), and the records of a file over
+    ``HELD_WHOLE_BYTES`` are each kept as where they lie until the build comes to them (``Spot``)."""
     opening = data if data is not None else _opening(path)
     start = re.match(rb"\s*", opening)
     first = start.end() if start else 0
@@ -409,8 +409,17 @@ def _read(path: Path, ctx: ImportContext, data: bytes | None) -> list[Session]:
         return reader.build(_held(_array_records(data if data is not None else path.read_bytes(), path, ctx)))
     if data is not None:
         return reader.build(_held(iter_json_lines_bytes(data, path, ctx)))
+    if path.stat().st_size <= HELD_WHOLE_BYTES:
+        return reader.build(_held(iter_json_lines(path, ctx)))
     with path.open("rb") as again:
         return reader.build(iter_json_line_spots(path, ctx), again)
+
+
+HELD_WHOLE_BYTES = 16 << 20
+"""Files up to this size are built from their records held as parsed. The tree needs every record's
+ids before it is built, and a file's parsed records cost about three times its size, so a larger file
+is read twice: once for the ids and where each record lies, then each record as it is built, for about
+a tenth more time (``benchmarks/bench_import_memory.py``)."""
 
 
 def _held(records: Iterable[tuple[int, dict[str, Any]]]) -> Iterator[tuple[int, dict[str, Any], None]]:
