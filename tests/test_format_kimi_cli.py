@@ -469,3 +469,23 @@ def test_a_subagent_without_its_parent_is_reported_and_left_unlinked(tmp_path: P
     alone = load(agent / "wire.jsonl")
     assert [(s.id, s.parent_session_id) for s in alone.sessions] == [("s8/a9", "s8")]
     assert [p.reason for p in alone.problems] == [corpus.problems[0].reason]
+
+
+def test_the_files_read_beside_a_context_are_named_from_the_loaded_root(tmp_path: Path) -> None:
+    """The wire, ``state.json`` and a subagent's ``meta.json`` are read for their context file, not
+    listed by the load: their problems and sources are named beside it, never by where the corpus
+    sits on disk (they were named by their absolute path)."""
+    folder = tmp_path / "s6"
+    write(folder / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "hi"}])
+    write(folder / "wire.jsonl", wire([(1780000000.0, "TurnBegin", {"user_input": "hi"}),
+                                       (1780000001.0, "CompactionBegin", {})]))
+    with (folder / "wire.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+    (folder / "state.json").write_text("{broken", encoding="utf-8")
+    write(folder / "subagents" / "a1" / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "go"}])
+    (folder / "subagents" / "a1" / "meta.json").write_text("[", encoding="utf-8")
+    corpus = load(tmp_path)
+    assert {p.file for p in corpus.problems if "not linked" not in p.reason} == {
+        "s6/wire.jsonl", "s6/state.json", "s6/subagents/a1/meta.json"}
+    named = {e.source.file for s in corpus.sessions for e in s.events if e.source is not None}
+    assert "s6/wire.jsonl" in named and all(name.startswith("s6/") for name in named)

@@ -649,6 +649,10 @@ def _check_parent(path: Path, session: str, ctx: ImportContext) -> None:
 
 def read_context(path: Path, ctx: ImportContext) -> list[Session]:
     names = _names(path)
+    for companion in (names.wire, names.meta, *(names.folder / f for f in ("state.json", "metadata.json")
+                                                  if names.folder is not None)):
+        if companion is not None:
+            ctx.beside(path, companion)
     if names.parent is not None:
         _check_parent(path, names.session, ctx)
     title, model = _title(names, ctx)
