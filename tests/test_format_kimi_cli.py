@@ -489,3 +489,18 @@ def test_the_files_read_beside_a_context_are_named_from_the_loaded_root(tmp_path
         "s6/wire.jsonl", "s6/state.json", "s6/subagents/a1/meta.json"}
     named = {e.source.file for s in corpus.sessions for e in s.events if e.source is not None}
     assert "s6/wire.jsonl" in named and all(name.startswith("s6/") for name in named)
+
+
+def test_a_wire_step_the_context_never_got_is_kept(tmp_path: Path) -> None:
+    """The wire's entries after the last one its context holds (the session ended before the context
+    was written, or the context was cut) are kept as events naming their wire line: they were dropped
+    in silence (the accounting harness's finding)."""
+    folder = tmp_path / "s7"
+    write(folder / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "hi"}])
+    write(folder / "wire.jsonl", wire([(1780000000.0, "TurnBegin", {"user_input": "hi"}),
+                                       (1780000001.0, "StepBegin", {"n": 1}),
+                                       (1780000002.0, "ContentPart", {"type": "text", "text": "Half a repl"})]))
+    corpus = load(tmp_path)
+    (event,) = [e for e in corpus.sessions[0].events if e.type == "wire entry the context lacks"]
+    assert event.text == "Half a repl" and event.source is not None
+    assert (event.source.file, event.source.line) == ("s7/wire.jsonl", 3)
