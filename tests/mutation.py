@@ -13,7 +13,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 import yaml
 
@@ -177,32 +177,113 @@ def bases() -> list[Base]:
     return found
 
 
-def positions_in(root: Any) -> list[tuple[Any, Any, str | None, int]]:
-    """Every (container, key, key name, depth) below ``root``, iteratively (planted deep values
-    are not recursed into)."""
-    found: list[tuple[Any, Any, str | None, int]] = []
-    stack = [(root, 0)]
+Position = tuple[Any, Any, str | None, int, tuple[Any, ...]]
+"""A place in a document: (container, key, key name, depth, the record it is in, as ``record_of``)."""
+
+
+def positions_in(root: Any) -> list[Position]:
+    """Every (container, key, key name, depth, record) below ``root``, iteratively (planted deep
+    values are not recursed into)."""
+    found: list[Position] = []
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(root, 0, ())]
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            for key, value in node.items():
-                found.append((node, key, key if isinstance(key, str) else None, depth))
-                stack.append((value, depth + 1))
-        elif isinstance(node, list):
-            for index, value in enumerate(node):
-                found.append((node, index, None, depth))
-                stack.append((value, depth + 1))
+        node, depth, record = stack.pop()
+        pairs = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in pairs:
+            # a record is an item of the root, or an item of a list a root object holds (``record_of``)
+            mine = (key,) if depth == 0 else (*record, key) if depth == 1 and type(root) is dict and type(node) is list else record
+            found.append((node, key, key if isinstance(key, str) else None, depth, mine))
+            stack.append((value, depth + 1, mine))
     return found
 
 
-def _pick(rng: random.Random, positions: list[tuple[Any, Any, str | None, int]]) -> tuple[Any, Any]:
+@dataclass(frozen=True)
+class Span:
+    """Where one record of a written document lies: its first and last line (1-based), and its index
+    in its list plus one (``None`` for a value of a root object), the line the formats that read a
+    one-line document give its records."""
+
+    first: int
+    last: int
+    index: int | None
+
+
+def record_spans(document: Document) -> dict[tuple[Any, ...], Span] | None:
+    """The line span of every record of ``document`` as ``Document.write`` writes it, by the record's
+    path (an item of the root: ``(key,)``; an item of a list a root object holds: ``(key, index)``), or
+    ``None`` for an inspect zip, whose members have no lines a record could name. JSON Lines: a
+    record is its line; JSON: counted from what ``json.dumps`` writes for each record (every item
+    of an indented list starts a line; a document on one line is line 1 throughout); YAML: the marks
+    of the nodes PyYAML composes from the text."""
+    value = document.value
+    match document.kind:
+        case "eval":
+            return None
+        case "jsonl":
+            return {(i,): Span(i + 1, i + 1, i + 1) for i in range(len(value))}
+        case "json":
+            return _json_spans(value, document.indent)
+        case "yaml":
+            return _yaml_spans(_dump_yaml(value))
+        case _:
+            assert_never(document.kind)
+
+
+def _json_spans(value: Any, indent: bool) -> dict[tuple[Any, ...], Span]:
+    def height(item: Any) -> int:
+        return _dump_json(item, True).count("\n") + 1
+
+    spans: dict[tuple[Any, ...], Span] = {}
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    line = 2  # the root's bracket is line 1; each item starts a line, its value as tall as alone
+    for key, item in items:
+        if not indent:
+            spans[(key,)] = Span(1, 1, key + 1 if isinstance(key, int) else None)
+            if isinstance(value, dict) and isinstance(item, list):
+                spans.update({(key, i): Span(1, 1, i + 1) for i in range(len(item))})
+            continue
+        tall = height(item)
+        spans[(key,)] = Span(line, line + tall - 1, key + 1 if isinstance(key, int) else None)
+        if isinstance(value, dict) and isinstance(item, list):
+            inner = line + 1
+            for i, element in enumerate(item):
+                inner_tall = height(element)
+                spans[(key, i)] = Span(inner, inner + inner_tall - 1, i + 1)
+                inner += inner_tall
+        line += tall
+    return spans
+
+
+def _yaml_spans(text: str) -> dict[tuple[Any, ...], Span]:
+    def span(start: yaml.Node, end: yaml.Node, index: int | None) -> Span:
+        last = end.end_mark.line + (end.end_mark.column > 0)  # a block ends at the next line's start
+        return Span(start.start_mark.line + 1, max(start.start_mark.line + 1, last), index)
+
+    try:
+        root = yaml.compose(text, Loader=YamlLoader)
+    except yaml.YAMLError:  # libyaml's nesting limit, under a planted 1000-deep value
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    spans: dict[tuple[Any, ...], Span] = {}
+    if isinstance(root, yaml.SequenceNode):
+        spans.update({(i,): span(node, node, i + 1) for i, node in enumerate(root.value)})
+    elif isinstance(root, yaml.MappingNode):
+        loader = YamlLoader("")
+        for key_node, node in root.value:
+            key = loader.construct_object(key_node)
+            spans[(key,)] = span(key_node, node, None)
+            if isinstance(node, yaml.SequenceNode):
+                spans.update({(key, i): span(item, item, i + 1) for i, item in enumerate(node.value)})
+    return spans
+
+
+def _pick(rng: random.Random, positions: list[Position]) -> tuple[Any, Any]:
     """Half the time any position; half the time a depth first, then a position at it, so the few
     shallow fields that frame a record are hit as often as the many leaves of its payload."""
     if rng.random() < 0.5:
-        container, key, _, _ = rng.choice(positions)
+        container, key, *_ = rng.choice(positions)
         return container, key
     depth = rng.choice(sorted({p[3] for p in positions}))
-    container, key, _, _ = rng.choice([p for p in positions if p[3] == depth])
+    container, key, *_ = rng.choice([p for p in positions if p[3] == depth])
     return container, key
 
 

@@ -13,7 +13,7 @@ from tests.helpers import everything_valid
 from toolkit.corpus import load
 from toolkit.corpus.formats import continue_dev
 from toolkit.corpus.formats import sniff as detect
-from toolkit.record import Image, Reasoning, Session, Text, ToolResult, ToolUse
+from toolkit.record import Image, Opaque, Reasoning, Session, Text, ToolResult, ToolUse
 
 FOLDER = CORPORA / "continue"
 needs_corpus = pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/corpora/continue is absent")
@@ -115,3 +115,20 @@ def test_layouts_follow_continue_global_dir(tmp_path: Path) -> None:
     (layout,) = continue_dev.layouts({}, tmp_path)
     assert layout.folder == tmp_path / ".continue" / "sessions"
     assert layout.wanted(("abc.json",)) and not layout.wanted(("sessions.json",))
+
+
+def test_tool_calls_that_are_not_a_list_of_calls(tmp_path: Path) -> None:
+    """``toolCalls`` that is not a list, or a call in it that is not an object, is kept as opaque and
+    reported at its history item (it was dropped in silence: the accounting harness's finding)."""
+    path = write(tmp_path / "s.json", {"sessionId": "s", "title": "T", "workspaceDirectory": "/w", "history": [
+        {"message": {"role": "user", "content": "hi"}},
+        {"message": {"role": "assistant", "content": "", "toolCalls": "ls"}},
+        {"message": {"role": "assistant", "content": "", "toolCalls": [7]}},
+    ]})
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (2, "toolCalls of history item 2 is 'ls', not a list; kept as opaque"),
+        (3, "tool call 1 of history item 3 is 7, not an object; kept as opaque"),
+    ]
+    opaque = [b.raw for m in corpus.sessions[0].messages for b in m.blocks if isinstance(b, Opaque)]
+    assert opaque == ["ls", 7]

@@ -469,3 +469,38 @@ def test_a_subagent_without_its_parent_is_reported_and_left_unlinked(tmp_path: P
     alone = load(agent / "wire.jsonl")
     assert [(s.id, s.parent_session_id) for s in alone.sessions] == [("s8/a9", "s8")]
     assert [p.reason for p in alone.problems] == [corpus.problems[0].reason]
+
+
+def test_the_files_read_beside_a_context_are_named_from_the_loaded_root(tmp_path: Path) -> None:
+    """The wire, ``state.json`` and a subagent's ``meta.json`` are read for their context file, not
+    listed by the load: their problems and sources are named beside it, never by where the corpus
+    sits on disk (they were named by their absolute path)."""
+    folder = tmp_path / "s6"
+    write(folder / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "hi"}])
+    write(folder / "wire.jsonl", wire([(1780000000.0, "TurnBegin", {"user_input": "hi"}),
+                                       (1780000001.0, "CompactionBegin", {})]))
+    with (folder / "wire.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+    (folder / "state.json").write_text("{broken", encoding="utf-8")
+    write(folder / "subagents" / "a1" / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "go"}])
+    (folder / "subagents" / "a1" / "meta.json").write_text("[", encoding="utf-8")
+    corpus = load(tmp_path)
+    assert {p.file for p in corpus.problems if "not linked" not in p.reason} == {
+        "s6/wire.jsonl", "s6/state.json", "s6/subagents/a1/meta.json"}
+    named = {e.source.file for s in corpus.sessions for e in s.events if e.source is not None}
+    assert "s6/wire.jsonl" in named and all(name.startswith("s6/") for name in named)
+
+
+def test_a_wire_step_the_context_never_got_is_kept(tmp_path: Path) -> None:
+    """The wire's entries after the last one its context holds (the session ended before the context
+    was written, or the context was cut) are kept as events naming their wire line: they were dropped
+    in silence (the accounting harness's finding)."""
+    folder = tmp_path / "s7"
+    write(folder / "context.jsonl", [{"role": "_checkpoint", "id": 0}, {"role": "user", "content": "hi"}])
+    write(folder / "wire.jsonl", wire([(1780000000.0, "TurnBegin", {"user_input": "hi"}),
+                                       (1780000001.0, "StepBegin", {"n": 1}),
+                                       (1780000002.0, "ContentPart", {"type": "text", "text": "Half a repl"})]))
+    corpus = load(tmp_path)
+    (event,) = [e for e in corpus.sessions[0].events if e.type == "wire entry the context lacks"]
+    assert event.text == "Half a repl" and event.source is not None
+    assert (event.source.file, event.source.line) == ("s7/wire.jsonl", 3)

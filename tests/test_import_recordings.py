@@ -548,3 +548,12 @@ def test_invalid_utf8_in_a_cassette(tmp_path: Path) -> None:
     problem = corpus.problems[0]  # then read with the bad byte replaced, what it holds reported in turn
     assert (problem.file, problem.line) == ("latin1.yaml", 3) and "not valid UTF-8" in problem.reason
     assert corpus.sessions == []
+
+
+def test_a_control_character_in_yaml_is_reported_at_its_line(tmp_path: Path) -> None:
+    """PyYAML's reader refuses a control character before parsing and names only its position: the
+    problem still names the line, so the damage is found where it is."""
+    path = tmp_path / "control.yaml"
+    path.write_text("interactions:\n- request:\n    uri: a\x0bb\n", encoding="utf-8")
+    (problem,) = load(path).problems
+    assert problem.line == 3 and problem.reason.startswith("file is not valid YAML")

@@ -378,7 +378,9 @@ def _load_yaml(text: str, where: Where) -> Loaded | None:
         doc = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where.problem(None if mark is None else mark.line + 1, f"file is not valid YAML: {exc}")
+        at = getattr(exc, "position", None)  # the reader's error (a control character) has no mark
+        line = mark.line + 1 if mark is not None else line_of(text, at) if isinstance(at, int) else None
+        where.problem(line, f"file is not valid YAML: {exc}")
         return None
     finally:
         loader.dispose()

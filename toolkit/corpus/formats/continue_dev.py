@@ -142,10 +142,20 @@ class _Reader:
         return out
 
     def calls(self, raw: object, mid: str, line: int) -> list[Block]:
+        """A message's ``toolCalls`` as calls; what is not a list of call objects is kept as opaque."""
         out: list[Block] = []
+        if raw is not None and not isinstance(raw, list):
+            self.ctx.problem(self.path, line, f"toolCalls of history item {line} is {shown(raw)}, not a list; "
+                                              "kept as opaque")
+            return [Opaque("toolCalls", json_value(raw), "not a list")]
         for n, call in enumerate(items(raw)):
-            function = obj(obj(call).get("function"))
-            call_id = text_of(obj(call).get("id")) or f"{mid}:call{n}"
+            if not isinstance(call, dict):
+                self.ctx.problem(self.path, line, f"tool call {n + 1} of history item {line} is {shown(call)}, "
+                                                  "not an object; kept as opaque")
+                out.append(Opaque("tool_call", json_value(call), "not an object"))
+                continue
+            function = obj(call.get("function"))
+            call_id = text_of(call.get("id")) or f"{mid}:call{n}"
             name = text_of(function.get("name")) or ""
             self.book.call(call_id, name)
             out.append(tool_use(call_id, name, function.get("arguments"), self.where, line))

@@ -441,6 +441,8 @@ def _read_stream(path: Path, ctx: ImportContext, records: list[tuple[int, dict[s
         if group is None or group[0] != role:
             close()
             group = (role, [], line, time)
+        else:  # the events of one turn in a row are one message
+            ctx.account(path, line, "merged", f"message {sid}:{group[2]}")
         return group[1]
 
     for line, rec in records:

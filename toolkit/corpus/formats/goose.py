@@ -728,7 +728,7 @@ def _legacy_beside(path: Path, known: set[str], ctx: ImportContext) -> list[Sess
         if not legacy.is_file():
             continue
         detected = sniff(Head.of_file(legacy))
-        ctx.names.setdefault(str(legacy), str(Path(ctx.name(path)).parent / entry))
+        ctx.beside(path, legacy)
         if detected != "jsonl":
             ctx.problem(legacy, None, "a file beside sessions.db that is not a Goose session; not read")
             continue

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import orjson
 
@@ -48,6 +48,40 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+Folding = Literal["merged", "repeat", "folded"]
+"""How a line became part of another record instead of one of its own: ``merged`` (a streamed part of
+a message, joined to it), ``repeat`` (the same record written again, read once), ``folded`` (what the
+importer keeps on another record: a count of tokens as a message's usage, a time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Accounted:
+    """A line an importer read into another record on purpose, and which record that is: what lets a
+    test check that every line of a file became something (``accounting``)."""
+
+    file: str
+    line: int
+    how: Folding
+    into: str
+    """The record it became part of, in words (``message <id>``, ``line 12``)."""
+
+
+_LEDGER: list[Accounted] | None = None
+"""Where ``ImportContext.account`` writes while ``accounting`` is on; ``None`` the rest of the time."""
+
+
+@contextmanager
+def accounting() -> Iterator[list[Accounted]]:
+    """Collect what importers say they folded, for the loads run inside (in this process: a load with
+    workers reads elsewhere). Off, ``ImportContext.account`` does nothing, so a load pays nothing."""
+    global _LEDGER
+    before, _LEDGER = _LEDGER, []
+    try:
+        yield _LEDGER
+    finally:
+        _LEDGER = before
+
+
 @dataclass
 class ImportContext:
     """Shared state of one load: the problems found and the image store.
@@ -72,6 +106,25 @@ class ImportContext:
         """
         return self.names.get(str(file)) or text_name(str(file))
 
+    def beside(self, anchor: Path, companion: Path) -> Path:
+        """Name ``companion``, a file read for ``anchor`` (a log beside a session file) that the load
+        did not list, as ``anchor`` is named with its own folder's part changed, so its problems and
+        sources name no place on disk.
+
+        Args:
+            anchor: The file the load listed.
+            companion: A file in its folder or below, read with it.
+
+        Returns:
+            ``companion``, now named.
+        """
+        try:
+            below = companion.relative_to(anchor.parent)
+        except ValueError:
+            return companion  # elsewhere: named as it is
+        self.names.setdefault(str(companion), str(Path(self.name(anchor)).parent / below))
+        return companion
+
     def problem(self, file: str | Path, line: int | None, reason: str) -> None:
         """Report what could not be read: collected with the rest, or raised at once when the load is
         strict.
@@ -88,6 +141,19 @@ class ImportContext:
         if self.strict:
             raise RecordError(found)
         self.problems.append(found)
+
+    def account(self, file: str | Path, line: int, how: Folding, into: str) -> None:
+        """Say that ``line`` of ``file`` is part of another record by design (a streamed piece merged
+        into its message, a repeat read once, a count folded into a message's usage), so an
+        ``accounting`` test does not take it for a line lost in silence. Nothing unless one is on.
+
+        Args:
+            file: The file the line is in.
+            line: Its line (1-based).
+            how: Merged, a repeat, or folded into another record.
+            into: The record it became part of, in words."""
+        if _LEDGER is not None:
+            _LEDGER.append(Accounted(self.name(file), line, how, into))
 
     def extend(self, found: Iterable[Problem]) -> None:
         """Problems found once the files were read (linking's), collected or raised as ``problem``'s.

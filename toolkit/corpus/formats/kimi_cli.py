@@ -272,6 +272,13 @@ class Entry:
     tags: tuple[str, ...] = ()
     is_error: bool | None = None
     detail: JsonValue = None
+    parts: list[int] = field(default_factory=list)
+    """The lines after ``line`` read into the entry (streamed parts, its usage), for ``account``."""
+
+    def account(self, ctx: ImportContext, path: Path, into: str) -> None:
+        """Say that the entry's lines became the record ``into`` (``ImportContext.account``)."""
+        for number in (self.line, *self.parts):
+            ctx.account(path, number, "folded", into)
 
 
 @dataclass
@@ -294,6 +301,7 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
     for line, rec in iter_json_lines(path, ctx):
         if rec.get("type") == "metadata" and "message" not in rec:
             out.version = text_of(rec.get("protocol_version"))
+            ctx.account(path, line, "folded", "the wire's protocol version")
             continue
         message = rec.get("message")
         kind = text_of(message.get("type")) if isinstance(message, dict) else None
@@ -312,6 +320,7 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
                 out.entries.append(entry)
             case "TurnEnd":
                 step = None
+                ctx.account(path, line, "folded", "the end of the turn before it")
             case "StepBegin":
                 step = Entry("assistant", line, time)
                 out.entries.append(step)
@@ -326,6 +335,8 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
                 if step is None:
                     step = Entry("assistant", line, time)
                     out.entries.append(step)
+                else:
+                    step.parts.append(line)
                 _stream(step, kind, payload, where, line)
             case "ToolResult":
                 # no step ends here: a call runs as soon as it is complete, while the reply streams on
@@ -339,6 +350,7 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
                 target = step if step is not None else _last_assistant(out.entries)
                 if usage is not None and target is not None and target.usage is None:
                     target.usage, target.done = usage, time
+                    target.parts.append(line)
                 else:
                     tokens, limit = as_int(payload.get("context_tokens")), as_int(payload.get("max_context_tokens"))
                     text = f"{tokens} of {limit} tokens in context" if tokens is not None else ""
@@ -348,7 +360,9 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
             case "SubagentEvent":
                 if not companion:
                     out.events.append(Event("other", kind, time, raw=payload, source=source))
-                elif (spawn := _spawn_named(payload)) is not None and spawn not in spawned:
+                elif (spawn := _spawn_named(payload)) is None or spawn in spawned:
+                    ctx.account(path, line, "repeat", "the subagent's own files")
+                else:
                     # the subagent's own files hold the event itself; which call ran which agent is kept
                     spawned.add(spawn)
                     out.events.append(Event("meta", kind, time, text=f"agent {spawn[0]} run by call {spawn[1]}",
@@ -649,6 +663,10 @@ def _check_parent(path: Path, session: str, ctx: ImportContext) -> None:
 
 def read_context(path: Path, ctx: ImportContext) -> list[Session]:
     names = _names(path)
+    for companion in (names.wire, names.meta, *(names.folder / f for f in ("state.json", "metadata.json")
+                                                  if names.folder is not None)):
+        if companion is not None:
+            ctx.beside(path, companion)
     if names.parent is not None:
         _check_parent(path, names.session, ctx)
     title, model = _title(names, ctx)
@@ -660,6 +678,8 @@ def read_context(path: Path, ctx: ImportContext) -> list[Session]:
     configs: list[RunConfig] = []
     calls: set[str] = set()
     parent: str | None = None
+    matched = 0
+    """The wire's last line read into a message of the context."""
     for line, rec in iter_json_lines(path, ctx):
         role = rec.get("role")
         source = where.source(line)
@@ -681,16 +701,35 @@ def read_context(path: Path, ctx: ImportContext) -> list[Session]:
             continue
         message_id = f"{names.session}:{line}"
         message, extra = _message(rec, message_id, parent, where, line, model, calls)
-        if align is not None:
-            message = _enriched(message, align.find(message.role, message.blocks))
+        if align is not None and names.wire is not None:
+            entry = align.find(message.role, message.blocks)
+            if entry is not None:
+                entry.account(ctx, names.wire, f"message {message_id}")
+                matched = max(matched, entry.line)
+            message = _enriched(message, entry)
         messages.append(message)
         events.extend(extra)
         parent = message_id
-    if wire is not None and names.current:
+    if wire is not None and names.wire is not None and names.current:
         events.extend(wire.events)
+        events.extend(_unwritten(wire, matched, messages[-1].id if messages else None, Where(names.wire, ctx)))
     ids = [m.id for m in messages]
     return [Session(names.session, FORMAT, tuple(messages), ids[-1] if ids else None, where.name,
                     tuple(_placed(configs, messages, model, where)), tuple(events), names.parent, None, title)]
+
+
+def _unwritten(wire: Wire, matched: int, last: str | None, where: Where) -> list[Event]:
+    """The wire's entries after the last one the context holds, which the context never got (a step
+    cut short as the session ended, a context file cut): kept as events, not dropped. Entries before
+    it the context does not hold belong to its rotated files (``context_<n>.jsonl``)."""
+    kept: list[Event] = []
+    for entry in wire.entries:
+        if entry.line <= matched or not entry.blocks:
+            continue
+        kept.append(Event("other", "wire entry the context lacks", entry.done or entry.time, last,
+                          "\n".join(entry.texts), {"role": entry.role, "line": entry.line}, where.source(entry.line)))
+        entry.account(where.ctx, Path(where.file), f"its event at line {entry.line}")
+    return kept
 
 
 def _placed(configs: list[RunConfig], messages: list[Message], model: str | None, where: Where) -> list[RunConfig]:
@@ -803,6 +842,7 @@ def read_wire_session(path: Path, ctx: ImportContext) -> list[Session]:
     for entry in wire.entries:
         blocks = [b for b in entry.blocks if not isinstance(b, dict)]
         if not blocks:
+            entry.account(ctx, path, "nothing: a step that said nothing")
             continue
         for block in blocks:
             if isinstance(block, ToolUse):
@@ -810,6 +850,7 @@ def read_wire_session(path: Path, ctx: ImportContext) -> list[Session]:
             elif isinstance(block, ToolResult) and block.tool_use_id not in calls:
                 where.problem(entry.line, f"tool result for call {block.tool_use_id!r} has no earlier call (orphan); kept")
         message_id = f"{session}:{entry.line}"
+        entry.account(ctx, path, f"message {message_id}")
         time = entry.done or entry.time
         messages.append(Message(message_id, last, entry.role, tuple(blocks), time, None, None, entry.usage,
                                 where.source(entry.line), False, entry.tags))

@@ -234,6 +234,8 @@ class _Session:
         if uuid in self.seen:
             if self.seen[uuid] != rec:
                 self.problem(line, f"uuid {uuid} repeats with other content; the first record is kept")
+            else:
+                self.ctx.account(self.path, line, "repeat", f"record {uuid}")
             return
         self.seen[uuid] = rec
         raw_parent = rec.get("parentUuid")
@@ -327,6 +329,7 @@ class _Session:
         last = self.drafts[-1] if self.drafts else None
         if last is not None and last.results and last.id == parent and only_results:
             last.blocks.extend(blocks)
+            self.ctx.account(self.path, line, "merged", f"message {last.id}")
             return last.id
         self.drafts.append(_Draft(uuid, parent, "tool" if only_results else "user", blocks or [Text("")], line,
                                   time, results=only_results))
