@@ -267,10 +267,9 @@ reads a rollout line whose ``payload`` key is misspelt as a bare response item o
 ``_Rollout.record``, the ``elif isinstance(kind, str)`` branch)."""
 
 
-UNACCOUNTED_FORMATS = frozenset({"claude_code", "codex"})
+UNACCOUNTED_FORMATS = frozenset({"codex"})
 """Formats whose importers do not yet say which lines they fold into another record
-(``ImportContext.account``): their unnamed lines are counted, not failed. Claude Code merges the
-streamed parts of one reply and reads a repeated record once; Codex folds its ``turn_context``,
+(``ImportContext.account``): their unnamed lines are counted, not failed. Codex folds its ``turn_context``,
 ``token_count`` and the ``event_msg`` copies of its ``response_item`` records into other records."""
 
 

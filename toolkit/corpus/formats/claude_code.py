@@ -708,7 +708,9 @@ class _FileReader:
                     continue
             first = seen.get(uid)
             if first is not None:
-                if not self._repeats(first, line, rec, spot, file):
+                if self._repeats(first, line, rec, spot, file):
+                    self.ctx.account(self.path, line, "repeat", f"line {first[0]}")
+                else:
                     self.problem(line, f"duplicate uuid {uid} (first at line {first[0]}) with different "
                                        "content; the first is kept, this copy stays in the raw file only")
                 continue
@@ -943,9 +945,9 @@ class _FileReader:
             else:
                 blocks = self._blocks(body.get("content"), rec, line, model, provider)
         only_results = kind == "user" and _all_results(blocks)
-        if api_id is not None and self._merge_reply(raw_parent, uid, api_id, body, blocks, session):
-            return
-        if only_results and not rec.get("isMeta") and self._merge_results(raw_parent, uid, blocks, session):
+        if ((api_id is not None and self._merge_reply(raw_parent, uid, api_id, body, blocks, session))
+                or (only_results and not rec.get("isMeta") and self._merge_results(raw_parent, uid, blocks, session))):
+            self.ctx.account(self.path, line, "merged", f"message {self.alias[uid]}")
             return
         draft = _Draft(uid, raw_parent, kind, blocks, line, rec, self.order, session)
         self.order += 1
