@@ -43,6 +43,7 @@ BUILTIN_RAISES = frozenset({"ValueError", "KeyError", "FileNotFoundError", "Look
 """Builtins that, raised bare, would report bad input outside the ``ToolkitError`` hierarchy."""
 
 INTERNAL_INVARIANTS: frozenset[tuple[str, str]] = frozenset({
+    ("toolkit/inflating.py", "the ZIP archive is closed"),
     ("toolkit/corpus/formats/inspect_log.py", "role"),
     ("toolkit/snapshot/font.py", "is not distinct"),
     ("toolkit/snapshot/font.py", "break mark is some glyph's bitmap"),
