@@ -7,6 +7,7 @@ from toolkit.costs import charts
 from toolkit.costs.compare import (
     chars_per_page,
     cheapest_pages,
+    corpus_sample,
     corpus_text,
     first_downscaled,
     image_vs_text,
@@ -112,3 +113,18 @@ def test_charts_build() -> None:
     assert (width.value, height.value) == (6, 12)
     width.value = 4  # the table follows the slider
     assert len(explorer.children[1].outputs) == 1
+
+
+def test_a_sample_is_named_for_the_text_it_holds() -> None:
+    """The longest session's path when it fills a page, every session's text otherwise: the name says
+    which, from the choice itself (a small corpus whose sessions together read as the longest one's
+    text is still every session's)."""
+    def one(sid: str, words: str) -> Session:
+        return Session(sid, "test", (Message(f"{sid}-m", None, "user", (Text(words),)),), tip=f"{sid}-m")
+
+    long = Corpus([one("a", "word " * 1000), one("b", "short")])
+    named = corpus_sample(long, "here")
+    assert named.text == corpus_text(long) and "the longest session's path (test a)" in named.name
+    small = Corpus([one("a", "a few words")])
+    named = corpus_sample(small, "here")
+    assert named.text == corpus_text(small) and "every session's text (1 sessions)" in named.name

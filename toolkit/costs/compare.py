@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from toolkit.corpus import Corpus
+    from toolkit.record import Session
 
 CELL = (6, 12)
 """Default glyph cell in pixels (width, height): a small bitmap font with a little leading. An
@@ -46,12 +47,18 @@ takes every session's instead."""
 def corpus_text(corpus: Corpus, minimum: int = MIN_TEXT) -> str:
     """Text to compare as text and as pages: the longest session's path, or every session's when
     that holds fewer than ``minimum`` characters (a small demo corpus)."""
+    return _chosen(corpus, minimum)[0]
+
+
+def _chosen(corpus: Corpus, minimum: int) -> tuple[str, Session | None]:
+    """``corpus_text``'s text, and the session it is the path of (``None``: every session's text)."""
     if not corpus.sessions:
-        return ""
-    text = session_text(corpus.longest())
-    if len(text) < minimum:
-        text = "\n".join(found for session in corpus.sessions if (found := session_text(session)))
-    return text
+        return "", None
+    longest = corpus.longest()
+    text = session_text(longest)
+    if len(text) >= minimum:
+        return text, longest
+    return "\n".join(found for session in corpus.sessions if (found := session_text(session))), None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +73,8 @@ class Sample:
 def corpus_sample(corpus: Corpus, where: str, minimum: int = MIN_TEXT) -> Sample:
     """``corpus_text`` with its name: ``where`` (the corpus as the reader knows it, e.g. ``data/``),
     which text was taken and how many characters."""
-    text = corpus_text(corpus, minimum)
-    if corpus.sessions and text == session_text(longest := corpus.longest()):
+    text, longest = _chosen(corpus, minimum)
+    if longest is not None:
         taken = f"the longest session's path ({longest.format} {longest.id})"
     else:
         taken = f"every session's text ({len(corpus.sessions)} sessions)"
