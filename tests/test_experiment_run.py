@@ -199,6 +199,25 @@ def test_a_reply_without_usage_is_unknown_not_free(corpus: Corpus, server: Local
     assert row == {"input_tokens": None, "output_tokens": None, "cost_usd": None}
 
 
+def test_replies_without_usage_count_toward_the_spend_cap_at_an_estimate(
+        corpus: Corpus, server: LocalServer, tmp_path: Path) -> None:
+    """A priced model whose server reports no usage is not free under ``max_cost``: each reply counts
+    at its estimate (logged beside the unknown cost), so the cap stops the run, and a rerun counts the
+    estimates on file."""
+    server.default = Canned({key: value for key, value in OLLAMA_SAID.items() if key != "usage"})
+    out = tmp_path / "results.jsonl"
+    trial = Trial(POINT, "openai-chat", "gpt-5-mini", "text", 5)
+    endpoint = Endpoint(base_url=f"{server.url}/v1")
+    outcome = run([trial], corpus, out, endpoint=endpoint, concurrency=1, max_cost=1e-9)
+    assert (outcome.sent, outcome.unsent) == (1, 4) and outcome.spent_usd == 0.0
+    assert outcome.stopped is not None and "estimated" in outcome.stopped
+    [reply] = _lines(out, "reply")
+    assert reply["cost_usd"] is None and reply["cost_estimate_usd"] == pytest.approx(outcome.estimated_usd)
+    assert outcome.estimated_usd > 0 and "estimated for replies without usage" in outcome.lines(out)[0]
+    again = run([trial], corpus, out, endpoint=endpoint, max_cost=1e-9)
+    assert (again.sent, again.unsent) == (0, 4)
+
+
 def test_a_crash_mid_run_loses_nothing_and_the_rerun_skips_what_is_done(
         corpus: Corpus, server: LocalServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", DUMMY_KEY)

@@ -77,7 +77,7 @@ def sending_options(parser: argparse.ArgumentParser, results: str) -> None:
                         "or another endpoint for the wire's SDK")
     parser.add_argument("--api-key-env", metavar="NAME", help="the environment variable holding the key "
                         "(default: the SDK's own)")
-    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop asking once the reported spend reaches it")
+    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop asking once the reported spend (with an estimate for replies without usage) reaches it")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and its cost estimate; send nothing")
     parser.add_argument("-o", "--output", default=results, metavar="RESULTS",
                         help=f"the results JSONL, appended to (default {results})")

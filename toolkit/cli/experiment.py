@@ -147,10 +147,8 @@ def run(args: argparse.Namespace) -> int:
         return _print_plan(planned, chosen, args)
     endpoint = Endpoint(base_url=args.base_url, api_key_env=args.api_key_env, max_retries=args.max_retries)
     outcome = _send(send, trials, corpus, args, endpoint)
-    print(f"{outcome.sent} sent, {outcome.skipped} already done, {outcome.failed} failed, "
-          f"${outcome.spent_usd:.4f} reported in {args.output}", file=sys.stderr)
-    if outcome.stopped:
-        print(f"stopped: {outcome.stopped} ({outcome.unsent} not sent)", file=sys.stderr)
+    for line in outcome.lines(args.output):
+        print(line, file=sys.stderr)
     return 1 if outcome.failed else 0
 
 

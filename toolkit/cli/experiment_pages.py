@@ -80,8 +80,6 @@ def run(args: argparse.Namespace) -> int:
     endpoint = Endpoint(base_url=args.base_url, api_key_env=args.api_key_env, max_retries=args.max_retries)
     outcome = run_pages(chosen, args.output, wire=args.wire, model=args.model, n=args.n, endpoint=endpoint,
                         concurrency=args.concurrency, max_cost=args.max_cost, reflow=args.reflow)
-    print(f"{outcome.sent} sent, {outcome.skipped} already done, {outcome.failed} failed, "
-          f"${outcome.spent_usd:.4f} reported in {args.output}", file=sys.stderr)
-    if outcome.stopped:
-        print(f"stopped: {outcome.stopped} ({outcome.unsent} not sent)", file=sys.stderr)
+    for line in outcome.lines(args.output):
+        print(line, file=sys.stderr)
     return 1 if outcome.failed else 0

@@ -104,9 +104,21 @@ class Outcome:
     failed: int
     spent_usd: float
     """Reported spend in the ledger after the run (earlier runs included)."""
+    estimated_usd: float
+    """Estimated spend of the replies whose server reported no usage (``unmeasured_cost``), earlier
+    runs included: the spend cap counts it beside the reported spend."""
     stopped: str | None
     """Why replies were left unasked (``None``: every one was asked for)."""
     unsent: int
+
+    def lines(self, results: str | Path) -> list[str]:
+        """What the run did, in the words a command prints when it ends."""
+        guessed = f" (+ ${self.estimated_usd:.4f} estimated for replies without usage)" if self.estimated_usd else ""
+        said = [f"{self.sent} sent, {self.skipped} already done, {self.failed} failed, "
+                f"${self.spent_usd:.4f} reported{guessed} in {results}"]
+        if self.stopped:
+            said.append(f"stopped: {self.stopped} ({self.unsent} not sent)")
+        return said
 
 
 def body_sha256(built: Request) -> str:
@@ -217,6 +229,8 @@ class _Ledger:
     done: set[str] = field(default_factory=set)
     bodies: set[str] = field(default_factory=set)
     spent: float = 0.0
+    estimated: float = 0.0
+    """What the replies without a reported usage cost by estimate (``unmeasured_cost``)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -225,8 +239,9 @@ class _Ledger:
         for row in read_ledger(path):
             if row.get("type") == "reply" and isinstance(row.get("key"), str):
                 ledger.done.add(row["key"])
-                cost = row.get("cost_usd")
+                cost, guess = row.get("cost_usd"), row.get("cost_estimate_usd")
                 ledger.spent += float(cost) if isinstance(cost, int | float) else 0.0
+                ledger.estimated += float(guess) if isinstance(guess, int | float) else 0.0
             elif row.get("type") == "request" and isinstance(row.get("sha256"), str):
                 ledger.bodies.add(row["sha256"])
         return ledger
@@ -258,9 +273,9 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
     (scored by ``score``) as it arrives. A rate limit the SDK's own retries did not outlast is
     retried ``retries`` more times after ``backoff``, doubling. With ``max_cost``, no reply is asked
     for once the spend the ledger reports reaches it (replies in flight then still land, so the
-    spend can pass the cap by up to ``concurrency - 1`` replies); unpriced models count as free, and
-    so does a reply whose server reported no usage (its cost is unknown, logged as null): the cap
-    bounds reported spend only."""
+    spend can pass the cap by up to ``concurrency - 1`` replies). A reply whose server reported no
+    usage has an unknown cost (logged as null) and counts toward the cap at its estimate
+    (``unmeasured_cost``, logged as ``cost_estimate_usd``); unpriced models count as free."""
     if concurrency < 1:
         raise InvalidInput(f"concurrency must be at least 1, got {concurrency}")
     ledger = _Ledger.open(Path(results), secrets(endpoint))
@@ -272,8 +287,9 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
 
     def one(job: Job) -> dict[str, Any] | None:
         with ledger.lock:
-            if max_cost is not None and ledger.spent >= max_cost:
-                stopped[:] = [f"spend cap: ${ledger.spent:.4f} reported of ${max_cost:.4f}"]
+            if max_cost is not None and ledger.spent + ledger.estimated >= max_cost:
+                guessed = f" + ${ledger.estimated:.4f} estimated (replies without usage)" if ledger.estimated else ""
+                stopped[:] = [f"spend cap: ${ledger.spent:.4f} reported{guessed} of ${max_cost:.4f}"]
                 counts["unsent"] += 1
                 return None
             sha = body_sha256(job.request)
@@ -290,19 +306,22 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
             return None
         reply = read_reply(job.wire, response)
         cost = reply_cost(job.model, reply)
+        guess = None if reply.measured else unmeasured_cost(job.model, job.request, reply)
         row: dict[str, Any] = {
             "type": "reply", "key": job.id, **job.key, **job.fields, "request_sha256": sha,
             "fidelity": list(job.request.notes), "response": response, "text": reply.text,
             "calls": list(reply.calls), "stop": reply.stop,
             "usage": {"input": reply.fresh_input, "cached": reply.cached, "cache_write": reply.cache_write,
                       "output": reply.output} if reply.measured else None,
-            "cost_usd": cost, **score(job, reply), "time": _now(),
+            "cost_usd": cost, **({"cost_estimate_usd": guess} if guess is not None else {}),
+            **score(job, reply), "time": _now(),
             "seconds": round(time.monotonic() - started, 3),
         }
         with ledger.lock:
             ledger.write(row)
             ledger.done.add(job.id)
             ledger.spent += cost or 0.0
+            ledger.estimated += guess or 0.0
             counts["sent"] += 1
         return row
 
@@ -315,8 +334,23 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
                 on_reply(row)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    return Outcome(counts["sent"], skipped, counts["failed"], ledger.spent, stopped[0] if stopped else None,
-                   counts["unsent"])
+    return Outcome(counts["sent"], skipped, counts["failed"], ledger.spent, ledger.estimated,
+                   stopped[0] if stopped else None, counts["unsent"])
+
+
+def unmeasured_cost(model: str, built: Request, reply: Reply) -> float | None:
+    """What a reply whose server reported no usage cost, estimated: the request body's text tokens
+    (``toolkit.replay.analysis.tokens``, inline image bytes left out) as fresh input and the reply's
+    words and call names (``toolkit.costs.text_tokens``) as output, at the model's list price. The
+    reasoning a reply billed but did not show is not counted. ``None``: the model has no price."""
+    from toolkit.costs import UnknownModelError, text_tokens
+    from toolkit.replay.analysis import tokens
+
+    try:
+        output = text_tokens("\n".join((reply.text, *reply.calls)), model).tokens
+    except UnknownModelError:
+        return None
+    return reply_cost(model, Reply("", (), tokens(built)[0], 0, 0, output, None))
 
 
 def _now() -> str:
