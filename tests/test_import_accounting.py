@@ -14,8 +14,7 @@ in importers being rewritten, counted apart.
 
 In JSON Lines files, intact and edited, every non-blank line must be named by a message, event or
 run configuration (``source.line``), a problem, or the importer's ``ImportContext.account`` (a line
-merged into a message, a repeat, a record folded into another); ``UNACCOUNTED_FORMATS`` lists the
-formats whose importers do not say so yet, counted, not failed. After an edit the file must not be
+merged into a message, a repeat, a record folded into another). After an edit the file must not be
 lost whole.
 
 Seeded and bounded: ``CASES`` cases in all, spread over the bases and ``SEEDS``, each reproducible
@@ -245,10 +244,7 @@ class Outcome:
     """Whether a new problem, or an opaque block or event the intact load lacks, names the damaged
     record (``Place``): what accounts for the loss."""
     unexplained: list[str] = field(default_factory=list)
-    """Lines of an edited JSON Lines file that nothing of the load names (``unexplained``), in a format
-    that must account for every line."""
-    tolerated: int = 0
-    """Such lines in a format of ``UNACCOUNTED_FORMATS``."""
+    """Lines of an edited JSON Lines file that nothing of the load names (``unexplained``)."""
 
     @property
     def silent(self) -> bool:
@@ -265,12 +261,6 @@ PENDING_SILENT: dict[str, tuple[str, ...]] = {"codex": ("key 'payload'",)}
 reads a rollout line whose ``payload`` key is misspelt as a bare response item of type
 ``response_item`` (or ``event_msg``...), which gives nothing and says nothing (``codex.py``,
 ``_Rollout.record``, the ``elif isinstance(kind, str)`` branch)."""
-
-
-UNACCOUNTED_FORMATS = frozenset({"codex"})
-"""Formats whose importers do not yet say which lines they fold into another record
-(``ImportContext.account``): their unnamed lines are counted, not failed. Codex folds its ``turn_context``,
-``token_count`` and the ``event_msg`` copies of its ``response_item`` records into other records."""
 
 
 @dataclass
@@ -395,12 +385,9 @@ def run_case(base: Base, seed: str, directory: Path, intact: Intact | None = Non
         outcome.located = any(where.holds(file, at) for (file, at, _), n in fresh.items() if n > 0) or any(
             where.holds(file, at) for file, at in gained)
     if kind in EDITS and target.kind == "jsonl" and data is not None:
-        missing = unexplained(corpus, ledger, target.name, data)
-        if _format(corpus, target.name) in UNACCOUNTED_FORMATS:
-            outcome.tolerated = len(missing)
-        else:
-            rows = data.split(b"\n")
-            outcome.unexplained = [f"line {n}: {rows[n - 1][:120]!r}" for n in missing]
+        rows = data.split(b"\n")
+        outcome.unexplained = [f"line {n}: {rows[n - 1][:120]!r}"
+                               for n in unexplained(corpus, ledger, target.name, data)]
     return outcome
 
 
@@ -422,12 +409,8 @@ def run_all(directory: Path, cases: int = CASES, seeds: tuple[str, ...] = SEEDS)
         here = directory / f"b{index}"
         intact = _intact(base, here / "intact")
         for name, missing in intact.unexplained.items():
-            mine = Outcome(base.name, "intact", name, Counter(), 1.0, 0, False, layout="jsonl")
-            if _format(intact.corpus, name) in UNACCOUNTED_FORMATS:
-                mine.tolerated = len(missing)
-            else:
-                mine.unexplained = [f"line {n}" for n in missing]
-            outcomes.append(mine)
+            outcomes.append(Outcome(base.name, "intact", name, Counter(), 1.0, 0, False, layout="jsonl",
+                                    unexplained=[f"line {n}" for n in missing]))
         for k in range(share):
             seed, n = seeds[k % len(seeds)], k // len(seeds)
             outcomes.append(run_case(base, f"{seed}:{base.name}#{n}", here / str(k), intact))
@@ -437,7 +420,7 @@ def run_all(directory: Path, cases: int = CASES, seeds: tuple[str, ...] = SEEDS)
 def tallies(outcomes: list[Outcome]) -> dict[str, Any]:
     """The numbers a run gives, by mutation kind; ``checked``: the damage cases that lost something,
     by how closely the answer was looked for (``Check``); ``lines``: the lines of JSON Lines loads
-    (intact and edited) nothing names, failed and tolerated (``UNACCOUNTED_FORMATS``)."""
+    (intact and edited) nothing names."""
     table: dict[str, Any] = {}
     for kind in (*DAMAGE, *EDITS):
         mine = [o for o in outcomes if o.kind == kind]
@@ -456,8 +439,7 @@ def tallies(outcomes: list[Outcome]) -> dict[str, Any]:
                                 "pending": sum(o.check == check and o.pending for o in damaged)}
                         for check in ("line", "index", "member", "file")}
     table["lines"] = {"loads": sum(o.kind == "intact" or (o.kind in EDITS and o.layout == "jsonl") for o in outcomes),
-                      "unexplained": sum(len(o.unexplained) for o in outcomes),
-                      "tolerated": sum(o.tolerated for o in outcomes)}
+                      "unexplained": sum(len(o.unexplained) for o in outcomes)}
     return table
 
 

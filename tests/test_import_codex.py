@@ -16,7 +16,7 @@ from tests.conftest import CORPORA, corpus_files
 from toolkit.corpus import load
 from toolkit.corpus.formats import codex
 from toolkit.corpus.formats.codex import IMPORTER, read, sniff
-from toolkit.corpus.formats.importer import Head, ImportContext
+from toolkit.corpus.formats.importer import Head, ImportContext, accounting
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 ROLLOUTS = [p for p in corpus_files() if p.parent.name == "codex"]
@@ -573,3 +573,32 @@ def test_each_response_item_matches_the_earliest_copy_of_its_text_whatever_comes
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         rollout.record(number, json.loads(line))
     assert len(rollout.copies) == len(kept)  # of 11 copies, only those no item matched are held
+
+
+def test_every_line_is_a_record_or_says_which_one_it_joined(tmp_path: Path) -> None:
+    """A line read into another record says so (``ImportContext.account``): parts of one reply, tool
+    outputs read as one message, UI copies of a response item either side of it, and a turn context
+    that changes nothing; with the lines records and problems name, that is every line."""
+    def copy(kind: str, text: str) -> dict[str, Any]:
+        return env("event_msg", {"type": kind, "message": text})
+
+    context = env("turn_context", {"model": "gpt-5", "cwd": "/w"})
+    reasoning = env("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "hm"}]})
+    path = write(tmp_path / "r.jsonl", [
+        META, context, copy("user_message", "go"), user("go"), context,  # 1-5: 3 copies 4, 5 folded into 2
+        reasoning, call("c1"), call("c2"),  # 6-8: one reply, begun at 6
+        output("c1"), output("c2"), env("response_item", {"type": "frobnicate"}),  # 9-11: one tool message
+        copy("agent_reasoning", "hm"),  # 12: a copy of line 6
+    ])
+    with accounting() as ledger:
+        session, ctx = one(path)
+    assert not ctx.problems
+    named = {s.line for s in (*(m.source for m in session.messages), *(e.source for e in session.events),
+                              *(c.source for c in session.run_configs)) if s is not None}
+    assert named == {1, 2, 4, 6, 9}
+    assert {a.line: (a.how, a.into) for a in ledger} == {
+        3: ("repeat", "line 4"), 5: ("folded", "run config of line 2"),
+        7: ("merged", "message sess-1:6"), 8: ("merged", "message sess-1:6"),
+        10: ("merged", "message sess-1:9"), 11: ("merged", "message sess-1:9"),
+        12: ("repeat", "an earlier agent_reasoning response item"),
+    }
