@@ -9,8 +9,7 @@ record (for a cut, a line from the last one kept on), or an opaque block or even
 closely is ``Check``: by line in JSON Lines, indented JSON and YAML; by index (or line 1) in a JSON
 document on one line; by zip member in an inspect log; by file only where the format gives the
 file's records no line (OpenCode), where the damaged file was no longer recognised at all, or after a
-retype to a shape the format writes (``TEXT_OR_PARTS``). ``PENDING_SILENT`` lists the losses known
-in importers being rewritten, counted apart.
+retype to a shape the format writes (``TEXT_OR_PARTS``).
 
 In JSON Lines files, intact and edited, every non-blank line must be named by a message, event or
 run configuration (``source.line``), a problem, or the importer's ``ImportContext.account`` (a line
@@ -236,8 +235,6 @@ class Outcome:
 
     layout: str = ""
     """The mutated document's kind (``jsonl``, ``json``, ``yaml``, ``eval``)."""
-    format: str = ""
-    """The format the intact load read the mutated document as."""
     check: Check | None = None
     """How closely a loss after damage was looked for (``None``: no damage, or nothing lost)."""
     located: bool = False
@@ -249,18 +246,6 @@ class Outcome:
     @property
     def silent(self) -> bool:
         return self.kind in DAMAGE and bool(self.lost) and not self.located
-
-    @property
-    def pending(self) -> bool:
-        """A silent loss of a kind ``PENDING_SILENT`` lists for its format: counted, not failed."""
-        return self.silent and any(mark in self.what for mark in PENDING_SILENT.get(self.format, ()))
-
-
-PENDING_SILENT: dict[str, tuple[str, ...]] = {"codex": ("key 'payload'",)}
-"""Silent losses known in a format whose importer is being rewritten, by a mark of the mutation: Codex
-reads a rollout line whose ``payload`` key is misspelt as a bare response item of type
-``response_item`` (or ``event_msg``...), which gives nothing and says nothing (``codex.py``,
-``_Rollout.record``, the ``elif isinstance(kind, str)`` branch)."""
 
 
 @dataclass
@@ -307,12 +292,6 @@ def unexplained(corpus: Corpus, ledger: list[Accounted], name: str, data: bytes)
     named.update((a.file, a.line) for a in ledger)
     lines = {line for file, line in named if line is not None and _same_file(file, name)}
     return [number for number, text in enumerate(data.split(b"\n"), 1) if text.strip() and number not in lines]
-
-
-def _format(corpus: Corpus, name: str) -> str:
-    """The format a document was read as (a file another file reads has none of its own: its base's)."""
-    found = [f for file, f in corpus.formats.items() if _same_file(file, name)]
-    return found[0] if found else next(iter(corpus.formats.values()), "")
 
 
 def _unread(intact: Corpus, mutated: Corpus, name: str) -> bool:
@@ -372,7 +351,7 @@ def run_case(base: Base, seed: str, directory: Path, intact: Intact | None = Non
     fresh = Counter((p.file, p.line, p.reason) for p in corpus.problems)
     fresh.subtract((p.file, p.line, p.reason) for p in before.corpus.problems)
     outcome = Outcome(base_name, kind, label, lost, kept, sum(n for n in fresh.values() if n > 0), whole, failed,
-                      target.kind, _format(before.corpus, target.name))
+                      target.kind)
     if kind in DAMAGE and lost:
         if record is None and kind in ("retype", "rename", "misspell"):
             return outcome  # nothing to mutate
@@ -435,8 +414,7 @@ def tallies(outcomes: list[Outcome]) -> dict[str, Any]:
                     "silent": sum(o.silent for o in cases),
                     "kept_after_damage": round(sum(o.kept for o in damaged) / max(1, len(damaged)), 4)}
     table["checked"] = {check: {"cases": sum(o.check == check for o in damaged),
-                                "silent": sum(o.check == check and o.silent for o in damaged),
-                                "pending": sum(o.check == check and o.pending for o in damaged)}
+                                "silent": sum(o.check == check and o.silent for o in damaged)}
                         for check in ("line", "index", "member", "file")}
     table["lines"] = {"loads": sum(o.kind == "intact" or (o.kind in EDITS and o.layout == "jsonl") for o in outcomes),
                       "unexplained": sum(len(o.unexplained) for o in outcomes)}
@@ -453,7 +431,7 @@ def test_every_record_is_accounted_for_under_mutation(corpora: Path, tmp_path: P
                                 encoding="utf-8")
     failed = [f"{o.base} {o.what}: {f}" for o in outcomes for f in o.failed]
     assert not failed, "\n".join(failed[:20])
-    silent = [f"{o.base} {o.what} ({o.check}): lost {dict(o.lost)}" for o in outcomes if o.silent and not o.pending]
+    silent = [f"{o.base} {o.what} ({o.check}): lost {dict(o.lost)}" for o in outcomes if o.silent]
     assert not silent, f"{len(silent)} silent losses:\n" + "\n".join(silent[:40])
     unnamed = [f"{o.base} {o.what}: {line}" for o in outcomes for line in o.unexplained]
     assert not unnamed, f"{len(unnamed)} lines read into nothing:\n" + "\n".join(unnamed[:40])

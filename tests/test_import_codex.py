@@ -602,3 +602,18 @@ def test_every_line_is_a_record_or_says_which_one_it_joined(tmp_path: Path) -> N
         10: ("merged", "message sess-1:9"), 11: ("merged", "message sess-1:9"),
         12: ("repeat", "an earlier agent_reasoning response item"),
     }
+
+
+@pytest.mark.parametrize("kind", ["response_item", "event_msg", "turn_context"])
+def test_a_rollout_line_with_its_payload_key_misspelt_is_a_problem_and_kept(tmp_path: Path, kind: str) -> None:
+    """An envelope line whose ``payload`` key is misspelt is not a bare response item of type
+    ``response_item`` (which gave nothing and said nothing): a problem at its line, the line an event."""
+    record = {"timestamp": "2025-11-01T10:00:01.000Z", "type": kind,
+              "paylaod": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}}
+    path = write(tmp_path / "r.jsonl", [META, user("hi"), record])
+    session, ctx = one(path)
+    [problem] = ctx.problems
+    assert problem.line == 3 and kind in problem.reason and "'paylaod'" in problem.reason
+    [event] = [e for e in session.events if e.source is not None and e.source.line == 3]
+    assert event.kind == "other" and event.type == kind and event.raw == record
+    assert len(session.messages) == 1 and not blocks(session, Opaque)

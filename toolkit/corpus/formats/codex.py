@@ -241,6 +241,12 @@ class _Rollout:
                 if not isinstance(kind, str):
                     self.ctx.problem(self.path, number, f"record type is {shown(kind)}, not a name; kept as an event")
                 self.event("other", kind_name(kind), time, "", rec, number)
+        elif isinstance(kind, str) and kind in ROLLOUT_TYPES:
+            # an envelope whose payload key is misspelt or lost, not a bare item of type "response_item"
+            others = ", ".join(shown(key, 40) for key in rec if key not in ("timestamp", "type")) or "none"
+            self.ctx.problem(self.path, number, f"{kind} record without a payload (its other keys: {others}); "
+                                                "kept as an event")
+            self.event("other", kind, time, "", rec, number)
         elif isinstance(kind, str):
             self.item(rec, number, time)
         elif "record_type" in rec:
