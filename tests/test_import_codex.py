@@ -505,7 +505,9 @@ def test_unknown_record_and_item_types_are_kept(tmp_path: Path) -> None:
         env("response_item", {"type": "frobnicate", "value": 1}),
     ])
     session, ctx = one(path)
-    assert ctx.problems == []
+    # a record type of its own is an event; an item that is not one the conversation knows is reported
+    assert [(p.line, p.reason) for p in ctx.problems] == [(4, "response item type 'frobnicate' is unknown; "
+                                                              "kept as opaque")]
     [event] = [e for e in session.events if e.type == "world_state"]
     assert event.kind == "other" and event.raw == env("world_state", {"agents_md": "x"})
     [opaque] = blocks(session, Opaque)
@@ -592,7 +594,7 @@ def test_every_line_is_a_record_or_says_which_one_it_joined(tmp_path: Path) -> N
     ])
     with accounting() as ledger:
         session, ctx = one(path)
-    assert not ctx.problems
+    assert [p.line for p in ctx.problems] == [11]  # the unknown item, reported and read into the message
     named = {s.line for s in (*(m.source for m in session.messages), *(e.source for e in session.events),
                               *(c.source for c in session.run_configs)) if s is not None}
     assert named == {1, 2, 4, 6, 9}
@@ -604,10 +606,11 @@ def test_every_line_is_a_record_or_says_which_one_it_joined(tmp_path: Path) -> N
     }
 
 
-@pytest.mark.parametrize("kind", ["response_item", "event_msg", "turn_context"])
+@pytest.mark.parametrize("kind", ["response_item", "event_msg", "turn_context", "session_meta"])
 def test_a_rollout_line_with_its_payload_key_misspelt_is_a_problem_and_kept(tmp_path: Path, kind: str) -> None:
-    """An envelope line whose ``payload`` key is misspelt is not a bare response item of type
-    ``response_item`` (which gave nothing and said nothing): a problem at its line, the line an event."""
+    """An envelope line whose ``payload`` key is misspelt (``payloid``: a bit flipped in a session meta)
+    is not a bare response item of type ``response_item`` (which gave nothing and said nothing): a
+    problem at its line, the line an event."""
     record = {"timestamp": "2025-11-01T10:00:01.000Z", "type": kind,
               "paylaod": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}}
     path = write(tmp_path / "r.jsonl", [META, user("hi"), record])
@@ -617,3 +620,18 @@ def test_a_rollout_line_with_its_payload_key_misspelt_is_a_problem_and_kept(tmp_
     [event] = [e for e in session.events if e.source is not None and e.source.line == 3]
     assert event.kind == "other" and event.type == kind and event.raw == record
     assert len(session.messages) == 1 and not blocks(session, Opaque)
+
+
+def test_an_unknown_item_read_into_an_open_reply_is_reported_at_its_line(tmp_path: Path) -> None:
+    """An item type the importer does not know (``reas/ning``: a bit flipped in ``reasoning``) is kept
+    as opaque in the reply it comes in, a message that begins on another line: the problem names the
+    line the item was on, which nothing else does."""
+    item = {"type": "reas/ning", "summary": [{"type": "summary_text", "text": "hm"}]}
+    path = write(tmp_path / "r.jsonl", [META, user("go"), call("c1"), env("response_item", item)])
+    session, ctx = one(path)
+    [problem] = ctx.problems
+    assert problem.line == 4 and "'reas/ning'" in problem.reason and "opaque" in problem.reason
+    reply = session.messages[-1]
+    assert reply.source is not None and reply.source.line == 3
+    assert [b.kind for b in reply.blocks] == ["tool_use", "opaque"] and reply.blocks[1] == Opaque(
+        "reas/ning", item, "response item type the importer does not know")

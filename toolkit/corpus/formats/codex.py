@@ -442,9 +442,10 @@ class _Rollout:
             draft.blocks.extend(self.content(item.get("content"), number))
             self.close()
         else:
-            if kind is None:
-                self.ctx.problem(self.path, number, f"response item type is {shown(item.get('type'))}, not a "
-                                                    "name; kept as opaque")
+            # Reported even when the item joins a reply begun on an earlier line: the opaque block
+            # cannot say which line it came from, the problem does.
+            what = f"is {shown(item.get('type'))}, not a name" if kind is None else f"{shown(kind)} is unknown"
+            self.ctx.problem(self.path, number, f"response item type {what}; kept as opaque")
             if self.open is not None:
                 target = self.open
                 self.ctx.account(self.path, number, "merged", f"message {target.id}")
