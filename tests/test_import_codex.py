@@ -626,7 +626,7 @@ def test_an_unknown_item_read_into_an_open_reply_is_reported_at_its_line(tmp_pat
     """An item type the importer does not know (``reas/ning``: a bit flipped in ``reasoning``) is kept
     as opaque in the reply it comes in, a message that begins on another line: the problem names the
     line the item was on, which nothing else does."""
-    item = {"type": "reas/ning", "summary": [{"type": "summary_text", "text": "hm"}]}
+    item: dict[str, Any] = {"type": "reas/ning", "summary": [{"type": "summary_text", "text": "hm"}]}
     path = write(tmp_path / "r.jsonl", [META, user("go"), call("c1"), env("response_item", item)])
     session, ctx = one(path)
     [problem] = ctx.problems
