@@ -9,13 +9,11 @@ record (for a cut, a line from the last one kept on), or an opaque block or even
 closely is ``Check``: by line in JSON Lines, indented JSON and YAML; by index (or line 1) in a JSON
 document on one line; by zip member in an inspect log; by file only where the format gives the
 file's records no line (OpenCode), where the damaged file was no longer recognised at all, or after a
-retype to a shape the format writes (``TEXT_OR_PARTS``). ``PENDING_SILENT`` lists the losses known
-in importers being rewritten, counted apart.
+retype to a shape the format writes (``TEXT_OR_PARTS``).
 
 In JSON Lines files, intact and edited, every non-blank line must be named by a message, event or
 run configuration (``source.line``), a problem, or the importer's ``ImportContext.account`` (a line
-merged into a message, a repeat, a record folded into another); ``UNACCOUNTED_FORMATS`` lists the
-formats whose importers do not say so yet, counted, not failed. After an edit the file must not be
+merged into a message, a repeat, a record folded into another). After an edit the file must not be
 lost whole.
 
 Seeded and bounded: ``CASES`` cases in all, spread over the bases and ``SEEDS``, each reproducible
@@ -237,40 +235,17 @@ class Outcome:
 
     layout: str = ""
     """The mutated document's kind (``jsonl``, ``json``, ``yaml``, ``eval``)."""
-    format: str = ""
-    """The format the intact load read the mutated document as."""
     check: Check | None = None
     """How closely a loss after damage was looked for (``None``: no damage, or nothing lost)."""
     located: bool = False
     """Whether a new problem, or an opaque block or event the intact load lacks, names the damaged
     record (``Place``): what accounts for the loss."""
     unexplained: list[str] = field(default_factory=list)
-    """Lines of an edited JSON Lines file that nothing of the load names (``unexplained``), in a format
-    that must account for every line."""
-    tolerated: int = 0
-    """Such lines in a format of ``UNACCOUNTED_FORMATS``."""
+    """Lines of an edited JSON Lines file that nothing of the load names (``unexplained``)."""
 
     @property
     def silent(self) -> bool:
         return self.kind in DAMAGE and bool(self.lost) and not self.located
-
-    @property
-    def pending(self) -> bool:
-        """A silent loss of a kind ``PENDING_SILENT`` lists for its format: counted, not failed."""
-        return self.silent and any(mark in self.what for mark in PENDING_SILENT.get(self.format, ()))
-
-
-PENDING_SILENT: dict[str, tuple[str, ...]] = {"codex": ("key 'payload'",)}
-"""Silent losses known in a format whose importer is being rewritten, by a mark of the mutation: Codex
-reads a rollout line whose ``payload`` key is misspelt as a bare response item of type
-``response_item`` (or ``event_msg``...), which gives nothing and says nothing (``codex.py``,
-``_Rollout.record``, the ``elif isinstance(kind, str)`` branch)."""
-
-
-UNACCOUNTED_FORMATS = frozenset({"codex"})
-"""Formats whose importers do not yet say which lines they fold into another record
-(``ImportContext.account``): their unnamed lines are counted, not failed. Codex folds its ``turn_context``,
-``token_count`` and the ``event_msg`` copies of its ``response_item`` records into other records."""
 
 
 @dataclass
@@ -317,12 +292,6 @@ def unexplained(corpus: Corpus, ledger: list[Accounted], name: str, data: bytes)
     named.update((a.file, a.line) for a in ledger)
     lines = {line for file, line in named if line is not None and _same_file(file, name)}
     return [number for number, text in enumerate(data.split(b"\n"), 1) if text.strip() and number not in lines]
-
-
-def _format(corpus: Corpus, name: str) -> str:
-    """The format a document was read as (a file another file reads has none of its own: its base's)."""
-    found = [f for file, f in corpus.formats.items() if _same_file(file, name)]
-    return found[0] if found else next(iter(corpus.formats.values()), "")
 
 
 def _unread(intact: Corpus, mutated: Corpus, name: str) -> bool:
@@ -382,7 +351,7 @@ def run_case(base: Base, seed: str, directory: Path, intact: Intact | None = Non
     fresh = Counter((p.file, p.line, p.reason) for p in corpus.problems)
     fresh.subtract((p.file, p.line, p.reason) for p in before.corpus.problems)
     outcome = Outcome(base_name, kind, label, lost, kept, sum(n for n in fresh.values() if n > 0), whole, failed,
-                      target.kind, _format(before.corpus, target.name))
+                      target.kind)
     if kind in DAMAGE and lost:
         if record is None and kind in ("retype", "rename", "misspell"):
             return outcome  # nothing to mutate
@@ -395,12 +364,9 @@ def run_case(base: Base, seed: str, directory: Path, intact: Intact | None = Non
         outcome.located = any(where.holds(file, at) for (file, at, _), n in fresh.items() if n > 0) or any(
             where.holds(file, at) for file, at in gained)
     if kind in EDITS and target.kind == "jsonl" and data is not None:
-        missing = unexplained(corpus, ledger, target.name, data)
-        if _format(corpus, target.name) in UNACCOUNTED_FORMATS:
-            outcome.tolerated = len(missing)
-        else:
-            rows = data.split(b"\n")
-            outcome.unexplained = [f"line {n}: {rows[n - 1][:120]!r}" for n in missing]
+        rows = data.split(b"\n")
+        outcome.unexplained = [f"line {n}: {rows[n - 1][:120]!r}"
+                               for n in unexplained(corpus, ledger, target.name, data)]
     return outcome
 
 
@@ -422,12 +388,8 @@ def run_all(directory: Path, cases: int = CASES, seeds: tuple[str, ...] = SEEDS)
         here = directory / f"b{index}"
         intact = _intact(base, here / "intact")
         for name, missing in intact.unexplained.items():
-            mine = Outcome(base.name, "intact", name, Counter(), 1.0, 0, False, layout="jsonl")
-            if _format(intact.corpus, name) in UNACCOUNTED_FORMATS:
-                mine.tolerated = len(missing)
-            else:
-                mine.unexplained = [f"line {n}" for n in missing]
-            outcomes.append(mine)
+            outcomes.append(Outcome(base.name, "intact", name, Counter(), 1.0, 0, False, layout="jsonl",
+                                    unexplained=[f"line {n}" for n in missing]))
         for k in range(share):
             seed, n = seeds[k % len(seeds)], k // len(seeds)
             outcomes.append(run_case(base, f"{seed}:{base.name}#{n}", here / str(k), intact))
@@ -437,7 +399,7 @@ def run_all(directory: Path, cases: int = CASES, seeds: tuple[str, ...] = SEEDS)
 def tallies(outcomes: list[Outcome]) -> dict[str, Any]:
     """The numbers a run gives, by mutation kind; ``checked``: the damage cases that lost something,
     by how closely the answer was looked for (``Check``); ``lines``: the lines of JSON Lines loads
-    (intact and edited) nothing names, failed and tolerated (``UNACCOUNTED_FORMATS``)."""
+    (intact and edited) nothing names."""
     table: dict[str, Any] = {}
     for kind in (*DAMAGE, *EDITS):
         mine = [o for o in outcomes if o.kind == kind]
@@ -452,12 +414,10 @@ def tallies(outcomes: list[Outcome]) -> dict[str, Any]:
                     "silent": sum(o.silent for o in cases),
                     "kept_after_damage": round(sum(o.kept for o in damaged) / max(1, len(damaged)), 4)}
     table["checked"] = {check: {"cases": sum(o.check == check for o in damaged),
-                                "silent": sum(o.check == check and o.silent for o in damaged),
-                                "pending": sum(o.check == check and o.pending for o in damaged)}
+                                "silent": sum(o.check == check and o.silent for o in damaged)}
                         for check in ("line", "index", "member", "file")}
     table["lines"] = {"loads": sum(o.kind == "intact" or (o.kind in EDITS and o.layout == "jsonl") for o in outcomes),
-                      "unexplained": sum(len(o.unexplained) for o in outcomes),
-                      "tolerated": sum(o.tolerated for o in outcomes)}
+                      "unexplained": sum(len(o.unexplained) for o in outcomes)}
     return table
 
 
@@ -471,7 +431,7 @@ def test_every_record_is_accounted_for_under_mutation(corpora: Path, tmp_path: P
                                 encoding="utf-8")
     failed = [f"{o.base} {o.what}: {f}" for o in outcomes for f in o.failed]
     assert not failed, "\n".join(failed[:20])
-    silent = [f"{o.base} {o.what} ({o.check}): lost {dict(o.lost)}" for o in outcomes if o.silent and not o.pending]
+    silent = [f"{o.base} {o.what} ({o.check}): lost {dict(o.lost)}" for o in outcomes if o.silent]
     assert not silent, f"{len(silent)} silent losses:\n" + "\n".join(silent[:40])
     unnamed = [f"{o.base} {o.what}: {line}" for o in outcomes for line in o.unexplained]
     assert not unnamed, f"{len(unnamed)} lines read into nothing:\n" + "\n".join(unnamed[:40])

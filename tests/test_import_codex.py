@@ -16,7 +16,7 @@ from tests.conftest import CORPORA, corpus_files
 from toolkit.corpus import load
 from toolkit.corpus.formats import codex
 from toolkit.corpus.formats.codex import IMPORTER, read, sniff
-from toolkit.corpus.formats.importer import Head, ImportContext
+from toolkit.corpus.formats.importer import Head, ImportContext, accounting
 from toolkit.record import Image, Opaque, Reasoning, RecordError, Session, Text, ToolResult, ToolUse
 
 ROLLOUTS = [p for p in corpus_files() if p.parent.name == "codex"]
@@ -505,7 +505,9 @@ def test_unknown_record_and_item_types_are_kept(tmp_path: Path) -> None:
         env("response_item", {"type": "frobnicate", "value": 1}),
     ])
     session, ctx = one(path)
-    assert ctx.problems == []
+    # a record type of its own is an event; an item that is not one the conversation knows is reported
+    assert [(p.line, p.reason) for p in ctx.problems] == [(4, "response item type 'frobnicate' is unknown; "
+                                                              "kept as opaque")]
     [event] = [e for e in session.events if e.type == "world_state"]
     assert event.kind == "other" and event.raw == env("world_state", {"agents_md": "x"})
     [opaque] = blocks(session, Opaque)
@@ -573,3 +575,63 @@ def test_each_response_item_matches_the_earliest_copy_of_its_text_whatever_comes
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         rollout.record(number, json.loads(line))
     assert len(rollout.copies) == len(kept)  # of 11 copies, only those no item matched are held
+
+
+def test_every_line_is_a_record_or_says_which_one_it_joined(tmp_path: Path) -> None:
+    """A line read into another record says so (``ImportContext.account``): parts of one reply, tool
+    outputs read as one message, UI copies of a response item either side of it, and a turn context
+    that changes nothing; with the lines records and problems name, that is every line."""
+    def copy(kind: str, text: str) -> dict[str, Any]:
+        return env("event_msg", {"type": kind, "message": text})
+
+    context = env("turn_context", {"model": "gpt-5", "cwd": "/w"})
+    reasoning = env("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "hm"}]})
+    path = write(tmp_path / "r.jsonl", [
+        META, context, copy("user_message", "go"), user("go"), context,  # 1-5: 3 copies 4, 5 folded into 2
+        reasoning, call("c1"), call("c2"),  # 6-8: one reply, begun at 6
+        output("c1"), output("c2"), env("response_item", {"type": "frobnicate"}),  # 9-11: one tool message
+        copy("agent_reasoning", "hm"),  # 12: a copy of line 6
+    ])
+    with accounting() as ledger:
+        session, ctx = one(path)
+    assert [p.line for p in ctx.problems] == [11]  # the unknown item, reported and read into the message
+    named = {s.line for s in (*(m.source for m in session.messages), *(e.source for e in session.events),
+                              *(c.source for c in session.run_configs)) if s is not None}
+    assert named == {1, 2, 4, 6, 9}
+    assert {a.line: (a.how, a.into) for a in ledger} == {
+        3: ("repeat", "line 4"), 5: ("folded", "run config of line 2"),
+        7: ("merged", "message sess-1:6"), 8: ("merged", "message sess-1:6"),
+        10: ("merged", "message sess-1:9"), 11: ("merged", "message sess-1:9"),
+        12: ("repeat", "an earlier agent_reasoning response item"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["response_item", "event_msg", "turn_context", "session_meta"])
+def test_a_rollout_line_with_its_payload_key_misspelt_is_a_problem_and_kept(tmp_path: Path, kind: str) -> None:
+    """An envelope line whose ``payload`` key is misspelt (``payloid``: a bit flipped in a session meta)
+    is not a bare response item of type ``response_item`` (which gave nothing and said nothing): a
+    problem at its line, the line an event."""
+    record = {"timestamp": "2025-11-01T10:00:01.000Z", "type": kind,
+              "paylaod": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]}}
+    path = write(tmp_path / "r.jsonl", [META, user("hi"), record])
+    session, ctx = one(path)
+    [problem] = ctx.problems
+    assert problem.line == 3 and kind in problem.reason and "'paylaod'" in problem.reason
+    [event] = [e for e in session.events if e.source is not None and e.source.line == 3]
+    assert event.kind == "other" and event.type == kind and event.raw == record
+    assert len(session.messages) == 1 and not blocks(session, Opaque)
+
+
+def test_an_unknown_item_read_into_an_open_reply_is_reported_at_its_line(tmp_path: Path) -> None:
+    """An item type the importer does not know (``reas/ning``: a bit flipped in ``reasoning``) is kept
+    as opaque in the reply it comes in, a message that begins on another line: the problem names the
+    line the item was on, which nothing else does."""
+    item: dict[str, Any] = {"type": "reas/ning", "summary": [{"type": "summary_text", "text": "hm"}]}
+    path = write(tmp_path / "r.jsonl", [META, user("go"), call("c1"), env("response_item", item)])
+    session, ctx = one(path)
+    [problem] = ctx.problems
+    assert problem.line == 4 and "'reas/ning'" in problem.reason and "opaque" in problem.reason
+    reply = session.messages[-1]
+    assert reply.source is not None and reply.source.line == 3
+    assert [b.kind for b in reply.blocks] == ["tool_use", "opaque"] and reply.blocks[1] == Opaque(
+        "reas/ning", item, "response item type the importer does not know")

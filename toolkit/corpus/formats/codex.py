@@ -241,6 +241,12 @@ class _Rollout:
                 if not isinstance(kind, str):
                     self.ctx.problem(self.path, number, f"record type is {shown(kind)}, not a name; kept as an event")
                 self.event("other", kind_name(kind), time, "", rec, number)
+        elif isinstance(kind, str) and kind in ROLLOUT_TYPES:
+            # an envelope whose payload key is misspelt or lost, not a bare item of type "response_item"
+            others = ", ".join(shown(key, 40) for key in rec if key not in ("timestamp", "type")) or "none"
+            self.ctx.problem(self.path, number, f"{kind} record without a payload (its other keys: {others}); "
+                                                "kept as an event")
+            self.event("other", kind, time, "", rec, number)
         elif isinstance(kind, str):
             self.item(rec, number, time)
         elif "record_type" in rec:
@@ -287,6 +293,7 @@ class _Rollout:
             self.model = model
         key = (self.model, self.provider, self.system)
         if key == self.config_key:
+            self.ctx.account(self.path, number, "folded", f"run config of line {self.configs[-1].line}")
             return
         self.config_key = key
         config = _ConfigDraft(self.model, self.provider, self.system, time, number)
@@ -435,10 +442,15 @@ class _Rollout:
             draft.blocks.extend(self.content(item.get("content"), number))
             self.close()
         else:
-            if kind is None:
-                self.ctx.problem(self.path, number, f"response item type is {shown(item.get('type'))}, not a "
-                                                    "name; kept as opaque")
-            target = self.open if self.open is not None else self.assistant(number, time, suffix)
+            # Reported even when the item joins a reply begun on an earlier line: the opaque block
+            # cannot say which line it came from, the problem does.
+            what = f"is {shown(item.get('type'))}, not a name" if kind is None else f"{shown(kind)} is unknown"
+            self.ctx.problem(self.path, number, f"response item type {what}; kept as opaque")
+            if self.open is not None:
+                target = self.open
+                self.ctx.account(self.path, number, "merged", f"message {target.id}")
+            else:
+                target = self.assistant(number, time, suffix)
             target.blocks.append(Opaque(kind or "item", item, "response item type the importer does not know"))
 
     def message(self, item: dict[str, Any], number: int, time: datetime | None, suffix: str | None) -> None:
@@ -447,7 +459,7 @@ class _Rollout:
         text = "\n".join(b.text for b in blocks if isinstance(b, Text))
         if role == "assistant":
             self.assistant(number, time, suffix).blocks.extend(blocks)
-            self.saw("agent_message", text)
+            self.saw("agent_message", text, number)
             return
         after_tool = self.open is not None and self.open.role == "tool"
         self.close()
@@ -460,7 +472,7 @@ class _Rollout:
             attached = after_tool and bool(blocks) and all(isinstance(b, Image) for b in blocks)
             meta = attached or text.lstrip().startswith(CONTEXT_PREFIXES)
             draft = self.begin("user", number, time, ("meta",) if meta else (), suffix)
-            self.saw("user_message", text)
+            self.saw("user_message", text, number)
             self.pending = None
             if not meta:
                 self.turn_starts.append(draft)
@@ -497,9 +509,9 @@ class _Rollout:
         texts = self.texts(item, "summary", number)
         raw = self.texts(item, "content", number)
         for text in texts:
-            self.saw("agent_reasoning", text)
+            self.saw("agent_reasoning", text, number)
         for text in raw:
-            self.saw("agent_reasoning_raw_content", text)
+            self.saw("agent_reasoning_raw_content", text, number)
         signature = item.get("encrypted_content")
         signature = signature if isinstance(signature, str) and signature else None
         text = "\n\n".join(texts + raw)
@@ -568,6 +580,8 @@ class _Rollout:
         if self.open is None or self.open.role != "tool":
             self.close()
             self.begin("tool", number, time, (), suffix)
+        else:
+            self.ctx.account(self.path, number, "merged", f"message {self.open.id}")
         assert self.open is not None
         name = item.get("name")
         name = name if isinstance(name, str) else None
@@ -630,6 +644,7 @@ class _Rollout:
 
     def assistant(self, number: int, time: datetime | None, suffix: str | None) -> _Draft:
         if self.open is not None and self.open.role == "assistant":
+            self.ctx.account(self.path, number, "merged", f"message {self.open.id}")
             return self.open
         self.close()
         draft = self.begin("assistant", number, time, (), suffix)
@@ -684,18 +699,21 @@ class _Rollout:
         if said:
             if said > 1:
                 self.said[key] = said - 1
+            self.ctx.account(self.path, number, "repeat", f"an earlier {kind} response item")
             return
         self.waiting.setdefault(key, deque()).append(number)
         self.copies[number] = (kind, text, time, payload, number)
 
-    def saw(self, kind: str, text: str) -> None:
-        """A response item a UI copy of ``kind`` with ``text`` may copy: it matches the earliest copy
-        waiting, else the next to come. Each copy is matched by the earliest item it can be, so
+    def saw(self, kind: str, text: str, number: int) -> None:
+        """A response item (on line ``number``) a UI copy of ``kind`` with ``text`` may copy: it
+        matches the earliest copy waiting, else the next to come. Each copy is matched by the earliest item it can be, so
         those left are the last copies of each text, whatever order items and copies come in."""
         key = (kind, text)
         waiting = self.waiting.get(key)
         if waiting:
-            del self.copies[waiting.popleft()]
+            copied = waiting.popleft()
+            del self.copies[copied]
+            self.ctx.account(self.path, copied, "repeat", f"line {number}")
             if not waiting:
                 del self.waiting[key]
         else:
