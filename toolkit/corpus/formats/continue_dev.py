@@ -69,6 +69,10 @@ MESSAGE_KEYS = frozenset({"role", "content", "toolCalls", "toolCallId", "usage",
 """The keys of ``ChatMessage``'s variants (the module docstring's sources): a message without
 ``content`` that holds another key has its content under a name Continue does not write."""
 
+TEXT_PART_KEYS = frozenset({"type", "text"})
+"""``TextMessagePart`` (core/index.d.ts): a text part without ``text`` that holds another key has its
+words under a name Continue does not write."""
+
 
 def usage(raw: object) -> Usage | None:
     """``Usage`` (core/index.d.ts), meant as OpenAI's usage object, where ``promptTokens`` includes
@@ -127,6 +131,8 @@ class _Reader:
                 words = stringify(part.get("text") or "")
                 if words:
                     out.append(Text(words))
+                else:  # its text under a misspelt key: reported and kept, not dropped
+                    out += unread_message(part, "text", TEXT_PART_KEYS, self.where, line, "part")
             elif isinstance(part, dict) and kind in ("imageUrl", "image_url"):
                 image = obj(part.get("imageUrl") or part.get("image_url"))
                 url = image.get("url")
