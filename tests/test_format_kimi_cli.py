@@ -17,7 +17,7 @@ from toolkit.corpus import load
 from toolkit.corpus.formats import kimi_cli
 from toolkit.corpus.formats import sniff as detect
 from toolkit.corpus.formats.importer import accounting
-from toolkit.record import Image, Reasoning, Session, ToolResult, ToolUse
+from toolkit.record import Image, Opaque, Reasoning, Session, ToolResult, ToolUse
 
 FOLDER = CORPORA / "kimi_cli" / "ihhashi_3951a8af"
 needs_corpus = pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/corpora/kimi_cli is absent")
@@ -562,3 +562,22 @@ def test_a_wire_entry_out_of_the_contexts_order_is_kept(tmp_path: Path) -> None:
     assert unnamed == []
     kept = [e for e in session.events if e.type == "wire entry the context lacks"]
     assert [(e.text, e.source.line if e.source else None) for e in kept] == [("second", 4)]
+
+
+def test_tool_calls_under_a_misspelt_key_are_kept(tmp_path: Path) -> None:
+    """A context reply whose ``tool_calls`` key is misspelt is reported at its line and kept as an opaque
+    block; its calls went in silence, only their results reported as orphans at other lines (an
+    accounting run with other seeds found it)."""
+    call = {"type": "function", "id": "c1", "function": {"name": "Glob", "arguments": "{}"}}
+    write(tmp_path / "s10" / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "look"},
+        {"role": "assistant", "content": "Let me look", "tool_aclls": [call]},
+        {"role": "tool", "content": "a.sh", "tool_call_id": "c1"}])
+    corpus = load(tmp_path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (3, "message without tool_calls (keys the wire lacks: tool_aclls); kept as an opaque block"),
+        (4, "tool result for call 'c1' has no earlier call (orphan); kept")]
+    reply = corpus.sessions[0].messages[1]
+    assert reply.source is not None and reply.source.line == 3
+    assert [(b.type, b.raw) for b in reply.blocks if isinstance(b, Opaque)] == [
+        ("message", {"role": "assistant", "content": "Let me look", "tool_aclls": [call]})]

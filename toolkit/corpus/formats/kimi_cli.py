@@ -118,6 +118,9 @@ ERROR_PREFIX = "<system>ERROR: "
 src/kimi_cli/soul/message.py): the context has no error flag of its own."""
 MEDIA_PARTS = frozenset({"audio_url", "video_url"})
 """Content parts the record has no kind for (kosong ``AudioURLPart``, ``VideoURLPart``)."""
+MESSAGE_KEYS = frozenset({"role", "name", "content", "tool_calls", "tool_call_id", "partial"})
+"""The kosong ``Message`` fields this reader reads: a reply without ``tool_calls`` that holds a key like
+it (``unread_keys`` with ``optional``, so a field kosong adds later is no damage) has its calls under it."""
 TEXT_PART_KEYS = frozenset({"type", "text"})
 """kosong ``TextPart``: a text part without ``text`` that holds another key has its words under it."""
 
@@ -780,6 +783,7 @@ def _message(rec: dict[str, Any], message_id: str, parent: str | None, where: Wh
                 blocks.append(block)
                 block = Opaque("tool_call_extras", call["extras"], "extra fields of the call")
             blocks.append(block)
+        blocks += unread_message(rec, "tool_calls", MESSAGE_KEYS, where, line, "message", optional=True)
     elif role == "tool":
         record_role = "tool"
         content = rec.get("content")
