@@ -132,3 +132,34 @@ def test_tool_calls_that_are_not_a_list_of_calls(tmp_path: Path) -> None:
     ]
     opaque = [b.raw for m in corpus.sessions[0].messages for b in m.blocks if isinstance(b, Opaque)]
     assert opaque == ["ls", 7]
+
+
+def test_a_text_part_without_its_text(tmp_path: Path) -> None:
+    """A text part whose ``text`` key is misspelt (``tetx``) is reported at its history item and kept
+    as opaque (it gave no block and no word: the 3,000-case accounting run's finding); a text part
+    with empty text is still nothing to report."""
+    path = write(tmp_path / "s.json", {"sessionId": "s", "title": "T", "workspaceDirectory": "/w", "history": [
+        {"message": {"role": "user", "content": [{"type": "text", "text": ""}, {"type": "text", "tetx": "in fact"}]}},
+    ]})
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (1, "part without text (keys the wire lacks: tetx); kept as an opaque block")]
+    [message] = corpus.sessions[0].messages
+    assert [(b.type, b.raw) for b in message.blocks if isinstance(b, Opaque)] == [
+        ("part", {"type": "text", "tetx": "in fact"})]
+
+
+def test_an_item_field_under_a_misspelt_key_is_kept(tmp_path: Path) -> None:
+    """A history item's ``promptLogs`` (or another field the reader reads) under a misspelt key is
+    reported at the item and kept as an event; it went in silence (an accounting run with other seeds
+    found it). A field Continue writes and the record has no place for (``editorState``) is no problem."""
+    log = {"modelTitle": "Gemini 2.5 Pro", "prompt": "p", "completion": "c"}
+    path = write(tmp_path / "s.json", {"sessionId": "s", "title": "T", "workspaceDirectory": "/w", "history": [
+        {"message": {"role": "user", "content": "hi"}, "editorState": {"type": "doc"}},
+        {"message": {"role": "assistant", "content": "yes"}, "promptLgos": [log]},
+    ]})
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (2, "history item 2 without promptLogs (keys Continue does not write: promptLgos); kept as an event")]
+    (event,) = [e for e in corpus.sessions[0].events if e.type == "item fields"]
+    assert event.raw == {"promptLgos": [log]} and event.source is not None and event.source.line == 2

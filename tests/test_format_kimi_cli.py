@@ -16,7 +16,8 @@ from tests.helpers import PNG, everything_valid
 from toolkit.corpus import load
 from toolkit.corpus.formats import kimi_cli
 from toolkit.corpus.formats import sniff as detect
-from toolkit.record import Image, Reasoning, Session, ToolResult, ToolUse
+from toolkit.corpus.formats.importer import accounting
+from toolkit.record import Image, Opaque, Reasoning, Session, ToolResult, ToolUse
 
 FOLDER = CORPORA / "kimi_cli" / "ihhashi_3951a8af"
 needs_corpus = pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/corpora/kimi_cli is absent")
@@ -504,3 +505,79 @@ def test_a_wire_step_the_context_never_got_is_kept(tmp_path: Path) -> None:
     (event,) = [e for e in corpus.sessions[0].events if e.type == "wire entry the context lacks"]
     assert event.text == "Half a repl" and event.source is not None
     assert (event.source.file, event.source.line) == ("s7/wire.jsonl", 3)
+
+
+def _unnamed_wire_lines(tmp_path: Path, folder: str) -> tuple[Session, list[int]]:
+    """The session loaded from ``tmp_path`` and the lines of ``folder``'s wire that no message, event,
+    problem or ``ImportContext.account`` names (the accounting harness's check)."""
+    with accounting() as ledger:
+        corpus = load(tmp_path)
+    name = f"{folder}/wire.jsonl"
+    named = {s.line for m in corpus.sessions[0].messages for s in [m.source] if s is not None and s.file == name}
+    named |= {s.line for e in corpus.sessions[0].events for s in [e.source] if s is not None and s.file == name}
+    named |= {p.line for p in corpus.problems if p.file == name} | {a.line for a in ledger if a.file == name}
+    total = len((tmp_path / name).read_text(encoding="utf-8").splitlines())
+    return corpus.sessions[0], [n for n in range(1, total + 1) if n not in named]
+
+
+def test_a_reply_whose_wire_lost_its_call_is_found_by_its_words(tmp_path: Path) -> None:
+    """A wire step whose ``ToolCall`` line is gone (a line deleted) is still the context's reply: found
+    by its words when its call is not there, so its lines are read into the reply (its usage with them);
+    they were read into nothing (the 3,000-case accounting run's finding)."""
+    call = {"type": "function", "id": "c1", "function": {"name": "Glob", "arguments": "{}"}}
+    write(tmp_path / "s8" / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Let me look"}], "tool_calls": [call]},
+        {"role": "tool", "content": "a.sh", "tool_call_id": "c1"},
+        {"role": "assistant", "content": "done"}])
+    usage: dict[str, object] = {"token_usage": {"input_other": 7, "output": 3, "input_cache_read": 100}}
+    write(tmp_path / "s8" / "wire.jsonl", wire([
+        (1780000000.0, "TurnBegin", {"user_input": "look"}), (1780000001.0, "StepBegin", {"n": 1}),
+        (1780000002.0, "ContentPart", {"type": "text", "text": "Let me look"}), (1780000003.0, "StatusUpdate", usage),
+        (1780000004.0, "ToolResult", {"tool_call_id": "c1", "return_value": {"is_error": False, "output": "a.sh"}}),
+        (1780000005.0, "StepBegin", {"n": 2}), (1780000006.0, "ContentPart", {"type": "text", "text": "done"}),
+        (1780000007.0, "TurnEnd", {})]))
+    session, unnamed = _unnamed_wire_lines(tmp_path, "s8")
+    assert unnamed == []
+    reply = session.messages[1]
+    assert reply.text == "Let me look"
+    assert reply.usage is not None and reply.usage.cache_read == 100
+    assert not [e for e in session.events if e.type == "wire entry the context lacks"]
+
+
+def test_a_wire_entry_out_of_the_contexts_order_is_kept(tmp_path: Path) -> None:
+    """A wire entry the context holds, but earlier than the entries matched before it (a line moved),
+    is matched to nothing: in a session without rotated context files nothing else can hold it, so it
+    is kept as an event like an entry the context never got; it was read into nothing (the 3,000-case
+    accounting run's finding)."""
+    write(tmp_path / "s9" / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "first"}, {"role": "assistant", "content": "one"},
+        {"role": "user", "content": "second"}, {"role": "assistant", "content": "two"}])
+    turns: list[tuple[float, str, dict[str, object]]] = [(1780000002.0, "TurnBegin", {"user_input": "second"}), (1780000003.0, "StepBegin", {"n": 1}),
+             (1780000003.5, "ContentPart", {"type": "text", "text": "two"}), (1780000004.0, "TurnEnd", {})]
+    write(tmp_path / "s9" / "wire.jsonl", wire([
+        (1780000001.0, "StepBegin", {"n": 1}), (1780000001.5, "ContentPart", {"type": "text", "text": "one"}),
+        *turns, (1780000000.0, "TurnBegin", {"user_input": "first"})]))
+    session, unnamed = _unnamed_wire_lines(tmp_path, "s9")
+    assert unnamed == []
+    kept = [e for e in session.events if e.type == "wire entry the context lacks"]
+    assert [(e.text, e.source.line if e.source else None) for e in kept] == [("second", 4)]
+
+
+def test_tool_calls_under_a_misspelt_key_are_kept(tmp_path: Path) -> None:
+    """A context reply whose ``tool_calls`` key is misspelt is reported at its line and kept as an opaque
+    block; its calls went in silence, only their results reported as orphans at other lines (an
+    accounting run with other seeds found it)."""
+    call = {"type": "function", "id": "c1", "function": {"name": "Glob", "arguments": "{}"}}
+    write(tmp_path / "s10" / "context.jsonl", [
+        {"role": "_checkpoint", "id": 0}, {"role": "user", "content": "look"},
+        {"role": "assistant", "content": "Let me look", "tool_aclls": [call]},
+        {"role": "tool", "content": "a.sh", "tool_call_id": "c1"}])
+    corpus = load(tmp_path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (3, "message without tool_calls (keys the wire lacks: tool_aclls); kept as an opaque block"),
+        (4, "tool result for call 'c1' has no earlier call (orphan); kept")]
+    reply = corpus.sessions[0].messages[1]
+    assert reply.source is not None and reply.source.line == 3
+    assert [(b.type, b.raw) for b in reply.blocks if isinstance(b, Opaque)] == [
+        ("message", {"role": "assistant", "content": "Let me look", "tool_aclls": [call]})]

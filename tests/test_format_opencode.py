@@ -233,6 +233,26 @@ def test_orphans_are_read_alone(tmp_path: Path) -> None:
     assert texts == ["done", "look"]
 
 
+def test_a_damaged_part_file_is_named_as_the_load_names_it(tmp_path: Path) -> None:
+    """A part file (or message file) the session file reads, cut short, is reported under its name
+    relative to the loaded root, as its records' sources name it: it was named by its place on disk,
+    so the loss answered for no file of the load (the 3,000-case accounting run's finding)."""
+    storage = tmp_path / "storage"
+    write(storage / "session" / "p1" / "ses_a.json", session_info("ses_a"))
+    (user, parts), (reply, reply_parts) = child_conversation("ses_a")
+    for info, part in ((user, parts[0]), (reply, reply_parts[0])):
+        write(storage / "message" / "ses_a" / f"{info['id']}.json", info)
+        write(storage / "part" / info["id"] / f"{part['id']}.json", {**part, "sessionID": "ses_a", "messageID": info["id"]})
+    cut = storage / "part" / "msg_102" / "prt_102.json"
+    cut.write_bytes(json.dumps(json.loads(cut.read_text()), indent=2).encode()[:-20])
+    message = storage / "message" / "ses_a" / "msg_101.json"
+    message.write_bytes(message.read_bytes()[:-10])
+    corpus = load(tmp_path)
+    assert sorted(p.file for p in corpus.problems) == ["storage/message/ses_a/msg_101.json",
+                                                       "storage/part/msg_102/prt_102.json"]
+    assert all("not valid JSON" in p.reason for p in corpus.problems)
+
+
 def test_legacy_storage_with_message_v1(tmp_path: Path) -> None:
     """0.x: project/<slug>/storage/session/{info,message,part}/, the first messages with parts inline."""
     root = tmp_path / "project" / "slug" / "storage" / "session"

@@ -452,6 +452,18 @@ def test_invalid_yaml_and_invalid_base64(tmp_path: Path) -> None:
     assert any("response body cannot be decoded: base64 body does not decode" in r for r in reasons)
 
 
+def test_a_quote_that_swallows_the_rest_is_reported_where_it_opens(tmp_path: Path) -> None:
+    """A flipped byte that opens a quoted scalar (a line's indent become ``"``) fails the scan only at
+    the end of the file; the damage is where the token opened (the error's context), not where the
+    scanner gave up, which lies in another interaction (the 3,000-case accounting run's finding)."""
+    path = tmp_path / "quote.yaml"
+    one = "- request:\n    method: POST\n    uri: https://x\n  response:\n    status:\n      code: 200\n"
+    path.write_text("interactions:\n" + one + one.replace("    uri", '"   uri') + one + "version: 1\n",
+                    encoding="utf-8")
+    (problem,) = load(path).problems
+    assert problem.line == 10 and problem.reason.startswith("file is not valid YAML: while scanning a quoted scalar")
+
+
 def test_interaction_without_request_and_unknown_previous_response(tmp_path: Path) -> None:
     request = {"model": "gpt-5", "previous_response_id": "resp_gone", "input": "more"}
     reply = {"id": "resp_9", "object": "response", "output": [

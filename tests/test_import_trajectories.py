@@ -833,6 +833,18 @@ def test_inspect_content_parts_reasoning_images_and_errors(tmp_path: Path) -> No
     assert images[0].sha256 == first.images[0].sha256 and images[0].sha256 in corpus.images
 
 
+def test_inspect_sample_messages_null_is_reported(tmp_path: Path) -> None:
+    """A sample whose ``messages`` is null (inspect writes a list, empty by default) lost its
+    conversation: reported at the sample, its events still kept (it went in silence: the 3,000-case
+    accounting run's finding)."""
+    log = inspect_log(png_data_url())
+    log["samples"][0]["messages"] = None
+    corpus = load(write(tmp_path / "nulled.json", log))
+    assert [(p.file, p.reason) for p in corpus.problems] == [
+        ("nulled.json", "sample 'q1' epoch 1: 'messages' is null, not a list")]
+    assert corpus.sessions[0].messages == () and corpus.sessions[0].events
+
+
 def test_inspect_scores_count_once_and_no_sample_event_is_made_up(tmp_path: Path) -> None:
     log = inspect_log(png_data_url())
     sample = log["samples"][0]

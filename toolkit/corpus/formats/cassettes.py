@@ -378,6 +378,11 @@ def _load_yaml(text: str, where: Where) -> Loaded | None:
         doc = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        if isinstance(exc, yaml.scanner.ScannerError) and exc.context_mark is not None:
+            # a token the scanner could not finish (a quote a flipped byte opened) fails where the
+            # scanner gives up, often in a later interaction or at the file's end: the damage is where
+            # the token began
+            mark = exc.context_mark
         at = getattr(exc, "position", None)  # the reader's error (a control character) has no mark
         line = mark.line + 1 if mark is not None else line_of(text, at) if isinstance(at, int) else None
         where.problem(line, f"file is not valid YAML: {exc}")

@@ -36,7 +36,7 @@ from typing import Any
 from toolkit.corpus.formats.importer import Head, ImportContext, Importer, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
-from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use, unread_message
+from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use, unread_keys, unread_message
 from toolkit.jsontext import stringify
 from toolkit.record import (
     Block,
@@ -68,6 +68,18 @@ ROLES = frozenset({"user", "assistant", "thinking", "system", "tool"})
 MESSAGE_KEYS = frozenset({"role", "content", "toolCalls", "toolCallId", "usage", "signature", "redactedThinking", "id"})
 """The keys of ``ChatMessage``'s variants (the module docstring's sources): a message without
 ``content`` that holds another key has its content under a name Continue does not write."""
+
+ITEM_KEYS = frozenset({
+    "message", "contextItems", "editorState", "modifiers", "promptLogs", "toolCallStates", "toolCallState",
+    "isGatheringContext", "reasoning", "appliedRules", "conversationSummary",
+})
+"""The keys of ``ChatHistoryItem`` (the module docstring's sources)."""
+READ_ITEM_KEYS = ("promptLogs", "toolCallStates", "contextItems", "reasoning", "conversationSummary")
+"""The item fields read into the record: one missing while a key like it is there is that field misspelt."""
+
+TEXT_PART_KEYS = frozenset({"type", "text"})
+"""``TextMessagePart`` (core/index.d.ts): a text part without ``text`` that holds another key has its
+words under a name Continue does not write."""
 
 
 def usage(raw: object) -> Usage | None:
@@ -127,6 +139,8 @@ class _Reader:
                 words = stringify(part.get("text") or "")
                 if words:
                     out.append(Text(words))
+                else:  # its text under a misspelt key: reported and kept, not dropped
+                    out += unread_message(part, "text", TEXT_PART_KEYS, self.where, line, "part")
             elif isinstance(part, dict) and kind in ("imageUrl", "image_url"):
                 image = obj(part.get("imageUrl") or part.get("image_url"))
                 url = image.get("url")
@@ -180,6 +194,19 @@ def _states(item: dict[str, Any], out: _Reader, line: int) -> list[dict[str, Any
     return found
 
 
+def _misspelt_fields(item: dict[str, Any], out: _Reader, line: int) -> None:
+    """Item fields the reader reads, found under a misspelt key (``promptLgos``): reported and kept as
+    an event, as what they hold would otherwise go in silence."""
+    seen: set[str] = set()
+    for key in READ_ITEM_KEYS:
+        odd = [k for k in unread_keys(item, key, ITEM_KEYS, optional=True) if k not in seen]
+        seen.update(odd)
+        if odd:
+            out.ctx.problem(out.path, line, f"history item {line} without {key} (keys Continue does not write: "
+                                            f"{', '.join(odd)}); kept as an event")
+            out.event("other", "item fields", {k: item[k] for k in odd}, line)
+
+
 def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Session:
     sid = text_of(doc.get("sessionId")) or path.stem
     out = _Reader(path, ctx, sid)
@@ -200,6 +227,7 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
         message = item["message"]
         role = text_of(message.get("role"))
         mid = text_of(message.get("id")) or f"{sid}:{i}"
+        _misspelt_fields(item, out, line)
         for log in items(item.get("promptLogs")):
             if isinstance(log, dict):
                 title, provider = text_of(log.get("modelTitle")), text_of(log.get("modelProvider"))

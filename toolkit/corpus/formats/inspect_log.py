@@ -375,10 +375,11 @@ def _session(sample: dict[str, Any], log: dict[str, Any], where: _Where, ctx: Im
     if odd:
         state.problem(None, f"{label}: no messages (keys inspect does not write: {', '.join(odd)}); "
                             "they are kept on the sample's fields")
-    if raw_messages is None:
-        raw_messages = []
-    if not isinstance(raw_messages, list):
+    if raw_messages is None and "messages" in sample:  # inspect writes a list, empty by default
+        state.problem(None, f"{label}: 'messages' is null, not a list")
+    elif raw_messages is not None and not isinstance(raw_messages, list):
         state.problem(None, f"{label}: 'messages' is not a list")
+    if not isinstance(raw_messages, list):
         raw_messages = []
     model_events = [e for e in _walk_events(sample.get("events"), state, label) if e.get("event") == "model"]
     outputs = _outputs_by_key(model_events)

@@ -118,6 +118,9 @@ ERROR_PREFIX = "<system>ERROR: "
 src/kimi_cli/soul/message.py): the context has no error flag of its own."""
 MEDIA_PARTS = frozenset({"audio_url", "video_url"})
 """Content parts the record has no kind for (kosong ``AudioURLPart``, ``VideoURLPart``)."""
+MESSAGE_KEYS = frozenset({"role", "name", "content", "tool_calls", "tool_call_id", "partial"})
+"""The kosong ``Message`` fields this reader reads: a reply without ``tool_calls`` that holds a key like
+it (``unread_keys`` with ``optional``, so a field kosong adds later is no damage) has its calls under it."""
 TEXT_PART_KEYS = frozenset({"type", "text"})
 """kosong ``TextPart``: a text part without ``text`` that holds another key has its words under it."""
 
@@ -546,7 +549,8 @@ def _result_content(content: Any, where: Where, line: int | None) -> tuple[str, 
 @dataclass
 class Alignment:
     """The wire's entries found again for the context's messages, matched in order: a reply by its
-    first call's id or by its words, a user message by its words, a tool message by its call id."""
+    first call's id or by its words (also when the wire has no step with its call), a user message by
+    its words, a tool message by its call id."""
 
     wire: Wire
     steps_by_call: dict[str, int] = field(default_factory=dict)
@@ -568,10 +572,11 @@ class Alignment:
             results = [b for b in listed if isinstance(b, ToolResult)]
             return self.wire.results.get(results[0].tool_use_id) if results else None
         last = self.last.get(role, -1)
+        at: int | None = None
         if calls:
             found = self.steps_by_call.get(calls[0])
             at = found if found is not None and found > last else None
-        else:
+        if at is None:  # no call, or the wire lost its step's call (a line gone): found by its words
             candidates = self.by_text.get((role, "".join(b.text for b in listed if isinstance(b, Text))), [])
             k = bisect.bisect_right(candidates, last)
             at = candidates[k] if k < len(candidates) else None
@@ -678,8 +683,8 @@ def read_context(path: Path, ctx: ImportContext) -> list[Session]:
     configs: list[RunConfig] = []
     calls: set[str] = set()
     parent: str | None = None
-    matched = 0
-    """The wire's last line read into a message of the context."""
+    matched: set[int] = set()
+    """The wire's lines whose entries became messages of the context."""
     for line, rec in iter_json_lines(path, ctx):
         role = rec.get("role")
         source = where.source(line)
@@ -705,26 +710,35 @@ def read_context(path: Path, ctx: ImportContext) -> list[Session]:
             entry = align.find(message.role, message.blocks)
             if entry is not None:
                 entry.account(ctx, names.wire, f"message {message_id}")
-                matched = max(matched, entry.line)
+                matched.add(entry.line)
             message = _enriched(message, entry)
         messages.append(message)
         events.extend(extra)
         parent = message_id
     if wire is not None and names.wire is not None and names.current:
         events.extend(wire.events)
-        events.extend(_unwritten(wire, matched, messages[-1].id if messages else None, Where(names.wire, ctx)))
+        rotated = any(ROTATED.fullmatch(p.name) for p in path.parent.iterdir())
+        events.extend(_unwritten(wire, matched, rotated, messages[-1].id if messages else None,
+                                 Where(names.wire, ctx)))
     ids = [m.id for m in messages]
     return [Session(names.session, FORMAT, tuple(messages), ids[-1] if ids else None, where.name,
                     tuple(_placed(configs, messages, model, where)), tuple(events), names.parent, None, title)]
 
 
-def _unwritten(wire: Wire, matched: int, last: str | None, where: Where) -> list[Event]:
-    """The wire's entries after the last one the context holds, which the context never got (a step
-    cut short as the session ended, a context file cut): kept as events, not dropped. Entries before
-    it the context does not hold belong to its rotated files (``context_<n>.jsonl``)."""
+def _unwritten(wire: Wire, matched: set[int], rotated: bool, last: str | None, where: Where) -> list[Event]:
+    """The wire's entries the context does not hold (``matched``: the lines of those it does): after
+    the last one it holds, what it never got (a step cut short as the session ended, a context file
+    cut); before it, with no rotated files (``rotated``) to hold them, what it holds in another order
+    or not at all (a line of either file moved or gone). Kept as events, not dropped; a step that
+    said nothing is named as such. Entries before the last one held belong to the rotated files
+    (``context_<n>.jsonl``) where there are some."""
     kept: list[Event] = []
+    after = max(matched, default=0)
     for entry in wire.entries:
-        if entry.line <= matched or not entry.blocks:
+        if entry.line in matched or (entry.line < after and rotated):
+            continue
+        if not entry.blocks:
+            entry.account(where.ctx, Path(where.file), "nothing: a step that said nothing")
             continue
         kept.append(Event("other", "wire entry the context lacks", entry.done or entry.time, last,
                           "\n".join(entry.texts), {"role": entry.role, "line": entry.line}, where.source(entry.line)))
@@ -769,6 +783,7 @@ def _message(rec: dict[str, Any], message_id: str, parent: str | None, where: Wh
                 blocks.append(block)
                 block = Opaque("tool_call_extras", call["extras"], "extra fields of the call")
             blocks.append(block)
+        blocks += unread_message(rec, "tool_calls", MESSAGE_KEYS, where, line, "message", optional=True)
     elif role == "tool":
         record_role = "tool"
         content = rec.get("content")

@@ -60,7 +60,15 @@ from typing import Any
 
 import orjson
 
-from toolkit.corpus.formats.importer import Head, ImportContext, Importer, client_event, parse_time, read_json
+from toolkit.corpus.formats.importer import (
+    NOT_JSON,
+    Head,
+    ImportContext,
+    Importer,
+    client_event,
+    parse_document,
+    parse_time,
+)
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.sqlitefile import SQLITE_HEADER, connect, holds
@@ -1041,8 +1049,10 @@ def _json_files(folder: Path) -> list[Path]:
 
 
 def _record(path: Path, name: str, ctx: ImportContext) -> dict[str, Any] | None:
-    value = read_json(path, ctx)
-    if value is None:
+    """The record of the file ``path``, its problems named ``name`` as its records' sources are (a
+    message or part file the load did not list has no name of its own relative to the loaded root)."""
+    value = parse_document(path.read_bytes(), name, ctx)
+    if value is NOT_JSON:
         return None
     if not isinstance(value, dict):
         ctx.problem(name, 1, f"OpenCode record is a JSON {type(value).__name__}, not an object; left out")
