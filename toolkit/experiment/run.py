@@ -112,7 +112,13 @@ class Outcome:
     unsent: int
 
     def lines(self, results: str | Path) -> list[str]:
-        """What the run did, in the words a command prints when it ends."""
+        """What the run did, in the words a command prints when it ends.
+
+        Args:
+            results: The results file, as the command was given it.
+
+        Returns:
+            One line of counts and spend, and one more when the run stopped early."""
         guessed = f" (+ ${self.estimated_usd:.4f} estimated for replies without usage)" if self.estimated_usd else ""
         said = [f"{self.sent} sent, {self.skipped} already done, {self.failed} failed, "
                 f"${self.spent_usd:.4f} reported{guessed} in {results}"]
