@@ -819,3 +819,27 @@ def test_a_file_past_the_held_size_is_read_twice_to_the_same_sessions(monkeypatc
     assert claude_code.read(VIEWER, ImportContext()) == once and not parsed_again
     monkeypatch.setattr(claude_code, "HELD_WHOLE_BYTES", VIEWER.stat().st_size - 1)
     assert claude_code.read(VIEWER, ImportContext()) == once and parsed_again
+
+
+def test_a_large_file_with_cr_line_ends_is_not_read_again_record_by_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records ended by CR alone are one physical line: read twice, each record would read and salvage
+    the whole file again. They are held as parsed, and read to the sessions the LF file gives."""
+    from toolkit.corpus.formats import claude_code
+    from toolkit.corpus.formats.importer import ImportContext, reparse
+
+    crs = tmp_path / "s.jsonl"
+    crs.write_bytes(VIEWER.read_bytes().replace(b"\n", b"\r"))
+    parsed_again: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        parsed_again.append(1)
+        return reparse(*args)
+
+    monkeypatch.setattr(claude_code, "reparse", counted)
+    monkeypatch.setattr(claude_code, "HELD_WHOLE_BYTES", 0)
+    sessions = claude_code.read(crs, ImportContext())
+    assert not parsed_again
+    lf = tmp_path / "lf.jsonl"
+    lf.write_bytes(VIEWER.read_bytes())
+    assert [len(s.messages) for s in sessions] == [len(s.messages) for s in claude_code.read(lf, ImportContext())]

@@ -280,16 +280,19 @@ class Spot:
     line: int
 
 
-def iter_json_line_spots(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any], Spot]]:
+def iter_json_line_spots(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any], Spot | None]]:
     """``iter_json_lines`` with where each record lies (``reparse`` reads it again). A record salvaged
-    from a damaged line has the spot of the line it was salvaged from."""
+    from a damaged line has the spot of the line it was salvaged from, unless that line held several
+    (records ended by CR alone): those come without a spot, to be held as parsed, since reading one
+    again would read and salvage the whole line each time."""
     with path.open("rb") as handle:
         at = 0
         for number, raw in enumerate(handle, 1):
             spot = Spot(at, len(raw), hash(raw), number)
             at += len(raw)
-            for found, value in _parse_lines(((number, raw),), path, ctx):
-                yield found, value, spot
+            found = list(_parse_lines(((number, raw),), path, ctx))
+            for line, value in found:
+                yield line, value, spot if len(found) == 1 else None
 
 
 def reparse(handle: BinaryIO, spot: Spot, number: int) -> dict[str, Any] | None:
