@@ -438,6 +438,31 @@ def test_gemini_bad_parts_are_kept_and_reported(tmp_path: Path) -> None:
         load(path, strict=True)
 
 
+def test_gemini_signature_under_a_misspelt_key_is_kept_and_reported(tmp_path: Path) -> None:
+    """A ``thoughtSignature`` misspelt (``thoughtSiganture``) beside a call read as an unsigned call, the
+    signature's redacted reasoning gone without a problem (an accounting run with other seeds lost one
+    in a pydantic-ai cassette): it is reported at the content's line and kept as an opaque block where
+    the reasoning stood, and a thought part keeps its words."""
+    contents = [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {"role": "model", "parts": [{"text": "plan", "thought": True, "thoughtSignatrue": "t-sig"},
+                                    {"functionCall": {"name": "look", "args": {}}, "thoughtSiganture": "c-sig"}]},
+    ]
+    path = write(tmp_path / "contents.json", contents)
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (2, "part 1 has no thoughtSignature but 'thoughtSignatrue', a key Gemini does not write; kept as an opaque block"),
+        (2, "part 2 has no thoughtSignature but 'thoughtSiganture', a key Gemini does not write; kept as an opaque block"),
+    ]
+    thought, kept, held, call = corpus.sessions[0].path()[1].blocks
+    assert isinstance(thought, Reasoning) and (thought.text, thought.signature) == ("plan", None)
+    assert isinstance(kept, Opaque) and kept.raw == {"thoughtSignatrue": "t-sig"}
+    assert isinstance(held, Opaque) and held.raw == {"thoughtSiganture": "c-sig"}
+    assert isinstance(call, ToolUse) and call.name == "look"
+    with pytest.raises(RecordError, match="thoughtSignatrue"):
+        load(path, strict=True)
+
+
 def test_gemini_response_usage_and_candidates(tmp_path: Path) -> None:
     body = {"candidates": [{"content": {"role": "model", "parts": [{"text": "a", "thoughtSignature": "s"}]}},
                            {"content": {"role": "model", "parts": [{"text": "b"}]}}],
