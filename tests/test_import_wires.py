@@ -334,6 +334,33 @@ def test_anthropic_bad_content_is_kept_and_reported(tmp_path: Path) -> None:
         load(path, strict=True)
 
 
+def test_anthropic_calls_the_next_message_does_not_answer_are_reported(tmp_path: Path) -> None:
+    """A user turn whose tool_result blocks became text (its content retyped to a string) left the
+    calls before it without results and said nothing (an accounting run with other seeds lost 4
+    results of a pydantic-ai cassette so): the API wants every call answered in the next message,
+    so one that answers none of them is reported at its line."""
+    body = {"model": "claude-x", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}},
+                                          {"type": "tool_use", "id": "t2", "name": "look", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "look", "input": {}}]},
+        {"role": "user", "content": ""},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t4", "name": "look", "input": {}}]},
+    ]}
+    path = write(tmp_path / "body.json", body)
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (3, "message 3 holds no tool_result for 1 tool_use block(s) of the message before it (t2); "
+            "their results are missing"),
+        (5, "message 5 holds no tool_result for 1 tool_use block(s) of the message before it (t3); "
+            "their results are missing"),
+    ]  # the last call has no message after it: a request may end with its call (a prefill)
+    assert counts(corpus.sessions[0])[:2] == (4, 1)
+    with pytest.raises(RecordError, match="t2"):
+        load(path, strict=True)
+
+
 def test_anthropic_messages_to_record_with_system(tmp_path: Path) -> None:
     ctx = ImportContext()
     out = anthropic_messages.messages_to_record(
