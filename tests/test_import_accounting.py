@@ -149,6 +149,8 @@ def damage_value(rng: random.Random, document: Document, kind: str) -> tuple[str
     if renamed == key or renamed in container:
         renamed = key + "_"
     container[renamed] = container.pop(key)
+    if container is document.value:  # a key of the root names its record, which now goes by the new name
+        record = (renamed,)
     return f"rename key {key!r} to {renamed!r}", record, False
 
 
@@ -471,6 +473,17 @@ def test_a_record_is_found_at_its_lines() -> None:
     assert flat is not None and flat[("messages", 1)] == Span(1, 1, 2)
     yaml_spans = record_spans(Document("x.yaml", "yaml", value))
     assert yaml_spans is not None and yaml_spans[("messages", 1)].first == yaml_spans[("messages", 0)].last + 1
+
+
+def test_a_renamed_key_of_the_root_is_found_by_its_new_name() -> None:
+    """A rename moves a root object's key, and with it the record it names: the damage is looked for
+    at the lines of the new name (the old one is no longer in the file, so no answer could be found)."""
+    document = Document("t.json", "json", {"info": {}, "history": [{"role": "user"}]}, indent=True)
+    _, record, _ = damage_value(random.Random(0), document, "misspell")
+    assert record is not None and record[0] in document.value and "history" not in document.value
+    lines = json.dumps(document.value, indent=2).split("\n")
+    at = next(n for n, text in enumerate(lines, 1) if f'"{record[0]}"' in text)
+    assert place_of(document, "misspell", record, 0, {"t.json"}).holds("t.json", at)
 
 
 def test_the_accounting_hook_does_nothing_unless_on() -> None:

@@ -417,6 +417,24 @@ def test_sweagent_retry_attempts_are_sessions(tmp_path: Path) -> None:
     assert [s.id for s in corpus.sessions] == ["retry.traj#attempt1", "retry.traj#attempt2"]
 
 
+def test_sweagent_history_under_a_misspelt_key_is_kept_and_reported(tmp_path: Path) -> None:
+    """A trajectory whose ``history`` is misspelt (``ihstory``) held its whole conversation under a
+    key nothing reads: it loaded as a session of steps without a message and no problem (an
+    accounting run with other seeds lost all 26 messages of the shared corpus's trajectory)."""
+    raw = sweagent_1x(png_data_url())
+    raw["ihstory"] = raw.pop("history")
+    path = tmp_path / "task.traj"
+    path.write_text(json.dumps(raw, indent=2), encoding="utf-8")
+    corpus = load(path)
+    line = next(n for n, text in enumerate(path.read_text().split("\n"), 1) if '"ihstory"' in text)
+    assert [(p.line, "'ihstory'" in p.reason) for p in corpus.problems] == [(line, True)]
+    (session,) = corpus.sessions
+    kept = next(e for e in session.events if e.type == "history")
+    assert kept.raw == raw["ihstory"] and kept.source is not None and kept.source.line == line
+    with pytest.raises(RecordError):
+        load(path, strict=True)
+
+
 def openhands_v1(image: str) -> list[dict[str, Any]]:
     tools = [
         {

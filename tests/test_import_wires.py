@@ -334,6 +334,33 @@ def test_anthropic_bad_content_is_kept_and_reported(tmp_path: Path) -> None:
         load(path, strict=True)
 
 
+def test_anthropic_calls_the_next_message_does_not_answer_are_reported(tmp_path: Path) -> None:
+    """A user turn whose tool_result blocks became text (its content retyped to a string) left the
+    calls before it without results and said nothing (an accounting run with other seeds lost 4
+    results of a pydantic-ai cassette so): the API wants every call answered in the next message,
+    so one that answers none of them is reported at its line."""
+    body = {"model": "claude-x", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}},
+                                          {"type": "tool_use", "id": "t2", "name": "look", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t3", "name": "look", "input": {}}]},
+        {"role": "user", "content": ""},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t4", "name": "look", "input": {}}]},
+    ]}
+    path = write(tmp_path / "body.json", body)
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (3, "message 3 holds no tool_result for 1 tool_use block(s) of the message before it (t2); "
+            "their results are missing"),
+        (5, "message 5 holds no tool_result for 1 tool_use block(s) of the message before it (t3); "
+            "their results are missing"),
+    ]  # the last call has no message after it: a request may end with its call (a prefill)
+    assert counts(corpus.sessions[0])[:2] == (4, 1)
+    with pytest.raises(RecordError, match="t2"):
+        load(path, strict=True)
+
+
 def test_anthropic_messages_to_record_with_system(tmp_path: Path) -> None:
     ctx = ImportContext()
     out = anthropic_messages.messages_to_record(
@@ -435,6 +462,31 @@ def test_gemini_bad_parts_are_kept_and_reported(tmp_path: Path) -> None:
     opaque = session.path()[0].blocks[0]
     assert isinstance(opaque, Opaque) and opaque.raw == {"hologram": {"x": 1}}
     with pytest.raises(RecordError, match="hologram"):
+        load(path, strict=True)
+
+
+def test_gemini_signature_under_a_misspelt_key_is_kept_and_reported(tmp_path: Path) -> None:
+    """A ``thoughtSignature`` misspelt (``thoughtSiganture``) beside a call read as an unsigned call, the
+    signature's redacted reasoning gone without a problem (an accounting run with other seeds lost one
+    in a pydantic-ai cassette): it is reported at the content's line and kept as an opaque block where
+    the reasoning stood, and a thought part keeps its words."""
+    contents = [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {"role": "model", "parts": [{"text": "plan", "thought": True, "thoughtSignatrue": "t-sig"},
+                                    {"functionCall": {"name": "look", "args": {}}, "thoughtSiganture": "c-sig"}]},
+    ]
+    path = write(tmp_path / "contents.json", contents)
+    corpus = load(path)
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (2, "part 1 has no thoughtSignature but 'thoughtSignatrue', a key Gemini does not write; kept as an opaque block"),
+        (2, "part 2 has no thoughtSignature but 'thoughtSiganture', a key Gemini does not write; kept as an opaque block"),
+    ]
+    thought, kept, held, call = corpus.sessions[0].path()[1].blocks
+    assert isinstance(thought, Reasoning) and (thought.text, thought.signature) == ("plan", None)
+    assert isinstance(kept, Opaque) and kept.raw == {"thoughtSignatrue": "t-sig"}
+    assert isinstance(held, Opaque) and held.raw == {"thoughtSiganture": "c-sig"}
+    assert isinstance(call, ToolUse) and call.name == "look"
+    with pytest.raises(RecordError, match="thoughtSignatrue"):
         load(path, strict=True)
 
 

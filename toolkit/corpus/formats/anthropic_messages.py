@@ -55,7 +55,7 @@ from toolkit.corpus.formats.wirekit import (
     usage_of,
 )
 from toolkit.jsontext import stringify
-from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
+from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, ToolUse, Usage
 
 FORMAT = "anthropic"
 PROVIDER = "anthropic"
@@ -188,7 +188,14 @@ def _system(system: Any, where: Where, prefix: str) -> list[Message]:
 
 def _messages(messages: Sequence[Any], where: Where, prefix: str, first: int, model: str | None,
               provider: str | None, book: CallBook, parent: str | None) -> list[Message]:
+    # the calls the message before left open: the API takes a conversation only when the next message
+    # holds a tool_result for each ("Each tool_use block must have a corresponding tool_result block in
+    # the next message"), so a next message without them lost them (its content retyped to text, a
+    # block cut out), which no other problem would name
+    asked: list[str] = []
+
     def read(raw: JsonObj, i: int, message_id: str, parent: str | None) -> Message:
+        nonlocal asked
         line = where.at(i)
         role = raw.get("role")
         record_role: Role
@@ -201,6 +208,11 @@ def _messages(messages: Sequence[Any], where: Where, prefix: str, first: int, mo
         if not blocks:
             blocks = unread_message(raw, "content", MESSAGE_KEYS, where, line, "message")
         speaker = record_role == "assistant"
+        unanswered = [call_id for call_id in asked if call_id in book.pending]
+        if unanswered:
+            where.problem(line, f"message {i + 1} holds no tool_result for {len(unanswered)} tool_use block(s) of "
+                                f"the message before it ({', '.join(unanswered)}); their results are missing")
+        asked = [b.id for b in blocks if isinstance(b, ToolUse) and b.id in book.pending] if speaker else []
         return Message(message_id, parent, record_role, tuple(blocks), model=model if speaker else None,
                        provider=provider if speaker else None, source=where.source(line))
 

@@ -51,6 +51,7 @@ from toolkit.corpus.formats.wirekit import (
     image_base64,
     run_config,
     tool_use,
+    unread_keys,
     unread_message,
     usage_of,
 )
@@ -70,6 +71,9 @@ METADATA_KEYS = frozenset({"thought", "thoughtSignature", "videoMetadata", "medi
                            "mediaProcessing", "audioTranscription", "speechMetadata", "documentMetadata",
                            "spreadsheetMetadata", "audioMetadata"})
 """Part fields that qualify the part's data rather than being data (google-genai 3.6.1 ``Part``)."""
+
+PART_KEYS = METADATA_KEYS | {"text", *DATA_KEYS, *KNOWN_PARTS}
+"""Every part field the record knows (camelCase): what a misspelt ``thoughtSignature`` is told from."""
 
 
 def field(obj: JsonObj, name: str) -> Any:
@@ -172,13 +176,23 @@ def parts_to_blocks(parts: Sequence[Any], message_id: str, where: Where, line: i
             continue
         norm = {_camel(k): v for k, v in part.items()}
         signature = text_of(norm.get("thoughtSignature"))
+        # a signature under a misspelt key (``thoughtSiganture``) is no data of the part: without this, a
+        # call or text part read as if unsigned and the signature went in silence
+        misspelt = unread_keys(norm, "thoughtSignature", PART_KEYS, optional=True)
+        unsigned: list[Block] = []
+        if misspelt:
+            where.problem(line, f"part {j + 1} has no thoughtSignature but {', '.join(map(repr, misspelt))}, "
+                                "a key Gemini does not write; kept as an opaque block")
+            unsigned = [Opaque("thoughtSignature", {k: norm.pop(k) for k in misspelt}, "signature under a misspelt key")]
         if norm.get("thought") is True:
             blocks.append(Reasoning(stringify(norm.get("text") or ""), signature=signature, provider=provider, model=model))
+            blocks.extend(unsigned)
             continue
         if signature is not None:
             blocks.append(Reasoning("", signature=signature, provider=provider, model=model, redacted=True))
+        blocks.extend(unsigned)
         blocks.extend(_data(norm, part, f"{message_id}.{j}", where, line, book))
-        if not (set(norm) - METADATA_KEYS) and signature is None:
+        if not (set(norm) - METADATA_KEYS) and signature is None and not unsigned:
             where.problem(line, f"part {j + 1} holds no data; kept as opaque")
             blocks.append(Opaque("part", part, "no data"))
     if not blocks and any(isinstance(p, dict) and p.get("text") == "" for p in parts):

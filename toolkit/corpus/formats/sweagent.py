@@ -37,12 +37,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.formats.importer import Head, ImportContext, Importer
+from toolkit.corpus.formats.importer import Head, ImportContext, Importer, line_of
 from toolkit.corpus.formats.openai_chat import messages_to_record
 from toolkit.corpus.formats.openhands import litellm_thinking
 from toolkit.corpus.formats.shapes import json_value, read_object, role_event, shown
-from toolkit.corpus.formats.wirekit import Origin
-from toolkit.jsontext import loads, stringify
+from toolkit.corpus.formats.wirekit import Origin, unread_keys
+from toolkit.jsontext import json_text, loads, stringify
 from toolkit.record import (
     ROLES,
     Event,
@@ -143,6 +143,7 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
     reading = _Reading(path, ctx, prefix, model)
     history = data.get("history")
     if history is None:
+        _misspelt_history(data, reading)
         history = []
     if not isinstance(history, list):
         ctx.problem(path, None, f"{prefix}history is {shown(history)}, not a list; kept as an event")
@@ -196,6 +197,29 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
         events=tuple(reading.events),
         title=path.stem,
     )
+
+
+TRAJECTORY_KEYS = frozenset({"trajectory", "history", "info", "environment", "replay_config", "attempts"})
+"""Keys of a trajectory as SWE-agent writes them (``save_trajectory``, ``get_trajectory_data``)."""
+
+
+def _misspelt_history(data: dict[str, Any], reading: _Reading) -> None:
+    """A trajectory without ``history`` but with a key like it (``ihstory``: ``unread_keys``): the
+    conversation went under a name nothing reads, so it is reported at the key's line and kept whole
+    as an event, instead of a session of steps without a message."""
+    for key in unread_keys(data, "history", TRAJECTORY_KEYS, optional=True):
+        line = _key_line(reading.path, key)
+        reading.ctx.problem(reading.path, line, f"{reading.prefix}no history but {key!r}, a key SWE-agent does "
+                                                "not write; its value is kept as an event")
+        reading.events.append(Event("other", "history", text=f"under {key!r}", raw=json_value(data[key]),
+                                    source=SourceRef(reading.ctx.name(reading.path), line)))
+
+
+def _key_line(path: Path, key: str) -> int | None:
+    """The line where ``key`` is first written as a key of ``path``'s JSON text, if it is."""
+    text = path.read_bytes().decode("utf-8", "replace")
+    found = re.search(re.escape(json_text(key)) + r"\s*:", text)
+    return line_of(text, found.start()) if found else None
 
 
 def _replay_config(value: Any) -> JsonValue:
