@@ -441,6 +441,44 @@ def test_an_eval_whose_members_together_inflate_past_the_archives_bound_keeps_wh
     assert sorted(str(s.title) for s in corpus.sessions) == [f"t sample {i} epoch 1" for i in (1, 2, 3)]
 
 
+def test_members_each_past_their_own_bound_spend_the_archives_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A member past its own bound is reported and the reading goes on, but what it inflated is spent
+    from the archive's budget: forty such members of a small archive do not each inflate to their own
+    bound (they did, 80 MiB from 86 KB with the bound scaled to 1 MiB); once the budget is spent the
+    rest is left out with one problem."""
+    import zipfile
+
+    from toolkit import inflating
+
+    monkeypatch.setattr(inflating, "INFLATED_FREELY", 1 << 20)  # the bound, scaled down to a test's size
+    inflated: list[int] = []
+    read_all = inflating.read_all
+
+    def counted(opened: Any, *args: Any, **kwargs: Any) -> bytes:
+        class Counting:
+            def read(self, size: int = -1, /) -> bytes:
+                part: bytes = opened.read(size)
+                inflated.append(len(part))
+                return part
+
+        return read_all(Counting(), *args, **kwargs)
+
+    monkeypatch.setattr(inflating, "read_all", counted)
+    path = tmp_path / "bombs.eval"
+    header = {"version": 2, "status": "success", "eval": {"task": "t", "model": "openai/gpt-4o"}}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(header))
+        for i in range(1, 41):
+            archive.writestr(f"samples/{i}_epoch_1.json", '{"id": ' + str(i) + ', "input": "' + " " * (2 << 20) + '"}')
+    corpus = load(path)
+    own = [p for p in corpus.problems if "inflates past" in p.reason]
+    together = [p for p in corpus.problems if "inflate together past" in p.reason]
+    assert 1 <= len(own) < 40 and len(together) == 1, corpus.problems
+    assert sum(inflated) <= inflating.bound(path.stat().st_size) + 2 * (1 << 20), sum(inflated)
+
+
 def test_a_large_unknown_file_is_judged_from_its_head(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from toolkit.corpus import reading
 

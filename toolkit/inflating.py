@@ -69,6 +69,9 @@ class Budget:
         archive.fp.seek(here)
         return cls(size)
 
+    def spent(self, what: str) -> ArchiveInflated:
+        return ArchiveInflated(f"the archive's members, up to {what}, inflate together past {describe(self.stored)}")
+
 
 def read_all(opened: _Stream, stored: int, what: str, budget: Budget | None = None) -> bytes:
     """Every byte of an open decompressing stream of ``stored`` compressed bytes, spent from
@@ -77,24 +80,30 @@ def read_all(opened: _Stream, stored: int, what: str, budget: Budget | None = No
     Raises:
         Inflated: it inflates past ``bound(stored)``; the message names ``what`` and the bound.
         ArchiveInflated: it stays within its own bound but inflates past what is left of
-            ``budget``; the message names the archive's bound. Its bytes past the budget are not
-            held, only counted, so that a stream past its own bound is still named as such."""
+            ``budget`` (or nothing was left of it); the message names the archive's bound. Its
+            bytes past the budget are not held, only counted, so that a stream past its own bound
+            is still named as such. What a stream inflated is spent from ``budget`` either way, so
+            members each past their own bound cannot each inflate that far."""
+    if budget is not None and budget.left <= 0:
+        raise budget.spent(what)
     limit = bound(stored)
     parts: list[bytes] = []
     held = 0
-    while part := opened.read(_PIECE):
-        held += len(part)
-        if held > limit:
-            raise Inflated(f"{what} inflates past {describe(stored)}")
-        if budget is not None and held > budget.left:
-            parts.clear()
-        else:
-            parts.append(part)
-    if budget is not None:
-        if held > budget.left:
-            raise ArchiveInflated(
-                f"the archive's members, up to {what}, inflate together past {describe(budget.stored)}")
-        budget.left -= held
+    past = False
+    try:
+        while part := opened.read(_PIECE):
+            held += len(part)
+            if held > limit:
+                raise Inflated(f"{what} inflates past {describe(stored)}")
+            if budget is not None and held > budget.left:
+                parts.clear()
+            else:
+                parts.append(part)
+    finally:
+        if budget is not None:
+            past, budget.left = held > budget.left, max(0, budget.left - held)
+    if budget is not None and past:
+        raise budget.spent(what)
     return b"".join(parts)
 
 
