@@ -644,6 +644,8 @@ class _FileReader:
         self.tool_use_ids: set[str] = set()
         self.results: list[tuple[str, int]] = []
         self.order = 0
+        self.changed: set[int] = set()
+        """Lines found changed on the second reading (each reported once)."""
 
     def problem(self, line: int | None, reason: str) -> None:
         self.ctx.problem(self.path, line, reason)
@@ -674,7 +676,8 @@ class _FileReader:
             return held
         assert file is not None, "a record kept as its spot comes with its file"
         rec = reparse(file, held, line)
-        if rec is None:
+        if rec is None and line not in self.changed:
+            self.changed.add(line)
             self.problem(line, "the line changed while the file was read (it is read twice: for the tree's "
                                "ids, then for the record); its record is not read")
         return rec
