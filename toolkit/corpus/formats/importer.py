@@ -272,7 +272,7 @@ class Spot:
     """Where a JSON Lines record lies in its file (its physical line's bytes, their ``hash`` and the
     line's number), so a reader that needs the records of a whole file before building (Claude Code's
     tree) keeps this and parses the record again when it comes to it, instead of holding every parsed
-    record at once (about three times the file's size)."""
+    record at once."""
 
     offset: int
     length: int
