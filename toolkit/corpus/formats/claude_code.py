@@ -682,13 +682,11 @@ class _FileReader:
                                "ids, then for the record); its record is not read")
         return rec
 
-    def _repeats(self, first: _Node, line: int, rec: dict[str, Any], spot: Spot | None,
-                 file: BinaryIO | None) -> bool:
-        """Whether a record is a copy of the first with its uuid: the same bytes on a line of its own,
-        else the same parsed record."""
+    def _repeats(self, first: _Node, rec: dict[str, Any], spot: Spot | None, file: BinaryIO | None) -> bool:
+        """Whether a record is a copy of the first with its uuid: the same bytes, else the same parsed
+        record."""
         held = first[1]
-        if (isinstance(held, Spot) and spot is not None and (held.digest, held.length) == (spot.digest, spot.length)
-                and first[0] == held.line and line == spot.line):
+        if isinstance(held, Spot) and spot is not None and (held.digest, held.length) == (spot.digest, spot.length):
             return True
         return self._record(first[0], held, file) == rec
 
@@ -711,7 +709,7 @@ class _FileReader:
                     continue
             first = seen.get(uid)
             if first is not None:
-                if self._repeats(first, line, rec, spot, file):
+                if self._repeats(first, rec, spot, file):
                     self.ctx.account(self.path, line, "repeat", f"line {first[0]}")
                 else:
                     self.problem(line, f"duplicate uuid {uid} (first at line {first[0]}) with different "

@@ -269,15 +269,13 @@ def iter_json_lines(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[
 
 @dataclass(frozen=True, slots=True)
 class Spot:
-    """Where a JSON Lines record lies in its file (its physical line's bytes, their ``hash`` and the
-    line's number), so a reader that needs the records of a whole file before building (Claude Code's
-    tree) keeps this and parses the record again when it comes to it, instead of holding every parsed
-    record at once."""
+    """Where a JSON Lines record lies in its file (the bytes of its line and their ``hash``), so a
+    reader that needs the records of a whole file before building (Claude Code's tree) keeps this and
+    parses the record again when it comes to it, instead of holding every parsed record at once."""
 
     offset: int
     length: int
     digest: int
-    line: int
 
 
 def iter_json_line_spots(path: Path, ctx: ImportContext) -> Iterator[tuple[int, dict[str, Any], Spot | None]]:
@@ -288,7 +286,7 @@ def iter_json_line_spots(path: Path, ctx: ImportContext) -> Iterator[tuple[int, 
     with path.open("rb") as handle:
         at = 0
         for number, raw in enumerate(handle, 1):
-            spot = Spot(at, len(raw), hash(raw), number)
+            spot = Spot(at, len(raw), hash(raw))
             at += len(raw)
             found = list(_parse_lines(((number, raw),), path, ctx))
             for line, value in found:
@@ -296,22 +294,18 @@ def iter_json_line_spots(path: Path, ctx: ImportContext) -> Iterator[tuple[int, 
 
 
 def reparse(handle: BinaryIO, spot: Spot, number: int) -> dict[str, Any] | None:
-    """The record numbered ``number`` at ``spot`` of the open file, parsed again as
+    """The record of line ``number`` at ``spot`` of the open file, parsed again as
     ``iter_json_line_spots`` parsed it (its problems were reported then and are not again); ``None``
     when the line's bytes are no longer those first read (the file changed meanwhile)."""
     handle.seek(spot.offset)
     raw = handle.read(spot.length)
     if hash(raw) != spot.digest:
         return None
-    if number == spot.line:
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            return value if isinstance(value, dict) else None
-    quiet = ImportContext()
-    return next((value for found, value in _broken_line(spot.line, raw, handle.name, quiet) if found == number), None)
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:  # salvaged the first time (a line has a spot only if it held one record)
+        return next((found for _, found in _broken_line(number, raw, handle.name, ImportContext())), None)
+    return value if isinstance(value, dict) else None
 
 
 def iter_json_lines_bytes(
