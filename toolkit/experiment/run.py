@@ -119,12 +119,16 @@ class Outcome:
 
         Returns:
             One line of counts and spend, and one more when the run stopped early."""
-        guessed = f" (+ ${self.estimated_usd:.4f} estimated for replies without usage)" if self.estimated_usd else ""
         said = [f"{self.sent} sent, {self.skipped} already done, {self.failed} failed, "
-                f"${self.spent_usd:.4f} reported{guessed} in {results}"]
+                f"{_spend(self.spent_usd, self.estimated_usd)} in {results}"]
         if self.stopped:
             said.append(f"stopped: {self.stopped} ({self.unsent} not sent)")
         return said
+
+
+def _spend(reported: float, estimated: float) -> str:
+    """The spend in words: reported, and estimated for replies without usage where there are some."""
+    return f"${reported:.4f} reported" + (f" + ${estimated:.4f} estimated for replies without usage" if estimated else "")
 
 
 def body_sha256(built: Request) -> str:
@@ -294,8 +298,7 @@ def execute(jobs: Sequence[Job], results: str | Path, *, score: Callable[[Job, R
     def one(job: Job) -> dict[str, Any] | None:
         with ledger.lock:
             if max_cost is not None and ledger.spent + ledger.estimated >= max_cost:
-                guessed = f" + ${ledger.estimated:.4f} estimated (replies without usage)" if ledger.estimated else ""
-                stopped[:] = [f"spend cap: ${ledger.spent:.4f} reported{guessed} of ${max_cost:.4f}"]
+                stopped[:] = [f"spend cap: {_spend(ledger.spent, ledger.estimated)} of ${max_cost:.4f}"]
                 counts["unsent"] += 1
                 return None
             sha = body_sha256(job.request)
@@ -356,7 +359,12 @@ def unmeasured_cost(model: str, built: Request, reply: Reply) -> float | None:
         output = text_tokens("\n".join((reply.text, *reply.calls)), model).tokens
     except UnknownModelError:
         return None
-    return reply_cost(model, Reply("", (), tokens(built)[0], 0, 0, output, None))
+    return _priced(model, tokens(built)[0], output)
+
+
+def _priced(model: str, input_tokens: int, output_tokens: int) -> float | None:
+    """``reply_cost`` of a reply of these counts (fresh input, nothing cached)."""
+    return reply_cost(model, Reply("", (), input_tokens, 0, 0, output_tokens, None))
 
 
 def _now() -> str:
@@ -531,9 +539,7 @@ def estimate(key: Mapping[str, str | int], model: str, n: int, built: Request, i
     """``n`` replies of ``built`` priced by ``toolkit.costs.request_cost``, output as ``output`` says
     (``recorded_output``), else at ``max_tokens``."""
     tokens, source = output if output is not None else (max_tokens, "max_tokens")
-    cost = None
-    if input_tokens is not None:
-        cost = reply_cost(model, Reply("", (), input_tokens, 0, 0, tokens, None))
+    cost = None if input_tokens is None else _priced(model, input_tokens, tokens)
     return Estimate(key, n, body_sha256(built), input_tokens, tokens, None if cost is None else cost * n,
                     built.notes, source)
 
