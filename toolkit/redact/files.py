@@ -331,7 +331,8 @@ def redact(
     members redacted too; gzip, bzip2 and xz files are decompressed, redacted and compressed again.
     A file compressed in a way the
     standard library cannot undo (zstd, 7z), one that would inflate past ``toolkit.inflating``'s
-    bound (an archive whose members would, together, past its own), or one holding a secret that cannot be replaced, is refused: reported, not copied.
+    bound (or an archive whose members would together inflate past its own), or one holding a secret
+    that cannot be replaced, is refused: reported, not copied.
     Version-control and tool directories (``.git``, ``.venv``...) are not copied. A file that cannot
     be read or written is reported with its reason and the run goes on. Raises ``InvalidInput`` (a
     ``ValueError``), before writing anything, when ``out`` is ``path`` or a file of the copy would
