@@ -219,7 +219,8 @@ def verdict(result: Assessment) -> Verdict:
         return _verdict(read_.legible, read_.excess,
                         f"{why}: this reading ({read_.best.chars:,} characters, {read_.best.reader} "
                         f"{read_.excess * 100:+.1f} points over its control)", read_.unjudged)
-    return Verdict(None, None, f"{why}, and no reader has read it", f"{why}, and no reader has read it")
+    unread = f"{why}, and no reader has read it"
+    return Verdict(None, None, unread, unread)
 
 
 def _verdict(legible: bool | None, excess: float | None, basis: str, not_judged: str | None) -> Verdict:
