@@ -12,7 +12,7 @@ from tests.conftest import DATA
 from toolkit.browse.sessions import client_version, session_table
 from toolkit.cli import main
 from toolkit.corpus import load
-from toolkit.record import Session
+from toolkit.record import Session, packed
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -58,12 +58,12 @@ def test_a_long_field_that_is_no_version_is_refused_at_once() -> None:
     from toolkit.record import Event
 
     crafted = "1.2" + ".a" * 30 + "!"
-    session = Session("s", "claude_code", (), events=(Event("meta", "client", None, None, "", {"version": crafted}),))
+    session = Session("s", "claude_code", (), events=(Event("meta", "client", None, None, "", packed({"version": crafted})),))
     started = time.process_time()
     assert client_version(session) is None
     assert time.process_time() - started < 1.0
     fine = Session("s", "inspect", (), events=(Event("meta", "client", None, None, "",
-                                                    {"version": "0.3.58.dev16+g6a87748b"}),))
+                                                    packed({"version": "0.3.58.dev16+g6a87748b"})),))
     assert client_version(fine) == "0.3.58.dev16+g6a87748b"
 
 

@@ -15,7 +15,7 @@ from tests.conftest import DATA
 from toolkit.cli import main
 from toolkit.compaction.recorded import SCHEMA, history_before, observed
 from toolkit.corpus import load
-from toolkit.record import Event, Message, Session, SourceRef, Text, ToolResult, ToolUse, Usage
+from toolkit.record import Event, Message, Session, SourceRef, Text, ToolResult, ToolUse, Usage, packed
 
 GOLFGOD = Path("claude_code") / "golfgod_v2.0.22_compaction_forks_images.chat.json"
 RPS3 = Path("codex") / "rps3_cli0.47.0_compacted.jsonl"
@@ -167,8 +167,8 @@ def test_post_tokens_is_the_size_after_and_a_zero_usage_is_unknown() -> None:
     session = hand_built()
     boundary = Event("compaction", "compact_boundary", _at(4), "u2", source=SourceRef("h.jsonl", 4),
                      trigger="auto", tokens_before=171_100,
-                     raw={"version": "2.1.143", "compactMetadata": {"trigger": "auto", "preTokens": 171_100,
-                                                                    "postTokens": 6_611}})
+                     raw_json=packed({"version": "2.1.143", "compactMetadata": {"trigger": "auto", "preTokens": 171_100,
+                                                                    "postTokens": 6_611}}))
     (row,) = observed([_rebuilt(session, events=(boundary,))]).to_dicts()
     assert (row["tokens_after"], row["after_source"], row["version"]) == (6_611, "reported", "2.1.143")
     zero = Usage(0, 0, 0, 0)
@@ -176,7 +176,7 @@ def test_post_tokens_is_the_size_after_and_a_zero_usage_is_unknown() -> None:
                                                            None, zero, m.source, tags=m.tags)
                    for m in session.messages)
     plain = Event("compaction", "compact_boundary", _at(4), "u2", source=SourceRef("h.jsonl", 4), trigger="manual",
-                  tokens_before=0, raw={"compactMetadata": {"trigger": "manual", "preTokens": 0, "postTokens": 0}})
+                  tokens_before=0, raw_json=packed({"compactMetadata": {"trigger": "manual", "preTokens": 0, "postTokens": 0}}))
     (row,) = observed([_rebuilt(session, events=(plain,), messages=silent)]).to_dicts()
     assert (row["tokens_before"], row["tokens_after"], row["source"], row["after_source"]) == (None, None, None, None)
 

@@ -31,7 +31,7 @@ from tests.mutation import (
     mutated,
 )
 from toolkit.corpus import load
-from toolkit.record import RecordError, Session, ToolUse
+from toolkit.record import RecordError, Session, ToolUse, unpacked
 
 # ---- the record's declared types -------------------------------------------------------------------
 
@@ -97,6 +97,8 @@ def type_errors(value: object, hint: Any, where: str) -> list[str]:
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif hint in (str, bool, datetime):
         ok = isinstance(value, hint)
+    elif hint is bytes:  # the record's only bytes are packed JSON (``toolkit.record.packed``)
+        ok = _packed_ok(value)
     else:
         raise AssertionError(f"the checker does not know {hint!r} ({where})")
     return [] if ok else [f"{where}: {type(value).__name__} {_brief(value)} is not {hint.__name__}"]
@@ -131,7 +133,14 @@ def _valid(hint: Any) -> Callable[[object], bool]:
         return lambda value: isinstance(value, kinds) and not isinstance(value, bool)
     if hint in (str, bool, datetime):
         return lambda value: isinstance(value, hint)
+    if hint is bytes:
+        return _packed_ok
     raise AssertionError(f"the checker does not know {hint!r}")
+
+
+def _packed_ok(value: object) -> bool:
+    """Packed JSON that parses back to a JSON value."""
+    return isinstance(value, bytes) and _json_ok(unpacked(value))
 
 
 # ---- one case ---------------------------------------------------------------------------------------

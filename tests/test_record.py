@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 
 from toolkit import codec
 from toolkit.record import (
+    NULL_JSON,
+    Event,
     Image,
+    JsonValue,
     Message,
     Opaque,
     Reasoning,
@@ -21,6 +24,8 @@ from toolkit.record import (
     ToolUse,
     Usage,
     bare_tool_name,
+    packed,
+    unpacked,
 )
 
 
@@ -76,7 +81,7 @@ blocks = st.one_of(
               input=json_values, raw_input=st.none() | st.text(max_size=10), freeform=st.booleans()),
     st.builds(ToolResult, tool_use_id=st.text(min_size=1, max_size=8), output=st.text(max_size=30),
               is_error=st.booleans(), images=st.lists(images, max_size=2).map(tuple),
-              name=st.none() | st.text(max_size=5), detail=json_values),
+              name=st.none() | st.text(max_size=5), detail_json=json_values.map(packed)),
     st.builds(Reasoning, text=st.text(max_size=20), signature=st.none() | st.text(max_size=10),
               provider=st.none() | st.just("anthropic"), model=st.none() | st.just("m"),
               redacted=st.booleans()),
@@ -107,3 +112,21 @@ def test_reprs_name_ids_and_counts_never_contents() -> None:
     assert repr(message) == "Message(id='m1', parent_id=None, role='tool', blocks=[tool_result])"
     assert repr(session) == "Session(id='s', format='demo', file='f.jsonl', tip='m1', 1 messages, 0 events)"
     assert repr(corpus) == "Corpus(1 sessions, 0 files, 1 images, 0 problems)"
+
+
+def test_packed_raw_json_reads_back_as_the_value_it_kept() -> None:
+    """``Event.raw`` and ``ToolResult.detail`` are kept as compact JSON text (issue 31's memory) and
+    read back as the value, whatever it held: nothing, deep nesting, a lone surrogate, non-ASCII."""
+    deep: JsonValue = "leaf"
+    for _ in range(600):  # deeper than orjson writes
+        deep = [deep]
+    values: list[JsonValue] = [None, {"a": [1, 2.5, True, None]}, "\ud800 caf\u00e9", deep]
+    for value in values:
+        assert Event("meta", "x", raw_json=packed(value)).raw == value
+        assert ToolResult("c", "", detail_json=packed(value)).detail == value
+    assert packed(None) is NULL_JSON
+    big, nan = [10**30, deep], [float("nan"), deep]  # orjson refuses both: the standard library writes them
+    assert Event("meta", "x", raw_json=packed(big)).raw == [1e30, deep]
+    assert Event("meta", "x", raw_json=packed(nan)).raw == [None, deep]
+    assert packed(unpacked(packed(big))) == packed(big)
+    assert Event("meta", "x").raw is None

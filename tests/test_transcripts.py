@@ -33,6 +33,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 from toolkit.surface import SurfaceMismatch, SurfaceStore
 from toolkit.transcripts import (
@@ -97,9 +98,9 @@ def rich_session() -> tuple[Session, dict[str, bytes]]:
         ), model="claude-x", provider="anthropic", usage=Usage(10, 5, 100, None),
             time=datetime(2026, 3, 1, 13, 0, tzinfo=timezone(timedelta(hours=2)))),
         Message("r1", "a1", "tool", (
-            ToolResult("c1", "ok", images=(image,), name="read", detail={"k": [1, 2]}),
+            ToolResult("c1", "ok", images=(image,), name="read", detail_json=packed({"k": [1, 2]})),
             ToolResult("c2", "", is_error=True),
-            ToolResult("c3", "bad", is_error=True, detail=None),
+            ToolResult("c3", "bad", is_error=True, detail_json=packed(None)),
         ), usage=Usage()),
         Message("o1", "r1", "assistant", (Opaque("server_tool", {"weird": [None, {}]}, "not understood"),),
                 sidechain=True, source=SourceRef("f.jsonl", None)),
@@ -117,7 +118,7 @@ def rich_session() -> tuple[Session, dict[str, bytes]]:
             RunConfig(system="You are терпеливий."),
         ),
         events=(
-            Event("compaction", "compact_boundary", T0, "a1", "compacted", {"pre": 1000}, SourceRef("f.jsonl", 9),
+            Event("compaction", "compact_boundary", T0, "a1", "compacted", packed({"pre": 1000}), SourceRef("f.jsonl", 9),
                   tokens_before=1000, trigger="auto"),
             Event("other", "file-history-snapshot"),
         ),

@@ -10,7 +10,18 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolkit.record import Image, Message, Opaque, Reasoning, Session, Text, ToolResult, ToolUse, Usage
+from toolkit.record import (
+    Image,
+    Message,
+    Opaque,
+    Reasoning,
+    Session,
+    Text,
+    ToolResult,
+    ToolUse,
+    Usage,
+    packed,
+)
 from toolkit.transcripts import (
     DEFAULT_MODEL,
     TranscriptStore,
@@ -162,7 +173,7 @@ json_values = st.recursive(
 blocks = st.one_of(
     st.builds(Text, st.text()),
     st.builds(ToolUse, st.text(min_size=1), st.text(), json_values, st.none() | st.text(), st.booleans()),
-    st.builds(ToolResult, st.text(), st.text(), st.booleans(), st.just(()), st.none() | st.text(), json_values),
+    st.builds(ToolResult, st.text(), st.text(), st.booleans(), st.just(()), st.none() | st.text(), json_values.map(packed)),
     st.builds(Reasoning, st.text(), st.none() | st.text(), st.none() | st.text(), st.none() | st.text(),
               st.booleans()),
     st.builds(Image, st.text(min_size=1), st.none() | st.just("f" * 64), st.integers(0, 10**9),

@@ -24,6 +24,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 
@@ -86,7 +87,7 @@ def decode_block(d: dict[str, Any]) -> Block:
     if kind == "tool_result":
         return ToolResult(tool_use_id=d["tool_use_id"], output=d["output"], is_error=bool(d["is_error"]),
                           images=tuple(decode_image(i) for i in d.get("images") or ()),
-                          name=d.get("name"), detail=d.get("detail"))
+                          name=d.get("name"), detail_json=packed(d.get("detail")))
     if kind == "reasoning":
         return Reasoning(text=d["text"], signature=d.get("signature"), provider=d.get("provider"),
                          model=d.get("model"), redacted=bool(d.get("redacted", False)))
@@ -138,7 +139,7 @@ def encode_event(event: Event) -> dict[str, JsonValue]:
 
 def decode_event(d: dict[str, Any]) -> Event:
     return Event(kind=cast(EventKind, d["kind"]), type=d["type"], time=decode_time(d.get("time")),
-                 message_id=d.get("message_id"), text=d.get("text", ""), raw=d.get("raw"),
+                 message_id=d.get("message_id"), text=d.get("text", ""), raw_json=packed(d.get("raw")),
                  source=_parse_source(d.get("source")), tokens_before=d.get("tokens_before"),
                  trigger=d.get("trigger"))
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from toolkit.record import JsonValue
+if TYPE_CHECKING:  # the record packs its raw JSON through this module
+    from toolkit.record import JsonValue
 
 DEEP_RECURSION_LIMIT = 4000
 """Recursion allowed while writing a value orjson refuses: its parser accepts 1024 levels of nesting
@@ -24,32 +25,55 @@ def json_text(value: JsonValue | object, *, sort_keys: bool = False) -> str:
     try:
         return orjson.dumps(value, default=str, option=_options(sort_keys)).decode("utf-8")
     except TypeError:
-        return _stdlib(value, sort_keys, ascii_only=False)
+        return _stdlib(value, sort_keys, ascii_only=False) or _too_deep(value)
 
 
 def json_bytes(value: JsonValue | object, *, sort_keys: bool = False) -> bytes:
     """``json_text`` as UTF-8 bytes, for writers that take bytes (a Parquet column is filled from
     them without making a Python string of each). Text orjson refuses (a lone surrogate, too deep)
-    is written with ``\\u`` escapes, which read back as the same value and are valid UTF-8."""
+    is written with ``\\u`` escapes, which read back as the same value and are valid UTF-8. A value
+    too deep even for the standard library is written as a JSON string that names it, so the bytes
+    always parse. orjson's bytes keep the whole buffer it wrote into (4 KiB at least), which a
+    caller that holds many (a record table's batch, the record's packed JSON) pays for each, so they
+    are copied to their length."""
     try:
-        return orjson.dumps(value, default=str, option=_options(sort_keys))
+        return memoryview(orjson.dumps(value, default=str, option=_options(sort_keys))).tobytes()
     except TypeError:
-        return _stdlib(value, sort_keys, ascii_only=True).encode("ascii")
+        return (_stdlib(value, sort_keys, ascii_only=True) or orjson.dumps(_too_deep(value)).decode()).encode("ascii")
+
+
+def stable_json_bytes(value: JsonValue | object) -> bytes:
+    """``json_bytes`` of the value ``loads`` reads back from them, so that writing what was read gives
+    the same bytes: where orjson refuses a value, the standard library's text may hold an integer
+    beyond 64 bits (read back as a float) or NaN (written as null, as orjson writes it)."""
+    try:
+        return memoryview(orjson.dumps(value, default=str, option=_options(False))).tobytes()
+    except TypeError:
+        text = json_bytes(value)
+    try:
+        return json_bytes(loads(text))
+    except orjson.JSONDecodeError:  # NaN or Infinity, which JSON has no words for
+        return json_bytes(json.loads(text, parse_constant=lambda _: None))
 
 
 def _options(sort_keys: bool) -> int:
     return orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort_keys else 0)
 
 
-def _stdlib(value: object, sort_keys: bool, ascii_only: bool) -> str:
+def _stdlib(value: object, sort_keys: bool, ascii_only: bool) -> str | None:
+    """The standard library's JSON text, or ``None`` for a value nested too deep even for it."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
     try:
         return json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort_keys, default=str)
     except (RecursionError, ValueError, TypeError):
-        return f"<a JSON {type(value).__name__} nested too deep to write>"
+        return None
     finally:
         sys.setrecursionlimit(limit)
+
+
+def _too_deep(value: object) -> str:
+    return f"<a JSON {type(value).__name__} nested too deep to write>"
 
 
 def stringify(value: object) -> str:

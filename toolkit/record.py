@@ -13,9 +13,26 @@ from datetime import datetime
 from typing import Literal, TypeAlias
 
 from toolkit.errors import InvalidInput
+from toolkit.jsontext import loads, stable_json_bytes
 
 JsonValue: TypeAlias = "bool | int | float | str | list[JsonValue] | dict[str, JsonValue] | None"
 """Any value a JSON document can hold, as `json.loads` returns it."""
+
+NULL_JSON = b"null"
+
+
+def packed(value: JsonValue) -> bytes:
+    """A source's JSON kept for provenance (``Event.raw_json``, ``ToolResult.detail_json``) as its
+    compact UTF-8 text, parsed again only when read: as parsed objects it costs several times its
+    text, most of the memory of importing a large file (issue 31). What is read back is what a saved
+    corpus reads back too: an integer beyond 64 bits is a float, NaN is null."""
+    return NULL_JSON if value is None else stable_json_bytes(value)
+
+
+def unpacked(data: bytes) -> JsonValue:
+    """The value ``packed`` kept."""
+    return None if data == NULL_JSON else loads(data)
+
 
 Role = Literal["system", "user", "assistant", "tool"]
 """Who a message is from. ``tool`` is a message that carries only tool results (OpenAI and
@@ -117,10 +134,15 @@ class ToolResult(Record):
     images: tuple[Image, ...] = ()
     """Images returned by the tool (Anthropic tool_result content, Gemini functionResponse parts)."""
     name: str | None = None
-    detail: JsonValue = None
-    """Structured result the client recorded beside the output (Claude Code ``toolUseResult``,
-    Gemini CLI ``resultDisplay``), kept as the source held it."""
+    detail_json: bytes = NULL_JSON
+    """``detail`` as ``packed`` JSON."""
     kind: Literal["tool_result"] = "tool_result"
+
+    @property
+    def detail(self) -> JsonValue:
+        """Structured result the client recorded beside the output (Claude Code ``toolUseResult``,
+        Gemini CLI ``resultDisplay``), kept as the source held it."""
+        return unpacked(self.detail_json)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,13 +241,19 @@ class Event(Record):
     """The message the event is attached to, when the source says."""
     text: str = ""
     """A short human-readable description (a summary's text, an error message)."""
-    raw: JsonValue = None
+    raw_json: bytes = NULL_JSON
+    """``raw`` as ``packed`` JSON."""
     source: SourceRef | None = None
     tokens_before: int | None = None
     """Context size the client measured when it compacted, where the source says (Claude Code
     ``preTokens``; Codex: the input of the request the rollout counted last before it)."""
     trigger: str | None = None
     """What the source says started a compaction: ``auto``, ``manual``..."""
+
+    @property
+    def raw(self) -> JsonValue:
+        """The source's record as it held it."""
+        return unpacked(self.raw_json)
 
 
 @dataclass(frozen=True, slots=True)

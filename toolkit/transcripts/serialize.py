@@ -33,6 +33,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 from toolkit.surface import fingerprint
 
@@ -162,7 +163,7 @@ def event_from_row(row: Sequence[Any]) -> Event:
     if kind not in EVENT_KINDS:
         raise InvalidInput(f"stored event has unknown kind {kind!r}")
     return Event(kind=cast(EventKind, kind), type=type_, time=codec.decode_time(time), message_id=message_id,
-                 text=text, raw=loads(raw), source=_source(source_file, source_line), tokens_before=tokens_before,
+                 text=text, raw_json=packed(loads(raw)), source=_source(source_file, source_line), tokens_before=tokens_before,
                  trigger=trigger)
 
 

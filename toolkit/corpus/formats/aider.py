@@ -70,6 +70,7 @@ from toolkit.record import (
     SourceRef,
     Text,
     Usage,
+    packed,
 )
 
 FORMAT = "aider"
@@ -374,7 +375,7 @@ class _Build:
     def event(self, kind: EventKind, type_: str, item: _Item, raw: dict[str, JsonValue] | None = None) -> None:
         self.events.append(Event(
             kind, type_, message_id=self.messages[-1].id if self.messages else None, text=item.text,
-            raw=raw if raw is not None else {"text": item.text}, source=SourceRef(self.name, item.line),
+            raw_json=packed(raw if raw is not None else {"text": item.text}), source=SourceRef(self.name, item.line),
         ))
 
     def configure(self, model: str, line: int) -> None:
@@ -389,7 +390,7 @@ def _session(run: _Run, index: int, name: str) -> Session:
     build = _Build(name, f"{name}#{index}", parse_time(run.started.replace(" ", "T")) if run.started else None)
     if run.started:
         build.events.append(Event("meta", "session_start", time=build.started, text=run.started,
-                                  raw={"started": run.started}, source=SourceRef(name, run.line)))
+                                  raw_json=packed({"started": run.started}), source=SourceRef(name, run.line)))
     for item in run.items:
         if item.kind == "prompt":
             _prompt(build, item)

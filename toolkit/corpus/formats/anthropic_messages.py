@@ -55,7 +55,19 @@ from toolkit.corpus.formats.wirekit import (
     usage_of,
 )
 from toolkit.jsontext import stringify
-from toolkit.record import Block, Image, Message, Opaque, Reasoning, Role, Text, ToolResult, ToolUse, Usage
+from toolkit.record import (
+    Block,
+    Image,
+    Message,
+    Opaque,
+    Reasoning,
+    Role,
+    Text,
+    ToolResult,
+    ToolUse,
+    Usage,
+    packed,
+)
 
 FORMAT = "anthropic"
 PROVIDER = "anthropic"
@@ -100,7 +112,7 @@ def server_result(block: JsonObj, call_id: str) -> ToolResult:
     output, failed = _server_output(block.get("content"))
     if kind == "mcp_tool_result":
         failed = block.get("is_error") is True
-    return ToolResult(call_id, output, is_error=failed, detail=block)
+    return ToolResult(call_id, output, is_error=failed, detail_json=packed(block))
 
 
 def _server_output(content: Any) -> tuple[str, bool]:

@@ -49,6 +49,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -100,6 +101,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 NAME = "claude_code"
@@ -385,10 +387,10 @@ def _described(session: Session, found: list[tuple[str, dict[str, Any]]]) -> Ses
             description, call = text_of(value.get("description")), text_of(value.get("toolUseId"))
             title = title or description
             spawn = spawn or call
-            events.append(Event("meta", "agent-meta", None, None, text_of(value.get("agentType")) or "", value,
+            events.append(Event("meta", "agent-meta", None, None, text_of(value.get("agentType")) or "", packed(value),
                                 SourceRef(side_name)))
         else:
-            events.append(Event("meta", "forked-skill", None, None, text_of(value.get("skillName")) or "", value,
+            events.append(Event("meta", "forked-skill", None, None, text_of(value.get("skillName")) or "", packed(value),
                                 SourceRef(side_name)))
     return replace(session, events=(*events, *session.events), title=title, spawn_call_id=spawn)
 
@@ -542,6 +544,9 @@ RELEASED: dict[str, Any] = {}
 the build, the parsed records of a large file cost about its size again beside the sessions."""
 
 
+NO_IDS: frozenset[str] = frozenset()
+
+
 class _Draft:
     """A message while its records are still arriving (merges append to it)."""
 
@@ -574,14 +579,15 @@ class _Draft:
         self.time = parse_time(rec.get("timestamp"))
         self.model: str | None = None
         self.provider: str | None = None
-        self.usage: object = None
-        """The raw ``message.usage`` of the reply's last record (converted when the message is made)."""
+        self.usage: Usage | None = None
+        """The ``message.usage`` of the reply's last record."""
         self.line = line
         self.sidechain = rec.get("isSidechain") is True
-        self.tags: list[str] = []
+        self.tags: tuple[str, ...] = ()
         self.api_id: str | None = None
-        self.tool_ids: set[str] = set()
-        """Assistant: the calls it made. Result group: the calls it answers."""
+        self.tool_ids: AbstractSet[str] = NO_IDS
+        """Assistant: the calls it made. Result group: the calls it answers. A draft of neither shares
+        one empty set rather than holding a ``set`` of its own (216 bytes, empty)."""
         self.answers: _Draft | None = None
         """Result group: the reply whose calls it answers."""
         self.results: _Draft | None = None
@@ -591,7 +597,7 @@ class _Draft:
 
 
 class _EventDraft:
-    __slots__ = ("anchor", "kind", "line", "raw", "text", "time", "tokens_before", "trigger", "type")
+    __slots__ = ("anchor", "kind", "line", "raw_json", "text", "time", "tokens_before", "trigger", "type")
 
     def __init__(self, kind: EventKind, etype: str, rec: dict[str, Any], anchor: object, text: object,
                  line: int) -> None:
@@ -600,7 +606,7 @@ class _EventDraft:
         self.time = parse_time(rec.get("timestamp"))
         self.anchor = anchor if isinstance(anchor, str) else None
         self.text = text if isinstance(text, str) else ""
-        self.raw: JsonValue = rec
+        self.raw_json = packed(rec)
         self.line = line
         self.tokens_before: int | None = None
         self.trigger: str | None = None
@@ -828,7 +834,7 @@ class _FileReader:
         session.version = version
         kept = client_event(NAME, version, None)
         event = _EventDraft("meta", CLIENT_EVENT, rec, uid, kept.text, line)
-        event.raw = kept.raw
+        event.raw_json = kept.raw_json
         session.events.append(event)
 
     def _event(self, line: int, rec: dict[str, Any], kind: object, anchor: object) -> _EventDraft:
@@ -955,10 +961,10 @@ class _FileReader:
         if kind == "assistant":
             draft.model = model
             draft.provider = provider
-            draft.usage = body.get("usage")
+            draft.usage = _usage(body.get("usage"))
             draft.api_id = api_id
             draft.tool_ids = {b.id for b in blocks if isinstance(b, ToolUse)}
-        draft.tags = _tags(rec, kind, model, blocks)
+        draft.tags = tuple(_tags(rec, kind, model, blocks))
         self.drafts[uid] = draft
         self.alias[uid] = uid
         session.drafts.append(draft)
@@ -977,10 +983,10 @@ class _FileReader:
         if head is None or head.session is not session or head.role != "assistant" or head.api_id != api_id:
             return False
         head.blocks.extend(blocks)
-        head.tool_ids.update(b.id for b in blocks if isinstance(b, ToolUse))
+        head.tool_ids = {*head.tool_ids, *(b.id for b in blocks if isinstance(b, ToolUse))}
         usage = body.get("usage")
         if usage is not None:
-            head.usage = usage
+            head.usage = _usage(usage)
         self.alias[uid] = head.id
         return True
 
@@ -996,7 +1002,7 @@ class _FileReader:
         if not ids <= group.answers.tool_ids or not ids.isdisjoint(group.tool_ids):
             return False
         group.blocks.extend(blocks)
-        group.tool_ids.update(ids)
+        group.tool_ids = {*group.tool_ids, *ids}
         self.alias[uid] = group.id
         return True
 
@@ -1122,7 +1128,7 @@ class _FileReader:
         else:
             output = stringify(content)
         self.results.append((call_id, line))
-        result = ToolResult(call_id, output, block.get("is_error") is True, tuple(images), detail=detail)
+        result = ToolResult(call_id, output, block.get("is_error") is True, tuple(images), detail_json=packed(detail))
         return [result, *extra]
 
     def _image(self, block: dict[str, Any], line: int) -> Image | Opaque:
@@ -1148,8 +1154,8 @@ class _FileReader:
         self._break_cycles(session, by_id, parents)
         name = self.name
         messages = tuple(
-            Message(d.id, parents[d.id], d.role, tuple(d.blocks), d.time, d.model, d.provider, _usage(d.usage),
-                    SourceRef(name, d.line), d.sidechain, tuple(d.tags))
+            Message(d.id, parents[d.id], d.role, tuple(d.blocks), d.time, d.model, d.provider, d.usage,
+                    SourceRef(name, d.line), d.sidechain, d.tags)
             for d in session.drafts
         )
         events = []
@@ -1157,7 +1163,7 @@ class _FileReader:
         for event in sorted(session.events, key=_event_line):
             anchor = self.resolve(event.anchor)
             events.append(Event(event.kind, event.type, event.time, anchor if anchor in by_id else None,
-                                event.text, event.raw, SourceRef(name, event.line), event.tokens_before,
+                                event.text, event.raw_json, SourceRef(name, event.line), event.tokens_before,
                                 event.trigger))
             if event.type in TITLE_TYPES and event.text:
                 loose = event.type == "summary" and anchor not in by_id

@@ -74,6 +74,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "cline"
@@ -184,7 +185,7 @@ class _Task:
 
     def event(self, kind: EventKind, type_: str, raw: object, line: int | None, *, text: str = "",
               time: datetime | None = None, message_id: str | None = None) -> None:
-        self.events.append(Event(kind, type_, time, message_id, text, json_value(raw), self.source(line)))
+        self.events.append(Event(kind, type_, time, message_id, text, packed(json_value(raw)), self.source(line)))
 
     def session(self) -> Session:
         tip = self.messages[-1].id if self.messages else None
@@ -314,7 +315,7 @@ def _user_blocks(task: _Task, content: list[Any], line: int | None, pending: lis
         else:
             call_id, name = call.id, call.name
             task.book.answer(call_id, None)
-        out.append(ToolResult(call_id, body, error, tuple(images), name, detail))
+        out.append(ToolResult(call_id, body, error, tuple(images), name, packed(detail)))
         out.extend(extra)
     return out
 
@@ -521,7 +522,7 @@ def _beside(task: _Task, path: Path, index_ids: dict[int, str]) -> None:
             task.messages[target] = replace(message, usage=use or message.usage, time=when)
         cost = info.get("cost")
         task.events.append(Event("token_count", "api_req_started", parse_time(ts), mid,
-                                 f"cost {cost}" if isinstance(cost, int | float) else "", json_value(info),
+                                 f"cost {cost}" if isinstance(cost, int | float) else "", packed(json_value(info)),
                                  ui_where.source(row_index + 1)))
 
 

@@ -88,6 +88,7 @@ from toolkit.record import (
     Text,
     ToolResult,
     Usage,
+    packed,
 )
 
 FORMAT = "cline_sdk"
@@ -129,7 +130,7 @@ class _Reading:
 
     def event(self, kind: EventKind, type_: str, raw: object, line: int | None, *, text: str = "",
               time: datetime | None = None, message_id: str | None = None, where: Where | None = None) -> None:
-        self.events.append(Event(kind, type_, time, message_id, text, json_value(raw), (where or self.where).source(line)))
+        self.events.append(Event(kind, type_, time, message_id, text, packed(json_value(raw)), (where or self.where).source(line)))
 
 
 def session_id_of(path: Path, doc: Mapping[str, Any]) -> str:

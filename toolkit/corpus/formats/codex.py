@@ -60,7 +60,6 @@ from toolkit.record import (
     Event,
     EventKind,
     Image,
-    JsonValue,
     Message,
     Opaque,
     Reasoning,
@@ -72,6 +71,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "codex"
@@ -174,7 +174,7 @@ class _EventDraft:
     type: str
     time: datetime | None
     text: str
-    raw: JsonValue
+    raw_json: bytes
     line: int
     slot: _Slot | None = None
     draft: _Draft | None = None
@@ -660,7 +660,7 @@ class _Rollout:
 
     def event(self, kind: EventKind, type_: str, time: datetime | None, text: str, raw: object,
               number: int) -> _EventDraft:
-        event = _EventDraft(kind, type_, time, text, json_value(raw), number)
+        event = _EventDraft(kind, type_, time, text, packed(json_value(raw)), number)
         self.events.append(event)
         return event
 
@@ -675,7 +675,7 @@ class _Rollout:
             for d in self.drafts
         )
         events = [
-            Event(e.kind, e.type, e.time, _owner(e), e.text, e.raw, SourceRef(source, e.line), e.tokens_before)
+            Event(e.kind, e.type, e.time, _owner(e), e.text, e.raw_json, SourceRef(source, e.line), e.tokens_before)
             for e in self.events
         ]
         events.extend(self.copy_events())
@@ -721,7 +721,7 @@ class _Rollout:
 
     def copy_events(self) -> list[Event]:
         """UI copies of messages that match no response item: kept, as ``other`` events."""
-        return [Event("other", kind, time, None, text, json_value(payload), SourceRef(self.file, number))
+        return [Event("other", kind, time, None, text, packed(json_value(payload)), SourceRef(self.file, number))
                 for kind, text, time, payload, number in self.copies.values()]
 
 

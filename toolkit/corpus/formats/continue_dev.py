@@ -52,6 +52,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "continue"
@@ -121,7 +122,7 @@ class _Reader:
 
     def event(self, kind: EventKind, type_: str, raw: object, line: int, text: str = "") -> None:
         self.events.append(Event(kind, type_, None, self.messages[-1].id if self.messages else None, text,
-                                 json_value(raw), self.where.source(line)))
+                                 packed(json_value(raw)), self.where.source(line)))
 
     def parts(self, content: object, line: int) -> list[Block]:
         """``MessageContent``: text, or parts (``text``, ``imageUrl``); other parts kept opaque."""
@@ -268,7 +269,7 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
             text = content if isinstance(content, str) else "\n".join(
                 b.text for b in out.parts(content, line) if isinstance(b, Text))
             error = out.states.get(call_id) == "errored"
-            out.add(mid, "tool", [ToolResult(call_id, text, error, (), None, json_value(item.get("contextItems")) or None),
+            out.add(mid, "tool", [ToolResult(call_id, text, error, (), None, packed(json_value(item.get("contextItems")) or None)),
                                   *unread], line)
         elif role in ("user", "system"):
             blocks = [Text(c["content"]) for c in items(item.get("contextItems")) if role == "user"
@@ -290,7 +291,7 @@ def _read_session(path: Path, ctx: ImportContext, doc: dict[str, Any]) -> Sessio
         out.add(f"{sid}:{len(history)}", "assistant", thinking, len(history))
     rest = {k: v for k, v in doc.items() if k not in ("history", "sessionId", "title")}
     if rest:
-        out.events.insert(0, Event("meta", "session", None, None, text_of(doc.get("mode")) or "", json_value(rest),
+        out.events.insert(0, Event("meta", "session", None, None, text_of(doc.get("mode")) or "", packed(json_value(rest)),
                                    out.where.source(None)))
     if not configs and (out.model or out.provider):
         configs.append(RunConfig(out.model, out.provider, source=out.where.source(None)))

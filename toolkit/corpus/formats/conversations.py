@@ -46,6 +46,7 @@ from toolkit.record import (
     Text,
     ToolResult,
     ToolUse,
+    packed,
 )
 
 Key = tuple[str, tuple[tuple[object, ...], ...]]
@@ -142,7 +143,7 @@ def _meta_event(it: Interaction, where: Where) -> Event:
     size = it.response_size or (len(json_text(it.response).encode()) if isinstance(it.response, dict | list) else 0)
     raw: JsonValue = {"method": it.method, "uri": it.uri, "status": it.status, "content_type": it.content_type,
                       "response_bytes": size, "request": _excerpt(it.request)}
-    return Event(kind="meta", type="http", time=it.time, text=f"{it.method} {it.uri} -> {it.status}", raw=raw,
+    return Event(kind="meta", type="http", time=it.time, text=f"{it.method} {it.uri} -> {it.status}", raw_json=packed(raw),
                  source=where.source(it.line))
 
 
@@ -265,7 +266,7 @@ def _response(it: Interaction, turn: ModelCall, conversation: Conversation, stem
                   and not any(body.get(k) for k in ("choices", "candidates", "content", "output", "message"))):
         conversation.events.append(Event(
             kind="error", type=f"http_{it.status}" if it.status else "error", time=it.time,
-            message_id=_last_id(conversation), raw=_excerpt(body),
+            message_id=_last_id(conversation), raw_json=packed(_excerpt(body)),
             text=f"HTTP {it.status}: {_error_text(body)}" if it.status else _error_text(body),
             source=where.source(it.response_line)))
         return
@@ -282,7 +283,7 @@ def _response(it: Interaction, turn: ModelCall, conversation: Conversation, stem
     if not replies:
         conversation.events.append(Event(
             kind="other", type="empty_response", time=it.time, message_id=_last_id(conversation),
-            text="the response holds no reply", raw=_excerpt(body), source=where.source(it.response_line)))
+            text="the response holds no reply", raw_json=packed(_excerpt(body)), source=where.source(it.response_line)))
 
 
 def _continues(conversations: list[Conversation], wire: Wire, turn: ModelCall) -> Conversation | None:

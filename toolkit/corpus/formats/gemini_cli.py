@@ -69,6 +69,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "gemini_cli"
@@ -147,7 +148,7 @@ class _Session:
 
     def event(self, kind: EventKind, type_: str, time: datetime | None, text: str, raw: object,
               line: int | None, message_id: str | None = None) -> None:
-        self.events.append(Event(kind, type_, time, message_id, text, json_value(raw), self.source(line)))
+        self.events.append(Event(kind, type_, time, message_id, text, packed(json_value(raw)), self.source(line)))
 
     def blocks(self, value: object, message_id: str, line: int | None, model: str | None = None) -> list[Block]:
         return parts_to_blocks(_parts(value), message_id, self.where, line, model, PROVIDER, self.book)
@@ -369,7 +370,7 @@ def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, p
     if result is None:
         if not failed:
             return None
-        return ToolResult(call_id, detail if isinstance(detail, str) else str(status), True, (), name, detail)
+        return ToolResult(call_id, detail if isinstance(detail, str) else str(status), True, (), name, packed(detail))
     texts: list[str] = []
     images: list[Image] = []
     for block in out.blocks(_own_parts(_parts(result), call_id, name), part_id, line):
@@ -390,7 +391,7 @@ def _tool_result(out: _Session, call: dict[str, Any], call_id: str, name: str, p
                 texts.append(f"[{block.type}]")
             case _:
                 assert_never(block)
-    return ToolResult(call_id, "\n".join(t for t in texts if t), failed, tuple(images), name or None, detail)
+    return ToolResult(call_id, "\n".join(t for t in texts if t), failed, tuple(images), name or None, packed(detail))
 
 
 def _own_parts(parts: list[Any], call_id: str, name: str) -> list[Any]:
@@ -494,7 +495,7 @@ def _read_stream(path: Path, ctx: ImportContext, records: list[tuple[int, dict[s
                 output = error.get("message") if isinstance(error, dict) else output
             open_("tool", line, time).append(
                 ToolResult(call_id, output if isinstance(output, str) else stringify(output),
-                           rec.get("status") == "error", (), None, json_value(error)))
+                           rec.get("status") == "error", (), None, packed(json_value(error))))
         elif kind == "error":
             close()
             message = rec.get("message")

@@ -56,7 +56,19 @@ from toolkit.corpus.formats.wirekit import (
     usage_of,
 )
 from toolkit.jsontext import json_text, stringify
-from toolkit.record import Block, Image, JsonValue, Message, Opaque, Reasoning, Role, Text, ToolResult, Usage
+from toolkit.record import (
+    Block,
+    Image,
+    JsonValue,
+    Message,
+    Opaque,
+    Reasoning,
+    Role,
+    Text,
+    ToolResult,
+    Usage,
+    packed,
+)
 
 FORMAT = "gemini"
 PROVIDER = "google"
@@ -275,7 +287,7 @@ def _function_response(response: JsonObj, fallback_id: str, where: Where, line: 
             others.append(found)
     detail: JsonValue = payload if isinstance(payload, dict) else None
     result = ToolResult(answered or given or fallback_id, output, is_error=failed, images=tuple(images), name=name,
-                        detail=detail)
+                        detail_json=packed(detail))
     return [result, *others]
 
 

@@ -106,6 +106,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "goose"
@@ -331,7 +332,7 @@ class Builder:
             return
         if kind in ("text", "image") and not _for_model(item):
             shown_to_user = text_of(item.get("text")) or text_of(item.get("mimeType")) or ""
-            events.append(Event("meta", f"{kind}:user_audience", text=shown_to_user, raw=json_value(item)))
+            events.append(Event("meta", f"{kind}:user_audience", text=shown_to_user, raw_json=packed(json_value(item))))
             return
         match kind:
             case "text":
@@ -413,7 +414,7 @@ class Builder:
             detail["metadata"] = json_value(item["metadata"])
         if not isinstance(contents, list):
             self.where.problem(line, f"{what}: tool result content is {shown(contents)}, not a list; kept as opaque")
-            return [ToolResult(call_id, "", is_error, (), name, json_value(value)),
+            return [ToolResult(call_id, "", is_error, (), name, packed(json_value(value))),
                     Opaque("toolResult", json_value(value), "content not a list")]
         texts: list[str] = []
         images: list[Image] = []
@@ -423,7 +424,7 @@ class Builder:
             self._result_content(content, line, what, texts, images, others, unseen)
         if unseen:
             detail["user_only"] = unseen
-        return [ToolResult(call_id, "\n".join(texts), is_error, tuple(images), name, detail or None), *others]
+        return [ToolResult(call_id, "\n".join(texts), is_error, tuple(images), name, packed(detail or None)), *others]
 
     def _result_content(self, content: object, line: int | None, what: str, texts: list[str], images: list[Image],
                         others: list[Block], unseen: list[JsonValue]) -> None:
@@ -502,11 +503,11 @@ def _client_event(kind: str, item: dict[str, Any]) -> Event:
         data = obj(item.get("data"))
         name = f"{kind}:{text_of(data.get('actionType')) or 'unknown'}"
         text = text_of(data.get("toolName")) or text_of(data.get("message")) or ""
-    return Event(event_kind, name, text=text, raw=json_value(item))
+    return Event(event_kind, name, text=text, raw_json=packed(json_value(item)))
 
 
 def _on(event: Event, message_id: str | None, time: datetime | None, source: Any) -> Event:
-    return Event(event.kind, event.type, time, message_id, event.text, event.raw, source)
+    return Event(event.kind, event.type, time, message_id, event.text, event.raw_json, source)
 
 
 # ---- session information -----------------------------------------------------------------------------
@@ -531,11 +532,11 @@ class Info:
     raw: dict[str, JsonValue]
 
     def events(self, source: Any) -> list[Event]:
-        out = [Event("meta", "session", self.time, None, _describe(self.raw), self.raw, source)]
+        out = [Event("meta", "session", self.time, None, _describe(self.raw), packed(self.raw), source)]
         tokens = {k: self.raw[k] for k in TOKEN_FIELDS if self.raw.get(k) is not None}
         if tokens:
             out.append(Event("token_count", "session_tokens", self.updated, None,
-                             ", ".join(f"{k} {v}" for k, v in tokens.items()), tokens, source))
+                             ", ".join(f"{k} {v}" for k, v in tokens.items()), packed(tokens), source))
         return out
 
     def configs(self, source: Any) -> tuple[RunConfig, ...]:
@@ -674,7 +675,7 @@ def _ledger_event(row: dict[str, Any], source: Any) -> Event:
     text = (f"{text_of(row.get('model')) or 'unknown model'}: {row.get('input_tokens')} in, "
             f"{row.get('output_tokens')} out" + (" (compaction)" if row.get("is_compaction") else ""))
     return Event("token_count", "usage_ledger", goose_time(row.get("created_timestamp")), None, text,
-                 {k: json_value(v) for k, v in row.items()}, source)
+                 packed({k: json_value(v) for k, v in row.items()}), source)
 
 
 @dataclass
@@ -705,14 +706,14 @@ def _threads(con: sqlite3.Connection, where: Where, known: set[str]) -> Threads:
             count = sum(str(r["session_id"]) == session_id for r in served)
             out.by_session.setdefault(session_id, []).append(
                 Event("meta", "thread", goose_time(row.get("created_at")), None,
-                      f"thread {thread_id}: {count} of its messages are this session's", raw, source))
+                      f"thread {thread_id}: {count} of its messages are this session's", packed(raw), source))
         rest = [r for r in rows if text_of(r.get("session_id")) not in known]
         if rest or not served:
             session_id = f"thread:{thread_id}"
             builder = Builder(where, session_id)
             for message in rest:
                 _add_row(builder, message, session_id, where)
-            event = Event("meta", "thread", goose_time(row.get("created_at")), None, _describe(raw), raw, source)
+            event = Event("meta", "thread", goose_time(row.get("created_at")), None, _describe(raw), packed(raw), source)
             out.alone.append(builder.session(where.name, text_of(row.get("name")), (), [event]))
     return out
 

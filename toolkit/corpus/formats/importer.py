@@ -24,7 +24,7 @@ from toolkit.corpus.formats.tolerant import salvage
 from toolkit.corpus.imageheader import image_header
 from toolkit.corpus.linking import Linker
 from toolkit.jsontext import DEEP_RECURSION_LIMIT
-from toolkit.record import Event, Image, JsonValue, Opaque, Problem, RecordError, Session, SourceRef
+from toolkit.record import Event, Image, JsonValue, Opaque, Problem, RecordError, Session, SourceRef, packed
 
 
 @contextmanager
@@ -481,7 +481,7 @@ def client_event(client: str, version: str, source: SourceRef | None, time: date
     """The client version a session's source writes, kept on the session as its ``client`` event, so
     no reader needs the source's own record shape to find it."""
     return Event("meta", CLIENT_EVENT, time, message_id, f"{client} {version}",
-                 {"client": client, "version": version}, source)
+                 packed({"client": client, "version": version}), source)
 
 
 def parse_time(value: object) -> datetime | None:

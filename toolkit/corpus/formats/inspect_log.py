@@ -69,6 +69,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 ZIP_MAGIC = "PK\x03\x04"
@@ -670,7 +671,7 @@ def _tool_result(
         is_error=error is not None,
         images=images,
         name=function if isinstance(function, str) else None,
-        detail=error if error is not None else None,
+        detail_json=packed(error if error is not None else None),
     )
 
 
@@ -849,27 +850,27 @@ def _sample_fields(sample: dict[str, Any], label: str, state: _Sample) -> None:
         found = next((i for i in score_events if isinstance(raw := state.events[i].raw, dict)
                       and raw.get("score") == score), None)
         if found is None:
-            state.events.append(Event("meta", "score", text=text, raw={"scorer": name, "score": score}, source=source))
+            state.events.append(Event("meta", "score", text=text, raw_json=packed({"scorer": name, "score": score}), source=source))
         else:
             score_events.remove(found)
             state.events[found] = replace(state.events[found], text=text)
     error = sample.get("error")
     if error and "error" not in recorded:
         message = error.get("message") if isinstance(error, dict) else error
-        state.events.append(Event("error", "sample_error", text=stringify(message), raw=error, source=source))
+        state.events.append(Event("error", "sample_error", text=stringify(message), raw_json=packed(error), source=source))
     limit = sample.get("limit")
     if limit and "sample_limit" not in recorded:
-        state.events.append(Event("error", "sample_limit", text=stringify(limit), raw=limit, source=source))
+        state.events.append(Event("error", "sample_limit", text=stringify(limit), raw_json=packed(limit), source=source))
     rest: dict[str, JsonValue] = {k: v for k, v in sample.items() if k not in SAMPLE_READ}
     if not rest:
         return
     init = next((i for i, e in enumerate(state.events) if e.type == "sample_init" and isinstance(e.raw, dict)), None)
     if init is None:
-        state.events.append(Event("meta", "sample_fields", text=label, raw=rest, source=source))
+        state.events.append(Event("meta", "sample_fields", text=label, raw_json=packed(rest), source=source))
         return
     raw = state.events[init].raw
     assert isinstance(raw, dict)
-    state.events[init] = replace(state.events[init], raw={**raw, "sample_fields": rest})
+    state.events[init] = replace(state.events[init], raw_json=packed({**raw, "sample_fields": rest}))
 
 
 def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:
@@ -880,7 +881,7 @@ def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:
     if kind is None:
         state.problem(None, f"{label}: unknown transcript event type {shown(name)}, kept as an event")
         return Event(
-            "other", kind_name(name), time=time, raw=copy, source=state.source(), text="unknown inspect event"
+            "other", kind_name(name), time=time, raw_json=packed(copy), source=state.source(), text="unknown inspect event"
         )
     message_id: str | None = None
     text = ""
@@ -906,5 +907,5 @@ def _event(raw: dict[str, Any], label: str, state: _Sample) -> Event:
         data = raw.get("data") if name == "info" else raw.get("message")
         text = stringify(data)[:500] if data is not None else ""
     return Event(
-        kind, kind_name(name), time=time, message_id=message_id, text=text, raw=copy, source=state.source()
+        kind, kind_name(name), time=time, message_id=message_id, text=text, raw_json=packed(copy), source=state.source()
     )

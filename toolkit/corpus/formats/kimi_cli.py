@@ -84,6 +84,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "kimi_cli"
@@ -313,7 +314,7 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
         source = where.source(line)
         if kind is None or not isinstance(payload, dict):
             where.problem(line, "wire record without a message type and payload; kept as an event")
-            out.events.append(Event("other", kind_name(kind), time, raw=rec, source=source))
+            out.events.append(Event("other", kind_name(kind), time, raw_json=packed(rec), source=source))
             continue
         match kind:
             case "TurnBegin" | "SteerInput":
@@ -328,7 +329,7 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
                 step = Entry("assistant", line, time)
                 out.entries.append(step)
             case "StepInterrupted" | "StepRetry":
-                out.events.append(Event("error", kind, time, text=_brief(payload), raw=payload, source=source))
+                out.events.append(Event("error", kind, time, text=_brief(payload), raw_json=packed(payload), source=source))
                 if step is not None and kind == "StepRetry":  # the attempt's partial output is shown again
                     step.blocks, step.texts, step.calls = [], [], []
                 elif step is not None:
@@ -357,25 +358,25 @@ def read_wire(path: Path, ctx: ImportContext, companion: bool) -> Wire:
                 else:
                     tokens, limit = as_int(payload.get("context_tokens")), as_int(payload.get("max_context_tokens"))
                     text = f"{tokens} of {limit} tokens in context" if tokens is not None else ""
-                    out.events.append(Event("token_count", kind, time, text=text, raw=payload, source=source))
+                    out.events.append(Event("token_count", kind, time, text=text, raw_json=packed(payload), source=source))
             case "CompactionBegin" | "CompactionEnd":
-                out.events.append(Event("meta" if companion else "compaction", kind, time, raw=payload, source=source))
+                out.events.append(Event("meta" if companion else "compaction", kind, time, raw_json=packed(payload), source=source))
             case "SubagentEvent":
                 if not companion:
-                    out.events.append(Event("other", kind, time, raw=payload, source=source))
+                    out.events.append(Event("other", kind, time, raw_json=packed(payload), source=source))
                 elif (spawn := _spawn_named(payload)) is None or spawn in spawned:
                     ctx.account(path, line, "repeat", "the subagent's own files")
                 else:
                     # the subagent's own files hold the event itself; which call ran which agent is kept
                     spawned.add(spawn)
                     out.events.append(Event("meta", kind, time, text=f"agent {spawn[0]} run by call {spawn[1]}",
-                                            raw={"agent_id": spawn[0], "parent_tool_call_id": spawn[1]},
+                                            raw_json=packed({"agent_id": spawn[0], "parent_tool_call_id": spawn[1]}),
                                             source=source))
             case _ if kind in WIRE_META_TYPES:
-                out.events.append(Event("meta", kind, time, text=_brief(payload), raw=payload, source=source))
+                out.events.append(Event("meta", kind, time, text=_brief(payload), raw_json=packed(payload), source=source))
             case _:
                 where.problem(line, f"unknown wire message type {shown(kind)}; kept as an event")
-                out.events.append(Event("other", kind, time, raw=payload, source=source))
+                out.events.append(Event("other", kind, time, raw_json=packed(payload), source=source))
     for entry in out.entries:
         entry.blocks = [_call(b, where, entry.line) if isinstance(b, dict) else b for b in entry.blocks]
     return out
@@ -444,7 +445,7 @@ def _wire_result(payload: dict[str, Any], where: Where, line: int, time: datetim
         content.insert(0, {"type": "text", "text": "<system>Tool returned non-text content.</system>"})
     text, images, others = _result_content(content, where, line)
     detail = {k: value[k] for k in ("display", "extras") if value.get(k)}
-    result = ToolResult(call_id, text, failed, images, None, detail or None)
+    result = ToolResult(call_id, text, failed, images, None, packed(detail or None))
     return Entry("tool", line, time, [result, *others], is_error=failed, detail=detail or None)
 
 
@@ -694,15 +695,15 @@ def read_context(path: Path, ctx: ImportContext) -> list[Session]:
                 configs.append(RunConfig(model=model, system=rec["content"], source=source))
             elif role == "_usage" and as_int(rec.get("token_count")) is not None:
                 events.append(Event("token_count", role, None, last, f"{rec['token_count']} tokens in context",
-                                    rec, source))
+                                    packed(rec), source))
             elif role == "_checkpoint" and as_int(rec.get("id")) is not None:
-                events.append(Event("meta", role, None, last, f"checkpoint {rec['id']}", rec, source))
+                events.append(Event("meta", role, None, last, f"checkpoint {rec['id']}", packed(rec), source))
             else:
                 where.problem(line, f"client record {shown(role)} of an unknown shape; kept as an event")
-                events.append(Event("other", role, None, last, raw=rec, source=source))
+                events.append(Event("other", role, None, last, raw_json=packed(rec), source=source))
             continue
         if role is None and as_int(rec.get("token_count")) is not None:  # kosong's first storage
-            events.append(Event("token_count", "token_count", None, last, f"{rec['token_count']} tokens", rec, source))
+            events.append(Event("token_count", "token_count", None, last, f"{rec['token_count']} tokens", packed(rec), source))
             continue
         message_id = f"{names.session}:{line}"
         message, extra = _message(rec, message_id, parent, where, line, model, calls)
@@ -741,7 +742,7 @@ def _unwritten(wire: Wire, matched: set[int], rotated: bool, last: str | None, w
             entry.account(where.ctx, Path(where.file), "nothing: a step that said nothing")
             continue
         kept.append(Event("other", "wire entry the context lacks", entry.done or entry.time, last,
-                          "\n".join(entry.texts), {"role": entry.role, "line": entry.line}, where.source(entry.line)))
+                          "\n".join(entry.texts), packed({"role": entry.role, "line": entry.line}), where.source(entry.line)))
         entry.account(where.ctx, Path(where.file), f"its event at line {entry.line}")
     return kept
 
@@ -800,7 +801,7 @@ def _message(rec: dict[str, Any], message_id: str, parent: str | None, where: Wh
         if isinstance(first, Text) and first.text.startswith(COMPACTION_PREFIX):
             tags.append("compact_summary")
             summary = "\n".join(b.text for b in blocks[1:] if isinstance(b, Text))
-            extra.append(Event("compaction", "compaction", None, message_id, summary, rec, source))
+            extra.append(Event("compaction", "compaction", None, message_id, summary, packed(rec), source))
         elif len(blocks) == 1 and isinstance(first, Text) and CHECKPOINT_MESSAGE.fullmatch(first.text):
             tags.append("meta")
     else:
@@ -833,7 +834,7 @@ def _enriched(message: Message, entry: Entry | None) -> Message:
 def _flagged(block: Block, entry: Entry) -> Block:
     if isinstance(block, ToolResult):
         return ToolResult(block.tool_use_id, block.output, bool(entry.is_error), block.images, block.name,
-                          entry.detail)
+                          packed(entry.detail))
     return block
 
 

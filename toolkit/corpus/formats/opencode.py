@@ -92,6 +92,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "opencode"
@@ -378,7 +379,7 @@ class Builder:
               attached: bool = True) -> None:
         """An event, attached to ``message_id`` (else the last message so far) unless it is the session's."""
         at = (message_id or self.last) if attached else None
-        self.events.append(Event(kind, kind_type, parse_time(time), at, text, raw, source, None, trigger))
+        self.events.append(Event(kind, kind_type, parse_time(time), at, text, packed(raw), source, None, trigger))
 
     def unread(self, info: dict[str, Any], known: frozenset[str], what: str, source: SourceRef,
                message_id: str | None = None, attached: bool = True) -> None:
@@ -587,13 +588,13 @@ class Builder:
                 output = state.get("output")
                 text = output if isinstance(output, str) else json_text(output)
                 images = tuple(b for b in self.attachments(state.get("attachments"), source) if isinstance(b, Image))
-                step.results.append(ToolResult(call_id, text, False, images, name, detail))
+                step.results.append(ToolResult(call_id, text, False, images, name, packed(detail)))
             case "error":
                 interrupted = meta.get("output") if meta.get("interrupted") is True else None
                 error = state.get("error")
                 text = interrupted if isinstance(interrupted, str) else (
                     error if isinstance(error, str) else json_text(error))
-                step.results.append(ToolResult(call_id, text, not isinstance(interrupted, str), (), name, detail))
+                step.results.append(ToolResult(call_id, text, not isinstance(interrupted, str), (), name, packed(detail)))
             case "pending" | "running":
                 step.events.append(("meta", f"tool.{status}", f"{name} {status}: {INTERRUPTED}", part, source))
                 return
@@ -703,7 +704,7 @@ class Builder:
             result = call.get("result")
             error = obj(detail).get("error")
             step.results.append(ToolResult(call_id, result if isinstance(result, str) else json_text(result),
-                                           bool(error), (), name, detail))
+                                           bool(error), (), name, packed(detail)))
             step.result_time = _number(obj(obj(detail).get("time")).get("end")) or step.result_time
         elif state not in ("call", "partial-call"):
             self.problem(source, f"tool invocation in unknown state {shown(call.get('state'))}; call kept")
@@ -899,7 +900,7 @@ class Builder:
         if failed and not words:
             error = state.get("error")
             words.append(text_of(obj(error).get("message")) or (error if isinstance(error, str) else json_text(error)))
-        step.results.append(ToolResult(call_id, "\n".join(words), failed, tuple(images), name, detail))
+        step.results.append(ToolResult(call_id, "\n".join(words), failed, tuple(images), name, packed(detail)))
         step.results.extend(others)
         end = _number(times.get("completed"))
         if end is not None:

@@ -81,6 +81,7 @@ from toolkit.record import (
     ToolResult,
     ToolUse,
     Usage,
+    packed,
 )
 
 FORMAT = "openhands"
@@ -453,7 +454,7 @@ class _Stream:
         message_id: str | None = None,
     ) -> None:
         self.events.append(
-            Event(kind, type_, parse_time(raw.get("timestamp")), message_id, text, raw, self.source(index))
+            Event(kind, type_, parse_time(raw.get("timestamp")), message_id, text, packed(raw), self.source(index))
         )
 
 
@@ -480,7 +481,7 @@ def _session(
             stream.problem(index, "event has neither action, observation nor kind; kept as an event")
             stream.event(index, "other", "unknown", raw, "unrecognised OpenHands event")
     if rest:
-        stream.events.append(Event("meta", "record", None, None, "", rest, SourceRef(stream.file, line)))
+        stream.events.append(Event("meta", "record", None, None, "", packed(rest), SourceRef(stream.file, line)))
     messages: list[Message] = []
     for draft in stream.drafts:
         messages.append(
@@ -723,7 +724,7 @@ def _v0_result(
     images = tuple(b for b in _extra_images(raw, index, stream) if isinstance(b, Image))
     detail = {k: v for k, v in extras.items() if k not in IMAGE_EXTRAS}
     result = ToolResult(
-        call_id, output, is_error, images, name if isinstance(name, str) else None, detail or None
+        call_id, output, is_error, images, name if isinstance(name, str) else None, packed(detail or None)
     )
     stream.said(raw, index, "tool", [result])
 
@@ -1010,7 +1011,7 @@ def _v1_result(raw: dict[str, Any], index: int, stream: _Stream) -> None:
         _Draft(
             _event_id(raw, index),
             "tool",
-            [ToolResult(call_id, output, is_error, images, name if isinstance(name, str) else None, detail)],
+            [ToolResult(call_id, output, is_error, images, name if isinstance(name, str) else None, packed(detail))],
             parse_time(raw.get("timestamp")),
             stream.source(index),
         )

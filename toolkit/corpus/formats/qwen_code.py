@@ -87,6 +87,7 @@ from toolkit.record import (
     Text,
     ToolResult,
     Usage,
+    packed,
 )
 
 FORMAT = "qwen_code"
@@ -219,7 +220,7 @@ class _Session:
 
     def event(self, kind: EventKind, type_: str, rec: dict[str, Any], line: int, anchor: str | None,
               text: str = "", tokens_before: int | None = None, trigger: str | None = None) -> int:
-        self.events.append(Event(kind, type_, parse_time(rec.get("timestamp")), anchor, text, json_value(rec),
+        self.events.append(Event(kind, type_, parse_time(rec.get("timestamp")), anchor, text, packed(json_value(rec)),
                                  self.source(line), tokens_before, trigger))
         return len(self.events) - 1
 
@@ -319,12 +320,12 @@ class _Session:
             text = display if isinstance(display, str) else error if isinstance(error, str) else stringify(display)
             if self.book.answer(call_id, None) is None:
                 self.problem(line, f"tool result for call {call_id!r} that no earlier functionCall made; kept")
-            blocks = [ToolResult(call_id, text, failed, detail=json_value(display)), *blocks]
+            blocks = [ToolResult(call_id, text, failed, detail_json=packed(json_value(display))), *blocks]
         elif outcome:
             results = [(i, b) for i, b in enumerate(blocks) if isinstance(b, ToolResult)]
             for i, result in [(i, b) for i, b in results if b.tool_use_id == call_id] or results[:1]:
                 detail = json_value(outcome["resultDisplay"]) if "resultDisplay" in outcome else result.detail
-                blocks[i] = replace(result, is_error=result.is_error or failed, detail=detail)
+                blocks[i] = replace(result, is_error=result.is_error or failed, detail_json=packed(detail))
         only_results = bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
         last = self.drafts[-1] if self.drafts else None
         if last is not None and last.results and last.id == parent and only_results:

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolkit.corpus.formats.importer import ImportContext, read_json
 from toolkit.jsontext import json_text
-from toolkit.record import Event, JsonValue, SourceRef
+from toolkit.record import Event, JsonValue, SourceRef, packed
 from toolkit.surface.fingerprint import fingerprint
 
 
@@ -114,7 +114,7 @@ def read_object(path: Path, ctx: ImportContext, what: str) -> dict[str, Any] | N
 def role_event(what: str, role: object, raw: JsonValue, source: SourceRef | None, text: str) -> Event:
     """An item whose role the record has no place for, kept as an ``other`` event ``<what>:<role>``
     (the role by ``kind_name``) so it is still seen."""
-    return Event("other", f"{what}:{kind_name(role)}", raw=raw, source=source, text=text)
+    return Event("other", f"{what}:{kind_name(role)}", raw_json=packed(raw), source=source, text=text)
 
 
 def surface_hash(tools: Sequence[JsonValue], report: Callable[[str], None]) -> str | None:

@@ -60,6 +60,7 @@ from toolkit.record import (
     Text,
     ToolResult,
     ToolUse,
+    packed,
 )
 
 FORMAT = "specstory"
@@ -466,7 +467,7 @@ def _agent(build: _Build, bubble: _Bubble, model: str | None, when: datetime | N
             blocks.append(ToolUse(call_id, tool.name, value, raw_input=raw))
             is_error = output.startswith("**Error:**")
             results.append(ToolResult(call_id, output, is_error=is_error, name=tool.name,
-                                      detail={"summary": tool.summary, "type": tool.kind, "data": detail}))
+                                      detail_json=packed({"summary": tool.summary, "type": tool.kind, "data": detail})))
             build.tools.append(tool.name)
             continue
         if results:  # words after a call: the call's turn ends, its results come back, a new turn starts
@@ -506,11 +507,11 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     build = _Build(name, session_id, "user" if provider.startswith("claudecode") else "tool")
     events: list[Event] = [Event("meta", "export_header", time=_time(parsed.started),
                                  text=f"{parsed.provider or ''} {session_id}".strip(),
-                                 raw={"specstory_version": parsed.version, "provider": parsed.provider,
+                                 raw_json=packed({"specstory_version": parsed.version, "provider": parsed.provider,
                                       "sessions": list(parsed.session_ids), "started": parsed.started,
-                                      "title": parsed.title}, source=SourceRef(name, 1))]
+                                      "title": parsed.title}), source=SourceRef(name, 1))]
     for number, line in parsed.preamble:
-        events.append(Event("other", "preamble", text=line, raw={"text": line}, source=SourceRef(name, number)))
+        events.append(Event("other", "preamble", text=line, raw_json=packed({"text": line}), source=SourceRef(name, number)))
     if len(parsed.session_ids) > 1:
         ctx.problem(path, None, f"{len(parsed.session_ids)} sessions in one export, read as one")
     models: list[str] = []
@@ -527,7 +528,7 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
         if model and model not in models:
             models.append(model)
         if mode:
-            events.append(Event("meta", "agent_mode", text=mode, raw={"mode": mode}, source=SourceRef(name, bubble.line)))
+            events.append(Event("meta", "agent_mode", text=mode, raw_json=packed({"mode": mode}), source=SourceRef(name, bubble.line)))
         _agent(build, bubble, model, when)
     messages = build.messages
     config = RunConfig(model=models[0] if models else None, tool_names=tuple(dict.fromkeys(build.tools)),

@@ -52,6 +52,7 @@ from toolkit.record import (
     Session,
     SourceRef,
     ToolResult,
+    packed,
 )
 
 FORMAT = "sweagent"
@@ -101,7 +102,7 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
                 "meta",
                 "retry_info",
                 text=f"best attempt {stringify(chosen.get('best_attempt_idx'))}",
-                raw=chosen,
+                raw_json=packed(chosen),
                 source=SourceRef(name),
             )
             sessions[0] = replace(sessions[0], events=(*sessions[0].events, extra))
@@ -147,7 +148,7 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
         history = []
     if not isinstance(history, list):
         ctx.problem(path, None, f"{prefix}history is {shown(history)}, not a list; kept as an event")
-        reading.events.append(Event("other", "history", raw=json_value(history), source=SourceRef(ctx.name(path))))
+        reading.events.append(Event("other", "history", raw_json=packed(json_value(history)), source=SourceRef(ctx.name(path))))
         history = []
     _history(history, reading)
     _steps(data.get("trajectory"), reading)
@@ -161,13 +162,13 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
                 ctx.problem(path, None, f"no {key} beside the history")
     if info is not None and not isinstance(info, dict):
         ctx.problem(path, None, f"{prefix}info is {shown(info)}, not an object; kept as an event")
-        reading.events.append(Event("meta", "info", raw=json_value(info), source=SourceRef(name)))
+        reading.events.append(Event("meta", "info", raw_json=packed(json_value(info)), source=SourceRef(name)))
     if isinstance(info, dict):
         stats = info.get("model_stats")
         if isinstance(stats, dict):
             text = ", ".join(f"{k}={stringify(v)}" for k, v in stats.items())
             reading.events.append(
-                Event("token_count", "model_stats", text=text, raw=stats, source=SourceRef(name))
+                Event("token_count", "model_stats", text=text, raw_json=packed(stats), source=SourceRef(name))
             )
         rest: dict[str, JsonValue] = {k: v for k, v in info.items() if k != "model_stats"}
         rest["environment"] = data.get("environment")
@@ -176,13 +177,13 @@ def _session(data: dict[str, Any], path: Path, ctx: ImportContext, session_id: s
                 "meta",
                 "info",
                 text=f"exit_status={stringify(info.get('exit_status'))}",
-                raw=rest,
+                raw_json=packed(rest),
                 source=SourceRef(name),
             )
         )
     if data.get("replay_config") is not None:
         reading.events.append(
-            Event("meta", "replay_config", text=model or "", raw=config, source=SourceRef(name))
+            Event("meta", "replay_config", text=model or "", raw_json=packed(config), source=SourceRef(name))
         )
     system = next((m.text for m in reading.messages if m.role == "system"), None)
     configs = (RunConfig(model=model, system=system, source=SourceRef(name)),) if model or system else ()
@@ -211,7 +212,7 @@ def _misspelt_history(data: dict[str, Any], reading: _Reading) -> None:
         line = _key_line(reading.path, key)
         reading.ctx.problem(reading.path, line, f"{reading.prefix}no history but {key!r}, a key SWE-agent does "
                                                 "not write; its value is kept as an event")
-        reading.events.append(Event("other", "history", text=f"under {key!r}", raw=json_value(data[key]),
+        reading.events.append(Event("other", "history", text=f"under {key!r}", raw_json=packed(json_value(data[key])),
                                     source=SourceRef(reading.ctx.name(reading.path), line)))
 
 
@@ -295,7 +296,7 @@ def _history(history: list[Any], reading: _Reading) -> None:
             blocks = litellm_thinking(item.get("thinking_blocks"), reading.model) + blocks
         ids = item.get("tool_call_ids")
         if message.role == "tool" and isinstance(ids, list):
-            blocks.extend(ToolResult(str(i), "", detail={"same_observation_as": ids[0]}) for i in ids[1:])
+            blocks.extend(ToolResult(str(i), "", detail_json=packed({"same_observation_as": ids[0]})) for i in ids[1:])
         reading.messages.append(
             replace(
                 message,
@@ -312,7 +313,7 @@ def _steps(steps: Any, reading: _Reading) -> None:
     name = reading.ctx.name(reading.path)
     if not isinstance(steps, list):
         reading.ctx.problem(reading.path, None, f"{reading.prefix}trajectory is not a list; kept as an event")
-        reading.events.append(Event("other", "trajectory", raw=json_value(steps), source=SourceRef(name)))
+        reading.events.append(Event("other", "trajectory", raw_json=packed(json_value(steps)), source=SourceRef(name)))
         return
     replies = [m for m in reading.messages if m.role == "assistant" and "demo" not in m.tags]
     at = 0
@@ -320,7 +321,7 @@ def _steps(steps: Any, reading: _Reading) -> None:
         if not isinstance(step, dict):
             reading.ctx.problem(reading.path, None, f"{reading.prefix}trajectory[{number}] is not an object; "
                                                     "kept as an event")
-            reading.events.append(Event("other", "step", raw=json_value(step), source=SourceRef(name)))
+            reading.events.append(Event("other", "step", raw_json=packed(json_value(step)), source=SourceRef(name)))
             continue
         message_id: str | None = None
         for offset, reply in enumerate(replies[at:]):
@@ -336,7 +337,7 @@ def _steps(steps: Any, reading: _Reading) -> None:
                 "step",
                 message_id=message_id,
                 text=action if isinstance(action, str) else stringify(action),
-                raw=raw,
+                raw_json=packed(raw),
                 source=SourceRef(name),
             )
         )
