@@ -1,9 +1,10 @@
 """Memory of ``toolkit import`` and ``toolkit info`` of one large file (issue 31: import of one 403 MB
-file took 2.7 GB, about 6.7 times its size). Two files are made from real transcripts of
+file took 2.7 GB, about 6.7 times its size). Three files are made from real transcripts of
 ``../shared/corpora``, each about ``--mb`` megabytes: a Claude Code transcript repeated with fresh
-uuids in every copy (so no record is dropped as a repeat), and a Codex rollout whose items are
-repeated after its one ``session_meta``. Each command runs in its own process, watched by a fresh
-interpreter that reads its peak resident memory (``RUSAGE_CHILDREN``).
+uuids in every copy (so no record is dropped as a repeat), a Codex rollout whose items are repeated
+after its one ``session_meta``, and the same rollout with its words in CJK ideographs. Each command
+runs in its own process, watched by a fresh interpreter that reads its peak resident memory
+(``RUSAGE_CHILDREN``).
 
 What is judged is the growth: each command's peak less that of the same command on a one-line
 file (the interpreter and the libraries it loads: ``import`` loads polars, and for a part too large
@@ -55,7 +56,34 @@ def claude_code(out: Path, size: int) -> None:
 
 def codex(out: Path, size: int) -> None:
     """The Codex rollout's items repeated to ``size`` bytes after its one ``session_meta`` line."""
-    first, *items = CODEX.read_bytes().splitlines(keepends=True)
+    _repeated(CODEX.read_bytes().splitlines(keepends=True), out, size)
+
+
+IDEOGRAPHS = {letter: chr(0x4E00 + letter) for letter in range(ord("a"), ord("z") + 1)}
+"""Each lower-case letter as a CJK ideograph: text that Python holds at two bytes a character."""
+
+
+def codex_cjk(out: Path, size: int) -> None:
+    """``codex`` with the words people and the model wrote (messages, reasoning summaries, tool
+    outputs) in ideographs, as a session in Chinese would have them: the case where a writer that
+    leaves each string it writes holding its UTF-8 form (orjson) costs most."""
+    lines = []
+    for line in CODEX.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        for part in (payload.get("content") or []) + (payload.get("summary") or []):
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                part["text"] = part["text"].translate(IDEOGRAPHS)
+        for key in ("output", "message"):
+            if isinstance(payload.get(key), str):
+                payload[key] = payload[key].translate(IDEOGRAPHS)
+        lines.append((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+    _repeated(lines, out, size)
+
+
+def _repeated(lines: list[bytes], out: Path, size: int) -> None:
+    """The first line, then the others repeated until ``size`` bytes are written."""
+    first, *items = lines
     with out.open("wb") as handle:
         handle.write(first)
         written = len(first)
@@ -86,7 +114,7 @@ def measure(directory: Path, megabytes: int) -> dict[str, Any]:
     found: dict[str, Any] = {"base_import_peak_mb": round(base_import / 1024),
                              "base_info_peak_mb": round(base_info / 1024), "files": {}}
     ratios = []
-    for name, make in (("claude_code", claude_code), ("codex", codex)):
+    for name, make in (("claude_code", claude_code), ("codex", codex), ("codex_cjk", codex_cjk)):
         path = directory / f"{name}.jsonl"
         make(path, megabytes * 1_000_000)
         size = path.stat().st_size

@@ -42,6 +42,24 @@ def json_bytes(value: JsonValue | object, *, sort_keys: bool = False) -> bytes:
         return (_stdlib(value, sort_keys, ascii_only=True) or orjson.dumps(_too_deep(value)).decode()).encode("ascii")
 
 
+def json_bytes_sparing_strings(value: JsonValue | object) -> bytes:
+    """``json_bytes`` written by the standard library, for a writer that goes through strings it
+    keeps: orjson leaves each non-ASCII string it writes holding its UTF-8 form beside its own for as
+    long as the string lives (CPython's UTF-8 cache), which for a record written while it is held (an
+    import of a large file) grows its memory by the size of its non-ASCII text. What the standard
+    library cannot write as orjson would (NaN, values nested deep, a lone surrogate, a value not JSON)
+    goes to ``json_bytes``."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                          default=_not_json).encode("utf-8")
+    except (RecursionError, ValueError, TypeError):  # UnicodeEncodeError is a ValueError
+        return json_bytes(value)
+
+
+def _not_json(value: object) -> object:
+    raise TypeError(type(value).__name__)
+
+
 def stable_json_bytes(value: JsonValue | object) -> bytes:
     """``json_bytes`` of the value ``loads`` reads back from them, so that writing what was read gives
     the same bytes: where orjson refuses a value, the standard library's text may hold an integer

@@ -195,8 +195,12 @@ def session_rows(session: Session) -> Iterator[tuple[str, dict[str, Any]]]:
     row is final when it comes, so a writer may turn those it holds into frames at any point."""
     sid = session.id
     path_index = {m.id: i for i, m in enumerate(session.path())}
-    open_calls: OpenCalls[dict[str, Any]] = OpenCalls()
-    call_rows: list[dict[str, Any]] = []
+    calls: list[tuple[str, ToolUse, int]] = []
+    """Each call's message, block and input size, its row made at the session's end: a row held per
+    call until then cost more than the call itself."""
+    answers: dict[int, tuple[int, bool, str]] = {}
+    """A call's position in ``calls`` → its result's size, error flag and message."""
+    open_calls: OpenCalls[int] = OpenCalls()
     for index, message in enumerate(session.messages):
         # toolkit.measured.measured_usage's rules, on the written size this loop counts anyway: a usage
         # of zeros measured nothing, so every column is null, not 0
@@ -216,18 +220,12 @@ def session_rows(session: Session) -> Iterator[tuple[str, dict[str, Any]]]:
                     written += row["chars"]
                 case ToolUse():
                     written += row["chars"]
-                    call = {"session_id": sid, "message_id": message.id, "call_id": block.id,
-                            "name": block.name, "bare_name": bare_tool_name(block.name),
-                            "input_bytes": row["chars"], "input_valid": block.input_valid,
-                            "freeform": block.freeform, "has_result": False, "result_bytes": None,
-                            "is_error": None, "result_message_id": None}
-                    open_calls.call(block.id, call)
-                    call_rows.append(call)
+                    open_calls.call(block.id, len(calls))
+                    calls.append((message.id, block, row["chars"]))
                 case ToolResult():
                     answered = open_calls.answer(block.tool_use_id)
                     if answered is not None:
-                        answered.update(has_result=True, result_bytes=len(block.output.encode("utf-8")),
-                                        is_error=block.is_error, result_message_id=message.id)
+                        answers[answered] = (len(block.output.encode("utf-8")), block.is_error, message.id)
                 case Reasoning():
                     written += row["chars"]
                 case Image() | Opaque():
@@ -248,8 +246,15 @@ def session_rows(session: Session) -> Iterator[tuple[str, dict[str, Any]]]:
             "file": message.source.file if message.source else session.file,
             "line": message.source.line if message.source else None, "images": message_images,
         }
-    for call in call_rows:
-        yield "tool_calls", call
+    for at, (message_id, call, size) in enumerate(calls):
+        answer = answers.get(at)
+        yield "tool_calls", {
+            "session_id": sid, "message_id": message_id, "call_id": call.id, "name": call.name,
+            "bare_name": bare_tool_name(call.name), "input_bytes": size, "input_valid": call.input_valid,
+            "freeform": call.freeform, "has_result": answer is not None,
+            "result_bytes": None if answer is None else answer[0], "is_error": None if answer is None else answer[1],
+            "result_message_id": None if answer is None else answer[2],
+        }
     for e in session.events:
         yield "events", {
             "session_id": sid, "kind": e.kind, "type": e.type, "time": utc(e.time),

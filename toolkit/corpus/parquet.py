@@ -28,7 +28,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from glob import escape as glob_escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +39,7 @@ from toolkit import codec
 from toolkit.corpus.formats import MANIFEST, half_written, is_saved, refuse_half_written
 from toolkit.corpus.formats.shapes import surface_hash
 from toolkit.errors import InvalidInput
-from toolkit.jsontext import json_bytes, json_text, loads
+from toolkit.jsontext import json_bytes, json_bytes_sparing_strings, json_text, loads
 from toolkit.record import Event, Message, Problem, RunConfig, Session
 from toolkit.surface import SurfaceStore
 
@@ -109,7 +109,8 @@ def write_part(directory: Path, index: int, sessions: Sequence[Session], images:
     headers = [dict(codec.encode_session_header(session)) for session in sessions]
     record = directory / "record"
     _write_record("message", ((sid, i, codec.encode_message(m)) for sid, session in enumerate(sessions)
-                              for i, m in enumerate(session.messages)), record / "messages" / name)
+                              for i, m in enumerate(session.messages)), record / "messages" / name,
+                  json_bytes_sparing_strings)  # the record's text is held while it is written
     _write_record("event", ((sid, i, codec.encode_event(e)) for sid, session in enumerate(sessions)
                             for i, e in enumerate(session.events)), record / "events" / name)
     _write_record("run_config", ((sid, i, _encode_config(c, store)) for sid, session in enumerate(sessions)
@@ -182,17 +183,20 @@ class RowGroups:
         self._first = None
 
 
-def _write_record(column: str, rows: Iterable[tuple[int, int, object]], path: Path) -> None:
-    """A record table: each item's session, index and JSON, a row group per ``RECORD_BATCH_BYTES``."""
+def _write_record(column: str, rows: Iterable[tuple[int, int, object]], path: Path,
+                  encode: Callable[[object], bytes] = json_bytes) -> None:
+    """A record table: each item's session, index and JSON (written by ``encode``), a row group per
+    ``RECORD_BATCH_BYTES``."""
     rows = iter(rows)  # each batch takes up where the last one stopped
     with RowGroups(path) as out:
         full = True
         while full:
-            frame, full = _record(column, rows, RECORD_BATCH_BYTES)
+            frame, full = _record(column, rows, RECORD_BATCH_BYTES, encode)
             out.add(frame)
 
 
-def _record(column: str, rows: Iterable[tuple[int, int, object]], most: int) -> tuple[pl.DataFrame, bool]:
+def _record(column: str, rows: Iterable[tuple[int, int, object]], most: int,
+            encode: Callable[[object], bytes]) -> tuple[pl.DataFrame, bool]:
     """The next rows of a record table, up to ``most`` bytes of JSON, and whether that many were
     taken (more may follow). The JSON reaches polars as bytes, cast to text there: cheaper than
     making a Python string of each."""
@@ -203,7 +207,7 @@ def _record(column: str, rows: Iterable[tuple[int, int, object]], most: int) -> 
     for sid, index, value in rows:
         sids.append(sid)
         indices.append(index)
-        texts.append(text := json_bytes(value))
+        texts.append(text := encode(value))
         size += len(text)
         if size >= most:
             break
