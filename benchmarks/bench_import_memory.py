@@ -71,7 +71,8 @@ def codex_cjk(out: Path, size: int) -> None:
     for line in CODEX.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
-        for part in (payload.get("content") or []) + (payload.get("summary") or []):
+        parts = [part for key in ("content", "summary") if isinstance(payload.get(key), list) for part in payload[key]]
+        for part in parts:
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 part["text"] = part["text"].translate(IDEOGRAPHS)
         for key in ("output", "message"):
