@@ -134,6 +134,39 @@ def test_nan_and_infinity_keep_their_record_and_are_reported(tmp_path: Path) -> 
         (2, "holds NaN, which JSON has no word for; read as a float")]
 
 
+@pytest.mark.parametrize("form", ["inspect", "openhands", "sweagent", "cline", "cline_sdk", "continue"])
+def test_a_whole_document_holding_null_is_reported(form: str, tmp_path: Path) -> None:
+    """A document reader took ``None`` for "could not be read, already reported", so a file holding
+    JSON ``null`` was lost whole without a word."""
+    path = tmp_path / "x.json"
+    path.write_text("null", encoding="utf-8")
+    corpus = load(path, format=form)
+    assert not corpus.sessions
+    assert [p.file for p in corpus.problems] == ["x.json"]
+
+
+@pytest.mark.parametrize("held_whole", [True, False])
+def test_a_repeated_line_holding_nan_is_a_repeat(held_whole: bool, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """NaN is unequal to itself, so a byte-identical copy of a line holding it compared unequal as
+    parsed: a file read in one pass (under ``HELD_WHOLE_BYTES``) called it a different record with the
+    same uuid, one read in two passes (compared by bytes) a repeat."""
+    from toolkit.corpus.formats import claude_code
+
+    if not held_whole:
+        monkeypatch.setattr(claude_code, "HELD_WHOLE_BYTES", 0)
+    user = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": T,
+            "message": {"role": "user", "content": "hi"}, "score": 1.5}
+    line = json.dumps(user).replace("1.5", "NaN") + "\n"
+    path = tmp_path / "t.jsonl"
+    path.write_text(line + line, encoding="utf-8")
+    corpus = load(path)
+    assert [m.text for m in corpus.sessions[0].messages] == ["hi"]
+    assert [(p.line, p.reason) for p in corpus.problems] == [
+        (1, "holds NaN, which JSON has no word for; read as a float"),
+        (2, "holds NaN, which JSON has no word for; read as a float")]
+
+
 def test_a_first_record_longer_than_the_head_is_still_claude_code(tmp_path: Path) -> None:
     snapshot = {"type": "file-history-snapshot", "messageId": "u1", "isSnapshotUpdate": False,
                 "snapshot": {"messageId": "u1", "timestamp": T, "trackedFileBackups": {"a": "x" * 100_000}}}

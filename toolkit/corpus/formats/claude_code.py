@@ -690,11 +690,17 @@ class _FileReader:
 
     def _repeats(self, first: _Node, rec: dict[str, Any], spot: Spot | None, file: BinaryIO | None) -> bool:
         """Whether a record is a copy of the first with its uuid: the same bytes, else the same parsed
-        record."""
+        record, or the same written out (NaN, which a source may hold, is unequal to itself)."""
         held = first[1]
         if isinstance(held, Spot) and spot is not None and (held.digest, held.length) == (spot.digest, spot.length):
             return True
-        return self._record(first[0], held, file) == rec
+        kept = self._record(first[0], held, file)
+        if kept is None or kept == rec:
+            return kept is not None
+        try:
+            return json.dumps(kept) == json.dumps(rec)
+        except (ValueError, TypeError, RecursionError):  # nested too deep to write: taken as different
+            return False
 
     def _index(
         self, records: Iterable[tuple[int, dict[str, Any], Spot | None]], file: BinaryIO | None

@@ -52,7 +52,15 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.formats.anthropic_messages import content_to_blocks
-from toolkit.corpus.formats.importer import CLIENT_EVENT, Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.importer import (
+    CLIENT_EVENT,
+    NOT_JSON,
+    Head,
+    ImportContext,
+    Importer,
+    parse_time,
+    read_json,
+)
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where
@@ -651,7 +659,7 @@ def _read_ui(path: Path, ctx: ImportContext, rows: list[Any]) -> Session:
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     doc = read_json(path, ctx)
-    if doc is None:
+    if doc is NOT_JSON:
         return []
     if not isinstance(doc, list):
         ctx.problem(path, None, f"a Cline task file holds a JSON list, found {shown(doc)}")

@@ -59,7 +59,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.formats.importer import CLIENT_EVENT, Head, ImportContext, Importer, parse_time, read_json
+from toolkit.corpus.formats.importer import (
+    CLIENT_EVENT,
+    NOT_JSON,
+    Head,
+    ImportContext,
+    Importer,
+    parse_time,
+    read_json,
+)
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import (
     as_int,
@@ -359,7 +367,7 @@ def _manifest(reading: _Reading, path: Path) -> dict[str, Any]:
         return {}
     found = read_json(beside, reading.ctx)
     if not isinstance(found, dict):
-        if found is not None:
+        if found is not NOT_JSON:
             reading.ctx.problem(beside, None, f"a Cline SDK manifest is a JSON object, found {shown(found)}")
         return {}
     where = Where(beside, reading.ctx)

@@ -44,6 +44,7 @@ from typing import Any
 import orjson
 
 from toolkit.corpus.formats.importer import (
+    NOT_JSON,
     Head,
     ImportContext,
     Importer,
@@ -793,7 +794,7 @@ def _is_ts_json(head: bytes) -> bool:
 def _read_ts_json(path: Path, ctx: ImportContext) -> list[Session]:
     data = read_json(path, ctx)
     if not isinstance(data, dict) or not isinstance(data.get("items"), list):
-        if data is not None:
+        if data is not NOT_JSON:
             ctx.problem(path, None, "JSON object without an 'items' list (not a Codex TypeScript rollout)")
         return []
     rollout = _Rollout(path, ctx)

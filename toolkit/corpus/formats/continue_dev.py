@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.formats.importer import Head, ImportContext, Importer, read_json
+from toolkit.corpus.formats.importer import NOT_JSON, Head, ImportContext, Importer, read_json
 from toolkit.corpus.formats.layout import Layout, Parts, expand, setting
 from toolkit.corpus.formats.shapes import as_int, items, json_value, kind_name, obj, shown, text_of
 from toolkit.corpus.formats.wirekit import CallBook, Where, tool_use, unread_keys, unread_message
@@ -314,7 +314,7 @@ def _cancelled(out: _Reader, unanswered: list[tuple[str, str, int]]) -> None:
 
 def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Session]:
     doc = read_json(path, ctx)
-    if doc is None:
+    if doc is NOT_JSON:
         return []
     if isinstance(doc, list):
         ctx.problem(path, None, "a list: Continue's sessions.json index, not a session")

@@ -42,6 +42,7 @@ from typing import Any, assert_never
 
 from toolkit.corpus.formats.gemini_contents import contents_to_record, parts_to_blocks
 from toolkit.corpus.formats.importer import (
+    NOT_JSON,
     Head,
     ImportContext,
     Importer,
@@ -593,7 +594,7 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
     first = start.split(b"\n", 1)[0].strip()
     if start[:1] == b"[" or first == b"{":
         doc = read_json(path, ctx)
-        if doc is None:
+        if doc is NOT_JSON:
             return []
         found = _document(path, ctx, doc, None)
         if found is None:

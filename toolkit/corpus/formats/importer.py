@@ -457,10 +457,9 @@ def _report_bad_line(number: int, raw: bytes, path: str | Path, ctx: ImportConte
 
 
 def read_json(path: Path, ctx: ImportContext) -> Any:
-    """A whole-file JSON document (``parse_document``), or ``None`` (with a problem) when nothing of
-    it can be read."""
-    value = parse_document(path.read_bytes(), path, ctx)
-    return None if value is NOT_JSON else value
+    """A whole-file JSON document (``parse_document``), or ``NOT_JSON`` (with a problem) when nothing
+    of it can be read: ``None`` is a file that holds ``null``, which its reader must report."""
+    return parse_document(path.read_bytes(), path, ctx)
 
 
 def line_of(data: bytes | str, offset: int) -> int:

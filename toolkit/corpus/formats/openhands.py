@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.corpus.formats.importer import (
+    NOT_JSON,
     Head,
     ImportContext,
     Importer,
@@ -260,7 +261,7 @@ def read(path: Path, ctx: ImportContext, detection: object = None) -> list[Sessi
                 sessions.append(session)
         return sessions
     value = read_json(path, ctx)
-    if value is None:
+    if value is NOT_JSON:
         return []
     if isinstance(value, list):
         return [_session(value, path, ctx, ctx.name(path), None, {})]
@@ -351,7 +352,7 @@ def _event_directory(path: Path, first: dict[str, Any], ctx: ImportContext) -> l
         if isinstance(value, dict) and _is_event(value):
             events.append(value)
             files.append(sibling)
-        elif value is not None:
+        elif value is not NOT_JSON:
             ctx.problem(sibling, 1, "an OpenHands event file that holds no event")
     session_dir = display.parent if path.parent.name == "events" else display
     return [

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolkit.corpus.formats.importer import ImportContext, read_json
+from toolkit.corpus.formats.importer import NOT_JSON, ImportContext, read_json
 from toolkit.jsontext import json_text
 from toolkit.record import Event, JsonValue, SourceRef, packed
 from toolkit.surface.fingerprint import fingerprint
@@ -105,7 +105,9 @@ def read_object(path: Path, ctx: ImportContext, what: str) -> dict[str, Any] | N
     """A whole-file JSON document that must be an object (``what``, for the problem): ``None`` when
     it cannot be read (``read_json`` reported why) or holds another JSON value (reported here)."""
     value = read_json(path, ctx)
-    if value is None or isinstance(value, dict):
+    if value is NOT_JSON:
+        return None
+    if isinstance(value, dict):
         return value
     ctx.problem(path, 1, f"{what} is a JSON object, found a JSON {type(value).__name__}")
     return None
