@@ -801,6 +801,8 @@ def test_a_line_changed_between_the_two_readings_is_a_problem_not_a_wrong_record
     assert [(p.line, "changed while the file was read" in p.reason) for p in ctx.problems] == [(changed + 1, True)]
     whole = claude_code.read(VIEWER, ImportContext())
     assert sum(len(s.messages) for s in sessions) == sum(len(s.messages) for s in whole) - 1
+    # the record not read leaves no parent id behind that is no message: its children hang from its parent
+    assert all(m.parent_id is None or m.parent_id in {n.id for n in s.messages} for s in sessions for m in s.messages)
 
 
 @pytest.mark.skipif(not VIEWER.is_file(), reason="../shared/corpora is absent")

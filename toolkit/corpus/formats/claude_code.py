@@ -667,6 +667,8 @@ class _FileReader:
             rec = self._record(node[0], node[1], file)
             if rec is not None:
                 self._node(node, rec)
+            else:  # not read again (its line changed): what hangs from it hangs from its parent
+                self.through[node[2]] = node[3] if isinstance(node[3], str) else None
             nodes[at] = self.nodes[node[2]] = (node[0], RELEASED, *node[2:])
         for line, held in loose:
             rec = self._record(line, held, file)
