@@ -5,6 +5,7 @@ command that reads one."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,21 @@ def test_text_that_is_not_utf8_is_one_line_and_exit_2(command: str, tmp_path: Pa
     assert main(argv) == 2
     line = the_one_line(capsys)
     assert line.startswith(f"toolkit {argv[0]}: {path}:2: not UTF-8 text (byte 22: "), line
+
+
+@pytest.mark.parametrize("own", [None, "narenas:1"])
+def test_import_asks_polars_allocator_to_give_freed_pages_back(own: str | None, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The option is set for the import and its workers unless the user set one of their own (polars,
+    loading, puts its own defaults before it: the last of an option is the one jemalloc takes)."""
+    from toolkit.cli.info import POLARS_ALLOCATOR_OPTIONS, RETURN_FREED_PAGES
+
+    if own is None:
+        monkeypatch.delenv(POLARS_ALLOCATOR_OPTIONS, raising=False)
+    else:
+        monkeypatch.setenv(POLARS_ALLOCATOR_OPTIONS, own)
+    source = tmp_path / "s.jsonl"
+    source.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "yes"}\n',
+                      encoding="utf-8")
+    assert main(["import", str(source), "-o", str(tmp_path / "saved")]) == 0
+    assert os.environ[POLARS_ALLOCATOR_OPTIONS].endswith(own or RETURN_FREED_PAGES)

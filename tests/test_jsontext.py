@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 
+from tests.mutation import deep_recursion
 from toolkit.jsontext import json_bytes, json_bytes_sparing_strings, json_text, loads, stable_json_bytes
 
 
@@ -50,6 +51,27 @@ def test_every_writer_reads_back_as_json_bytes_does() -> None:
         assert loads(json_bytes_sparing_strings(value)) == expected
         assert loads(stable_json_bytes(value)) == expected
     assert loads(json_bytes({"nan": float("nan")})) == {"nan": None}
+
+
+def test_nan_beside_a_value_orjson_refuses_is_null() -> None:
+    """The standard library writes NaN as ``NaN``, which no JSON reader takes back: deep in a tool's
+    input it made a saved corpus unreadable, and beside 1,100 levels it crashed the import."""
+    for depth in (300, 1100):
+        deep = _deep(depth)
+        for value in ([float("nan"), deep], [deep, float("inf")], _wrap({"x": float("nan")}, depth)):
+            read = [loads(json_bytes(value)), loads(stable_json_bytes(value)), loads(json_bytes_sparing_strings(value))]
+            assert "NaN" not in json_text(value) and "Infinity" not in json_text(value)
+            with deep_recursion():  # comparing lists this deep recurses too
+                assert read[0] == read[1] == read[2]
+        kept = loads(stable_json_bytes([float("nan"), deep]))
+        with deep_recursion():
+            assert kept == [None, deep]
+
+
+def _wrap(value: object, levels: int) -> object:
+    for _ in range(levels):
+        value = [value]
+    return value
 
 
 def test_a_value_too_deep_for_any_writer_is_still_json() -> None:

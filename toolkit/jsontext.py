@@ -4,8 +4,10 @@ orjson refuses a nesting depth)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -63,15 +65,11 @@ def _not_json(value: object) -> object:
 def stable_json_bytes(value: JsonValue | object) -> bytes:
     """``json_bytes`` of the value ``loads`` reads back from them, so that writing what was read gives
     the same bytes: where orjson refuses a value, the standard library's text may hold an integer
-    beyond 64 bits (read back as a float) or NaN (written as null, as orjson writes it)."""
+    beyond 64 bits, which is read back as a float."""
     try:
         return memoryview(orjson.dumps(value, default=str, option=_options(False))).tobytes()
     except TypeError:
-        text = json_bytes(value)
-    try:
-        return json_bytes(loads(text))
-    except orjson.JSONDecodeError:  # NaN or Infinity, which JSON has no words for
-        return json_bytes(json.loads(text, parse_constant=lambda _: None))
+        return json_bytes(loads(json_bytes(value)))
 
 
 def _options(sort_keys: bool) -> int:
@@ -79,13 +77,30 @@ def _options(sort_keys: bool) -> int:
 
 
 def _stdlib(value: object, sort_keys: bool, ascii_only: bool) -> str | None:
-    """The standard library's JSON text, or ``None`` for a value nested too deep even for it."""
+    """The standard library's JSON text, NaN and the infinities written as null (as orjson writes
+    them: JSON has no words for them), or ``None`` for a value nested too deep even for it."""
+    def dumps(value: object, *, allow_nan: bool) -> str:
+        return json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort_keys, default=str,
+                          allow_nan=allow_nan)
+
+    with _deep_recursion():
+        try:
+            try:
+                return dumps(value, allow_nan=False)
+            except ValueError:  # a float JSON cannot write: written, read back as null, written again
+                return dumps(json.loads(dumps(value, allow_nan=True), parse_constant=lambda _: None), allow_nan=False)
+        except (RecursionError, ValueError, TypeError):
+            return None
+
+
+@contextlib.contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """The standard library's reader and writer recurse once a level: values orjson refuses for their
+    depth need more than Python's default limit."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
     try:
-        return json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"), sort_keys=sort_keys, default=str)
-    except (RecursionError, ValueError, TypeError):
-        return None
+        yield
     finally:
         sys.setrecursionlimit(limit)
 
@@ -109,9 +124,5 @@ def loads(data: bytes | str) -> Any:
         reason = str(exc).lower()
         if not any(word in reason for word in ("depth", "recursion", "surrogate")):
             raise
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
-    try:
+    with _deep_recursion():
         return json.loads(data)
-    finally:
-        sys.setrecursionlimit(limit)

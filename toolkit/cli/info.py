@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import Counter
 from typing import Any
@@ -116,7 +117,19 @@ def run_info(args: argparse.Namespace) -> int:
     return 0 if readable(corpus) else 1
 
 
+POLARS_ALLOCATOR_OPTIONS = "_RJEM_MALLOC_CONF"
+RETURN_FREED_PAGES = "dirty_decay_ms:0,muzzy_decay_ms:0"
+"""polars allocates through jemalloc, which reads its options from ``_RJEM_MALLOC_CONF`` once, as
+polars loads; polars writes its own decay there (500 ms) and appends what the variable already held,
+so that an option set before it wins (polars ``__init__.py``, https://github.com/pola-rs/polars/pull/21829).
+Without decay, jemalloc gives pages back as soon as they are free (``opt.dirty_decay_ms``,
+https://jemalloc.net/jemalloc.3.html): an import builds a part's frames a slice at a time, and the
+pages each slice left behind added to its peak (``benchmarks/bench_import_memory.py``). A setting of
+the user's own is kept."""
+
+
 def run_import(args: argparse.Namespace) -> int:
+    os.environ.setdefault(POLARS_ALLOCATOR_OPTIONS, RETURN_FREED_PAGES)  # before polars loads, and for the workers
     from toolkit.corpus.ingesting import ingest
 
     require_empty_folder_refused(args.path)
