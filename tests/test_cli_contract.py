@@ -6,10 +6,13 @@ command that reads one."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from toolkit.cli import main
 
 COMMANDS: dict[str, list[str]] = {
@@ -125,3 +128,57 @@ def test_import_asks_polars_allocator_to_give_freed_pages_back(own: str | None, 
                       encoding="utf-8")
     assert main(["import", str(source), "-o", str(tmp_path / "saved")]) == 0
     assert os.environ[POLARS_ALLOCATOR_OPTIONS].endswith(own or RETURN_FREED_PAGES)
+
+
+SIGINT_HANDLER_DURING_IMPORT = r"""
+import ctypes, importlib.util, signal, sys
+from toolkit.cli import main
+
+class Sigaction(ctypes.Structure):  # glibc's struct sigaction
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+
+def handler_library():
+    action = Sigaction()
+    ctypes.CDLL(None).sigaction(signal.SIGINT, None, ctypes.byref(action))
+    for line in open("/proc/self/maps"):
+        span, *rest = line.split()
+        low, high = (int(end, 16) for end in span.split("-"))
+        if low <= (action.handler or 0) < high:
+            return rest[-1]
+    return "none"
+
+def ingest(path, directory, **options):
+    print(handler_library())
+    return sys.modules["toolkit.corpus.ingesting"].Ingested(directory, 1, 1, 0)
+
+class StandIn:  # the command imports the module (and with it polars): its ingest is replaced then
+    def find_spec(self, name, path, target=None):
+        if name != "toolkit.corpus.ingesting":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+        def exec_module(module):
+            run(module)
+            module.ingest = ingest
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, StandIn())
+main(["import", sys.argv[1], "-o", sys.argv[2]])
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").is_file(), reason="reads the process's own mappings (Linux)")
+def test_python_answers_ctrl_c_while_an_import_works(tmp_path: Path) -> None:
+    """polars, loading, puts a SIGINT handler of its own in front of Python's; it stops polars' work by
+    a Rust panic that printed itself after the one line of a Ctrl-C (a failure seen once in a fresh
+    clone's suite). In a fresh interpreter, where the import is what loads polars, Python's handler is
+    the one the kernel calls while the import works."""
+    source = tmp_path / "s.jsonl"
+    source.write_text('{"role": "user", "content": "hi"}\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", SIGINT_HANDLER_DURING_IMPORT, str(source), str(tmp_path / "out")],
+                          capture_output=True, text=True, check=True, cwd=REPO)
+    library = done.stdout.splitlines()[0]
+    assert "polars" not in library and "python" in library, library

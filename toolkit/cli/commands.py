@@ -139,3 +139,16 @@ def require_empty_folder_refused(path: str) -> None:
     folder = Path(path)
     if folder.is_dir() and not any(found.is_file() for found in folder.rglob("*")):
         raise NoSession(nothing_to_read(path))
+
+
+def python_answers_ctrl_c() -> None:
+    """Put Python's SIGINT handler back in front of the one polars installs as it loads. polars stops
+    the work it is doing at a Ctrl-C by a Rust panic, which prints itself, with a backtrace where
+    ``RUST_BACKTRACE`` is set, after the one line a Ctrl-C gives. A command's polars work is done a
+    slice at a time, so Python's handler, which stops it between two slices, is all it needs. Call
+    it once the command has loaded polars."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.getsignal(signal.SIGINT))

@@ -12,6 +12,7 @@ from typing import Any
 from toolkit.cli.commands import (
     help_for,
     nothing_to_read,
+    python_answers_ctrl_c,
     require_empty_folder_refused,
     require_path,
     workers_option,
@@ -132,6 +133,7 @@ def run_import(args: argparse.Namespace) -> int:
     os.environ.setdefault(POLARS_ALLOCATOR_OPTIONS, RETURN_FREED_PAGES)  # before polars loads, and for the workers
     from toolkit.corpus.ingesting import ingest
 
+    python_answers_ctrl_c()
     require_empty_folder_refused(args.path)
     try:
         done = ingest(args.path, args.output, workers=args.workers, engine=args.engine, progress=True)

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from toolkit.cli.commands import help_for, read_corpus, require_path, workers_option
+from toolkit.cli.commands import help_for, python_answers_ctrl_c, read_corpus, require_path, workers_option
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,6 +16,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.costs.caching import cache_rule
     from toolkit.costs.prices import price_for
     from toolkit.costs.windows import window_for
+
+    python_answers_ctrl_c()
 
     require_path(args.path)
     policies = [policy(spec) for spec in args.policy or ["none", "elide-only", "ladder"]]
