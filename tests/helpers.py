@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import shutil
+import signal
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -386,3 +387,11 @@ REFERENCE = {"toolkit": "toolkit", "corpus": "toolkit.corpus", "replay": "toolki
              "experiment": "toolkit.experiment", "transcripts": "toolkit.transcripts", "redact": "toolkit.redact",
              "browse": "toolkit.browse"}
 """API reference page (docs/reference/NAME.md) -> the package whose ``__all__`` it shows."""
+
+
+def as_at_a_terminal() -> None:
+    """Run in a child before it starts: Ctrl-C handled as a terminal's foreground command has it,
+    whatever this process inherited (a shell starts a background job, and so pytest's workers, with
+    SIGINT ignored, and a child would inherit that and never hear the Ctrl-C a test sends)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.helpers import as_at_a_terminal
 from toolkit.cli import main
 
 COMMANDS: dict[str, list[str]] = {
@@ -179,6 +180,6 @@ def test_python_answers_ctrl_c_while_an_import_works(tmp_path: Path) -> None:
     source = tmp_path / "s.jsonl"
     source.write_text('{"role": "user", "content": "hi"}\n', encoding="utf-8")
     done = subprocess.run([sys.executable, "-c", SIGINT_HANDLER_DURING_IMPORT, str(source), str(tmp_path / "out")],
-                          capture_output=True, text=True, check=True, cwd=REPO)
+                          capture_output=True, text=True, check=True, cwd=REPO, preexec_fn=as_at_a_terminal)
     library = done.stdout.splitlines()[0]
     assert "polars" not in library and "python" in library, library

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPORA, DATA, REPO
+from tests.helpers import as_at_a_terminal
 from toolkit.corpus import load, scan
 from toolkit.corpus.ingesting import ingest
 from toolkit.errors import InvalidInput
@@ -287,15 +288,7 @@ def _import(tmp_path: Path, copies: int = 40, **popen: Any) -> subprocess.Popen[
             (source / f"r{n}.jsonl").write_bytes(CODEX.read_bytes())
     return subprocess.Popen([sys.executable, "-m", "toolkit.cli", "import", str(source), "-o", str(tmp_path / "out"),
                              "--workers", "2"], cwd=REPO, stdout=subprocess.DEVNULL, text=True,
-                            preexec_fn=_as_at_a_terminal, **popen)
-
-
-def _as_at_a_terminal() -> None:
-    """Run in a child before it starts: Ctrl-C handled as a terminal's foreground command has it,
-    whatever this process inherited (a shell starts a background job, and so pytest's workers, with
-    SIGINT ignored, and a child would inherit that and never hear the Ctrl-C a test sends)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+                            preexec_fn=as_at_a_terminal, **popen)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -623,7 +616,7 @@ def test_a_ctrl_c_an_extension_turned_into_another_error_is_still_one_line(
 @contextlib.contextmanager
 def _hearing_sigint() -> Iterator[None]:
     """This process with Python's own Ctrl-C handling, unblocked, whatever it inherited or an earlier
-    test in it left (``_as_at_a_terminal``), and as it was after."""
+    test in it left (``as_at_a_terminal``), and as it was after."""
     handler = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
@@ -662,7 +655,7 @@ def test_a_ctrl_c_as_the_interpreter_exits(presses: int, tmp_path: Path) -> None
               "    time.sleep(1)\n"
               "sys.exit(code)\n")
     run = subprocess.run([sys.executable, "-c", script, str(DATA)], capture_output=True, text=True, cwd=REPO,
-                         check=False, timeout=60, preexec_fn=_as_at_a_terminal)
+                         check=False, timeout=60, preexec_fn=as_at_a_terminal)
     assert "Traceback" not in run.stderr, run.stderr[-2000:]
     if presses == 1:
         assert run.returncode == 0 and run.stderr == "", run.stderr[-2000:]
