@@ -10,11 +10,14 @@ from tests.mutation import deep_recursion
 from toolkit.jsontext import json_bytes, json_bytes_sparing_strings, json_text, loads, stable_json_bytes
 
 
-def _deep(levels: int) -> object:
-    value: object = "leaf"
+def _wrap(value: object, levels: int) -> object:
     for _ in range(levels):
         value = [value]
     return value
+
+
+def _deep(levels: int) -> object:
+    return _wrap("leaf", levels)
 
 
 ODD_VALUES: list[object] = [
@@ -66,12 +69,6 @@ def test_nan_beside_a_value_orjson_refuses_is_null() -> None:
         kept = loads(stable_json_bytes([float("nan"), deep]))
         with deep_recursion():
             assert kept == [None, deep]
-
-
-def _wrap(value: object, levels: int) -> object:
-    for _ in range(levels):
-        value = [value]
-    return value
 
 
 def test_a_value_too_deep_for_any_writer_is_still_json() -> None:

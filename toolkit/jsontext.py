@@ -39,7 +39,7 @@ def json_bytes(value: JsonValue | object, *, sort_keys: bool = False) -> bytes:
     caller that holds many (a record table's batch, the record's packed JSON) pays for each, so they
     are copied to their length."""
     try:
-        return memoryview(orjson.dumps(value, default=str, option=_options(sort_keys))).tobytes()
+        return _orjson_bytes(value, sort_keys)
     except TypeError:
         return (_stdlib(value, sort_keys, ascii_only=True) or orjson.dumps(_too_deep(value)).decode()).encode("ascii")
 
@@ -67,9 +67,14 @@ def stable_json_bytes(value: JsonValue | object) -> bytes:
     the same bytes: where orjson refuses a value, the standard library's text may hold an integer
     beyond 64 bits, which is read back as a float."""
     try:
-        return memoryview(orjson.dumps(value, default=str, option=_options(False))).tobytes()
+        return _orjson_bytes(value, sort_keys=False)
     except TypeError:
         return json_bytes(loads(json_bytes(value)))
+
+
+def _orjson_bytes(value: object, sort_keys: bool) -> bytes:
+    """orjson's bytes copied to their length: they keep the whole buffer orjson wrote into."""
+    return memoryview(orjson.dumps(value, default=str, option=_options(sort_keys))).tobytes()
 
 
 def _options(sort_keys: bool) -> int:

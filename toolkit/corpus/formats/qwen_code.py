@@ -324,8 +324,8 @@ class _Session:
         elif outcome:
             results = [(i, b) for i, b in enumerate(blocks) if isinstance(b, ToolResult)]
             for i, result in [(i, b) for i, b in results if b.tool_use_id == call_id] or results[:1]:
-                detail = json_value(outcome["resultDisplay"]) if "resultDisplay" in outcome else result.detail
-                blocks[i] = replace(result, is_error=result.is_error or failed, detail_json=packed(detail))
+                detail = packed(json_value(outcome["resultDisplay"])) if "resultDisplay" in outcome else result.detail_json
+                blocks[i] = replace(result, is_error=result.is_error or failed, detail_json=detail)
         only_results = bool(blocks) and all(isinstance(b, ToolResult) for b in blocks)
         last = self.drafts[-1] if self.drafts else None
         if last is not None and last.results and last.id == parent and only_results:
